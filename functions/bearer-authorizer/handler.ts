@@ -1,0 +1,31 @@
+// The TOKEN authorizer: verifies the bearer JWT and answers an IAM policy for the API.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { logger } from '../commons/logger.ts';
+import { authorize, unauthorized } from './authorize.ts';
+import { config } from './config.ts';
+import { createTokenVerifier, InvalidTokenError } from './token-verifier.ts';
+
+const verify = createTokenVerifier(config);
+
+const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+  try {
+    const result = await authorize(event, { verify, requiredScope: config.requiredScope });
+    logger.info('Authorized', { principalId: result.principalId, effect: result.policyDocument.Statement[0]?.Effect });
+    return result;
+  } catch (error) {
+    // Never log the token; the reason is enough to tell an expired token from a forged one.
+    if (error instanceof InvalidTokenError) {
+      logger.info('Token refused', { reason: error.message });
+      throw unauthorized();
+    }
+    if (error instanceof Error && error.message === 'Unauthorized') throw error;
+    logger.error('Authorizer failed', { error: error as Error });
+    throw new Error('Authorizer failed');
+  }
+};
+
+export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
+  .use(injectLambdaContext(logger))
+  .handler(authorizeOrRefuse);

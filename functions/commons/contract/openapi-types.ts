@@ -1,0 +1,37 @@
+// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.
+
+export type NewPlant = (Plant & {
+/**
+ * Identification number of the plant
+ */
+id: number | bigint
+})
+
+/**
+ * The component schemas of openapi.yaml
+ */
+export interface Schemas {
+Plant: Plant
+NewPlant: NewPlant
+Error: Error
+}
+export interface Plant {
+/**
+ * The name of the plant
+ */
+name: string
+/**
+ * Tag that specifies the type of the plant
+ */
+tag?: string
+}
+export interface Error {
+/**
+ * Numeric error value; equals the HTTP status.
+ */
+error: number
+/**
+ * Error message text
+ */
+message: string
+}

@@ -1,0 +1,33 @@
+// JSON.parse loses integers beyond 2^53 (9007199254740993 becomes ...992). Node >= 21 hands a reviver each
+// number's source text, and this reviver uses it so that a number is never silently rounded into an integer.
+// No JSON library offers this as a reviver for JSON.parse, and the check is a few lines, so it is written here.
+
+/** A JSON number literal: sign, integer digits, fraction digits, exponent. */
+const numberLiteral = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** More decimal digits than any int64 has: such values need no exact form, the int64 check rejects them anyway. */
+const digitsBeyondInt64 = 20;
+
+/**
+ * The value of a JSON number literal, exact where it matters:
+ * - an integer (also written as `1.0` or `1e3`) is a `number` within ±2^53 and an exact `bigint` beyond;
+ * - any other number is the `number` JSON.parse made, except that a non-integer whose nearest double is an
+ *   integer (`1.00000000000000000001`) becomes NaN, so that no integer check can mistake it for one.
+ */
+export const exactNumber = (source: string, parsed: number): number | bigint => {
+  const match = numberLiteral.exec(source);
+  if (!match) return parsed;
+  const [, sign = '', integer = '', fraction = '', exponent = '0'] = match;
+  const digits = `${integer}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return parsed; // zero
+  const significant = digits.replace(/0+$/, '');
+  const scale = Number(exponent) - fraction.length + (digits.length - significant.length);
+  if (scale < 0) return Number.isInteger(parsed) ? Number.NaN : parsed;
+  if (significant.length + scale > digitsBeyondInt64) return parsed;
+  const exact = BigInt(`${sign}${significant}`) * 10n ** BigInt(scale);
+  return Number.isSafeInteger(parsed) ? parsed : exact;
+};
+
+/** A JSON.parse reviver that applies `exactNumber` to every number. */
+export const exactNumbers = (_key: string, value: unknown, context?: { source?: string }): unknown =>
+  typeof value === 'number' && context?.source !== undefined ? exactNumber(context.source, value) : value;

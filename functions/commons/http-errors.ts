@@ -1,0 +1,102 @@
+// The one place where errors become HTTP answers: every error body is the contract's Error, `{ error, message }`,
+// with `error` equal to the status. Anything not raised on purpose is a 500 with a generic message: no stack,
+// SDK message or internal name reaches the client.
+import type { MiddlewareObj } from '@middy/core';
+import type { ErrorObject } from 'ajv';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Error as ErrorBody } from './contract/openapi-types.ts';
+import { ConflictError, InvalidRequestError, PayloadTooLargeError, UnavailableError } from './errors.ts';
+import { logger } from './logger.ts';
+
+export const jsonResponse = (
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+const errorResponse = (status: number, message: string, headers?: Record<string, string>) =>
+  jsonResponse(status, { error: status, message } satisfies ErrorBody, headers);
+
+/** The field an ajv error is about, as a client wrote it: `/body/id` -> `id`. */
+const fieldOf = (error: ErrorObject) => {
+  const path = error.instancePath.replace(/^\/body\/?/, '').replaceAll('/', '.');
+  if (error.keyword === 'required') {
+    const missing = String(error.params.missingProperty);
+    return path ? `${path}.${missing}` : missing;
+  }
+  return path;
+};
+
+const describeValidationErrors = (errors: readonly ErrorObject[]) => {
+  const described = errors.map((error) => {
+    const field = fieldOf(error);
+    if (!field) return 'request body: must be a JSON object';
+    return error.keyword === 'required' ? `${field}: is required` : `${field}: ${error.message ?? 'is not valid'}`;
+  });
+  return [...new Set(described)].join('; ');
+};
+
+const isAjvErrorList = (data: unknown): data is ErrorObject[] =>
+  Array.isArray(data) && data.every((item) => typeof item === 'object' && item !== null && 'instancePath' in item);
+
+/**
+ * Middy's own errors (@middy/util's HttpError): recognised by shape, since each middy package may bring its own
+ * copy of @middy/util. They carry the failing package and its details in `cause`.
+ */
+interface MiddyHttpError extends Error {
+  statusCode: number;
+  expose: boolean;
+  cause?: { package?: unknown; data?: unknown };
+}
+
+const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
+  typeof error === 'object' && error !== null && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
+
+const fromMiddy = (error: MiddyHttpError): APIGatewayProxyResult | undefined => {
+  const cause = error.cause ?? {};
+  switch (error.statusCode) {
+    case 415:
+      return errorResponse(415, 'Content-Type must be application/json');
+    case 422: // @middy/http-json-body-parser: malformed JSON, or a forbidden key such as __proto__
+      return errorResponse(
+        400,
+        error.message === 'Forbidden key in JSON body'
+          ? `request body: the key ${JSON.stringify(cause.data)} is not allowed`
+          : 'request body: is not valid JSON',
+      );
+    case 400:
+      return errorResponse(400, isAjvErrorList(cause.data) ? describeValidationErrors(cause.data) : error.message);
+    default:
+      return error.statusCode < 500 && error.expose ? errorResponse(error.statusCode, error.message) : undefined;
+  }
+};
+
+/** Turns any error into the API's answer. */
+export const toErrorResponse = (error: unknown): APIGatewayProxyResult => {
+  if (error instanceof InvalidRequestError) return errorResponse(400, error.message);
+  if (error instanceof PayloadTooLargeError) return errorResponse(413, error.message);
+  if (error instanceof ConflictError) return errorResponse(409, error.message);
+  if (error instanceof UnavailableError) {
+    return errorResponse(503, error.message, { 'Retry-After': String(error.retryAfterSeconds) });
+  }
+  if (isMiddyHttpError(error)) {
+    const response = fromMiddy(error);
+    if (response) return response;
+  }
+  return errorResponse(500, 'Internal server error');
+};
+
+/** Middy middleware: answers every error with `toErrorResponse`, logging server-side failures in full. */
+export const httpErrors = (): MiddlewareObj<unknown, APIGatewayProxyResult> => ({
+  onError: (request) => {
+    const response = toErrorResponse(request.error);
+    const { error } = request;
+    if (response.statusCode >= 500) logger.error('Request failed', { statusCode: response.statusCode, error });
+    else logger.info('Request refused', { statusCode: response.statusCode, reason: error?.message });
+    request.response = response;
+  },
+});

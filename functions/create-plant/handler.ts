@@ -1,0 +1,37 @@
+// POST /plants: the Middy chain around createPlant, in the documented order for REST APIs.
+
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import validator from '@middy/validator';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { NewPlant } from '../commons/contract/openapi-types.ts';
+import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
+import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
+import { bodySizeLimit, jsonBodyParser } from '../commons/json-body.ts';
+import { logger } from '../commons/logger.ts';
+import { config } from './config.ts';
+import { createPlant } from './create-plant.ts';
+import { dynamoDbPlantStore } from './dynamodb-plant-store.ts';
+
+const store = dynamoDbPlantStore(new DynamoDBClient({}), config.tableName);
+
+type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
+
+const createPlantHandler = async (event: CreatePlantEvent): Promise<APIGatewayProxyResult> => {
+  const principal = event.requestContext.authorizer?.principalId;
+  if (typeof principal !== 'string') throw new Error('No authorizer principal: is the route behind the authorizer?');
+  const plant = await createPlant(event.body, principal, { store, now: () => new Date() });
+  return jsonResponse(200, plant);
+};
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(logger))
+  .use(httpHeaderNormalizer())
+  .use(bodySizeLimit(config.maxBodyBytes))
+  .use(jsonBodyParser())
+  // middy's types name an Ajv instance, but it takes (and calls) a compiled validate function such as this one.
+  .use(validator({ eventSchema: validateCreatePlantEvent as never }))
+  .use(httpErrors())
+  .handler((event) => createPlantHandler(event as unknown as CreatePlantEvent));

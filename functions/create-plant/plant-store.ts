@@ -1,0 +1,19 @@
+// The port through which createPlant stores plants; dynamodb-plant-store.ts is its adapter.
+
+export interface PlantRecord {
+  /** int64, exact. */
+  id: bigint;
+  name: string;
+  tag?: string;
+  /** ISO 8601 time of the first successful create. */
+  createdAt: string;
+  /** The principal (token subject) that created it. */
+  createdBy: string;
+}
+
+export type CreateResult = { created: true } | { created: false; existing: PlantRecord };
+
+export interface PlantStore {
+  /** Stores `record` unless a plant with its id exists; then answers with the one stored. */
+  createIfAbsent(record: PlantRecord): Promise<CreateResult>;
+}

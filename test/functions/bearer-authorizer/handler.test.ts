@@ -1,0 +1,145 @@
+// The TOKEN authorizer through its handler, with real tokens signed by keys generated here and a JWKS on loopback.
+import { createHmac } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+import { base64url, exportSPKI, type JWTPayload, UnsecuredJWT } from 'jose';
+import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
+import { type SigningKey, signingKey, signToken, startIssuer, type TestIssuer } from '../../helpers/token-issuer.ts';
+
+const audience = 'plant-store-api';
+const requiredScope = 'plants/write';
+let issuer: TestIssuer;
+let rsa: SigningKey;
+let ec: SigningKey;
+let handler: (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
+
+beforeAll(async () => {
+  [rsa, ec] = await Promise.all([signingKey('rsa-1', 'RS256'), signingKey('ec-1', 'ES256')]);
+  issuer = await startIssuer([rsa, ec]);
+  Object.assign(process.env, {
+    JWT_ISSUER: issuer.issuer,
+    JWT_AUDIENCE: audience,
+    JWKS_URI: issuer.jwksUri,
+    REQUIRED_SCOPE: requiredScope,
+  });
+  ({ handler } = await import('../../../functions/bearer-authorizer/handler.ts'));
+});
+
+afterAll(() => issuer.close());
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+const validClaims = (): JWTPayload => ({
+  iss: issuer.issuer,
+  aud: audience,
+  sub: 'user-42',
+  scope: `openid ${requiredScope}`,
+  client_id: 'app-7',
+});
+const authorizeToken = (token: string) =>
+  handler(tokenAuthorizerEvent(`Bearer ${token}`), lambdaContext('bearer-authorizer'));
+const expectUnauthorized = (token: string) => expect(authorizeToken(token)).rejects.toThrow(/^Unauthorized$/);
+const now = () => Math.floor(Date.now() / 1000);
+
+describe('a valid token', () => {
+  test('is allowed for every method of the stage, with the subject as principal and a flat string context', async () => {
+    const result = await authorizeToken(await signToken(rsa, validClaims()));
+
+    expect(result).toEqual({
+      principalId: 'user-42',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/*',
+          },
+        ],
+      },
+      context: { sub: 'user-42', scope: `openid ${requiredScope}`, clientId: 'app-7' },
+    });
+  });
+
+  test('is allowed when signed with ES256', async () => {
+    const result = await authorizeToken(await signToken(ec, validClaims()));
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+  });
+
+  test('is allowed as a Cognito access token: no aud, the app client in client_id', async () => {
+    const { aud: _aud, ...claims } = validClaims();
+    const result = await authorizeToken(await signToken(rsa, { ...claims, client_id: audience, token_use: 'access' }));
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+  });
+
+  test('is allowed a few seconds after expiry (clock tolerance)', async () => {
+    const result = await authorizeToken(await signToken(rsa, { ...validClaims(), exp: now() - 2 }));
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+  });
+
+  test('without the required scope is denied (403), not refused', async () => {
+    const result = await authorizeToken(await signToken(rsa, { ...validClaims(), scope: 'plants/read' }));
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+    expect(result.principalId).toBe('user-42');
+  });
+});
+
+describe('a token that is not acceptable is Unauthorized', () => {
+  test('expired', async () => expectUnauthorized(await signToken(rsa, { ...validClaims(), exp: now() - 60 })));
+  test('not yet valid', async () => expectUnauthorized(await signToken(rsa, { ...validClaims(), nbf: now() + 60 })));
+  test('from another issuer', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), iss: 'https://evil.example' })));
+  test('for another audience', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), aud: 'other-api' })));
+  test('a Cognito ID token for the client', async () => {
+    const { aud: _aud, ...claims } = validClaims();
+    await expectUnauthorized(await signToken(rsa, { ...claims, client_id: audience, token_use: 'id' }));
+  });
+  test('without a subject', async () => {
+    const { sub: _sub, ...claims } = validClaims();
+    await expectUnauthorized(await signToken(rsa, claims));
+  });
+  test('unsigned (alg: none)', async () => {
+    await expectUnauthorized(new UnsecuredJWT(validClaims()).setExpirationTime('1h').encode());
+  });
+  test('HS256 signed with the public key as secret', async () => {
+    const header = base64url.encode(JSON.stringify({ alg: 'HS256', kid: rsa.kid, typ: 'JWT' }));
+    const payload = base64url.encode(JSON.stringify({ ...validClaims(), exp: now() + 3600 }));
+    const secret = await exportSPKI(rsa.publicKey);
+    const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
+    await expectUnauthorized(`${header}.${payload}.${signature}`);
+  });
+  test('signed with a key the issuer does not publish (unknown kid)', async () => {
+    await expectUnauthorized(await signToken(await signingKey('stranger', 'RS256'), validClaims()));
+  });
+  test('with a tampered payload', async () => {
+    const [header, , signature] = (await signToken(rsa, validClaims())).split('.');
+    const forged = base64url.encode(JSON.stringify({ ...validClaims(), sub: 'admin', exp: now() + 3600 }));
+    await expectUnauthorized(`${header}.${forged}.${signature}`);
+  });
+  test('malformed', () => expectUnauthorized('not-a-jwt'));
+  test('in another scheme than Bearer', async () => {
+    const token = await signToken(rsa, validClaims());
+    await expect(handler(tokenAuthorizerEvent(`Basic ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
+  });
+});
+
+describe('the issuer keys', () => {
+  test('are cached across invocations and refetched when the issuer rotates to a new key', async () => {
+    await authorizeToken(await signToken(rsa, validClaims()));
+    const fetchesBefore = issuer.fetches();
+    await authorizeToken(await signToken(ec, validClaims()));
+    expect(issuer.fetches()).toBe(fetchesBefore);
+
+    const rotated = await signingKey('rsa-2', 'RS256');
+    issuer.publish([rotated]);
+    // jose refetches for an unknown kid once its 30 s cool-down after the last fetch has passed.
+    const later = Date.now() + 31_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => later);
+    const result = await authorizeToken(await signToken(rotated, validClaims()));
+
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    expect(issuer.fetches()).toBe(fetchesBefore + 1);
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, test } from '@jest/globals';
+import { exactNumbers } from '../../../functions/commons/exact-json.ts';
+
+const parse = (text: string) => JSON.parse(text, exactNumbers) as unknown;
+
+describe('exactNumbers', () => {
+  test.each([
+    ['9007199254740993', 9007199254740993n],
+    ['-9223372036854775808', -9223372036854775808n],
+    ['9223372036854775808', 9223372036854775808n],
+    ['1.8446744073709551616e19', 18446744073709551616n],
+    ['12345678901234567890', 12345678901234567890n],
+  ])('keeps the integer %s exact as a bigint', (text, expected) => {
+    expect(parse(text)).toBe(expected);
+  });
+
+  test.each([
+    ['42', 42],
+    ['-0', -0],
+    ['20.0', 20],
+    ['2.1e1', 21],
+    ['1E3', 1000],
+    ['9007199254740991', Number.MAX_SAFE_INTEGER],
+    ['1.5', 1.5],
+    ['1e-7', 1e-7],
+    ['1e300', 1e300],
+  ])('parses %s as the number it denotes', (text, expected) => {
+    expect(parse(text)).toBe(expected);
+  });
+
+  test('turns a non-integer that a double would round to an integer into NaN', () => {
+    expect(parse('1.00000000000000000001')).toBeNaN();
+    expect(parse('9007199254740993.5')).toBeNaN();
+    expect(parse('1e-400')).toBeNaN();
+  });
+
+  test('leaves everything but numbers alone', () => {
+    expect(parse('{"a": ["9007199254740993", true, null, {"b": 9007199254740993}]}')).toEqual({
+      a: ['9007199254740993', true, null, { b: 9007199254740993n }],
+    });
+  });
+});

@@ -1,0 +1,104 @@
+// The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { UnavailableError } from '../../../functions/commons/errors.ts';
+import { dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
+import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
+import { type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
+
+const tableName = 'plants-store-test';
+let db: LocalDynamoDb;
+
+beforeAll(async () => {
+  db = await startDynalite();
+  await db.createPlantsTable(tableName);
+});
+
+afterAll(async () => {
+  await db.close();
+});
+
+const record = (overrides: Partial<PlantRecord> = {}): PlantRecord => ({
+  id: 1n,
+  name: 'Aloe',
+  tag: 'succulent',
+  createdAt: '2026-11-21T10:00:00.000Z',
+  createdBy: 'user-1',
+  ...overrides,
+});
+
+describe('dynamoDbPlantStore', () => {
+  test('stores a new plant with a conditional put and reports it created', async () => {
+    const store = dynamoDbPlantStore(db.client, tableName);
+
+    expect(await store.createIfAbsent(record({ id: 100n }))).toEqual({ created: true });
+    const { Item } = await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: '100' } } }));
+    expect(Item).toEqual({
+      id: { N: '100' },
+      name: { S: 'Aloe' },
+      tag: { S: 'succulent' },
+      createdAt: { S: '2026-11-21T10:00:00.000Z' },
+      createdBy: { S: 'user-1' },
+    });
+  });
+
+  test('does not overwrite an existing id: it answers the plant stored first', async () => {
+    const store = dynamoDbPlantStore(db.client, tableName);
+    const first = record({ id: 101n, name: 'First', tag: undefined });
+    await store.createIfAbsent(first);
+
+    const { tag: _omitted, ...stored } = first;
+    expect(await store.createIfAbsent(record({ id: 101n, name: 'Second', createdBy: 'user-2' }))).toEqual({
+      created: false,
+      existing: stored,
+    });
+  });
+
+  test('keeps int64 ids exact at both ends of the range', async () => {
+    const store = dynamoDbPlantStore(db.client, tableName);
+    for (const id of [9223372036854775807n, -9223372036854775808n]) {
+      await store.createIfAbsent(record({ id }));
+      expect(await store.createIfAbsent(record({ id, name: 'again' }))).toMatchObject({
+        created: false,
+        existing: { id },
+      });
+    }
+  });
+
+  test('reports an unreachable database as UnavailableError with a retry delay', async () => {
+    const client = new DynamoDBClient({ endpoint: await refusedEndpoint(), maxAttempts: 1 });
+    const store = dynamoDbPlantStore(client, tableName);
+
+    const failure = store.createIfAbsent(record({ id: 102n }));
+
+    await expect(failure).rejects.toBeInstanceOf(UnavailableError);
+    await expect(failure).rejects.toMatchObject({ retryAfterSeconds: 1 });
+    client.destroy();
+  });
+
+  test('reports throttling as UnavailableError (dynalite never throttles: a loopback server answers as DynamoDB does)', async () => {
+    const throttling = createServer((_request, response) => {
+      response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
+      response.end(
+        JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate exceeded' }),
+      );
+    });
+    await new Promise<void>((resolve) => throttling.listen(0, '127.0.0.1', resolve));
+    const { port } = throttling.address() as AddressInfo;
+    const client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
+
+    await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record())).rejects.toBeInstanceOf(
+      UnavailableError,
+    );
+    client.destroy();
+    await new Promise((resolve) => throttling.close(resolve));
+  });
+
+  test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
+    const store = dynamoDbPlantStore(db.client, 'no-such-table');
+
+    await expect(store.createIfAbsent(record())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+  });
+});

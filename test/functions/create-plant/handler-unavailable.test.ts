@@ -1,0 +1,23 @@
+// createPlant through its Middy chain when DynamoDB refuses every connection: 503 with Retry-After.
+import { beforeAll, expect, test } from '@jest/globals';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { contractViolations } from '../../helpers/contract.ts';
+import { refusedEndpoint } from '../../helpers/dynalite.ts';
+import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
+
+let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+beforeAll(async () => {
+  process.env.TABLE_NAME = 'plants';
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = await refusedEndpoint();
+  ({ handler } = await import('../../../functions/create-plant/handler.ts'));
+});
+
+test('an unreachable database answers 503 with Retry-After and no internals', async () => {
+  const answer = await handler(createPlantEvent({ body: { id: 1, name: 'Aloe' } }), lambdaContext());
+
+  expect(answer.statusCode).toBe(503);
+  expect(answer.headers).toEqual({ 'Content-Type': 'application/json', 'Retry-After': '1' });
+  expect(JSON.parse(answer.body)).toEqual({ error: 503, message: 'The plant store is unavailable, please retry' });
+  expect(contractViolations(answer)).toEqual([]);
+});

@@ -1,0 +1,82 @@
+// Factories for the events API Gateway sends and the Lambda context, shaped as on AWS (REST API, proxy event v1).
+import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
+
+export const methodArn = 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants';
+
+export const lambdaContext = (functionName = 'test-function'): Context => ({
+  callbackWaitsForEmptyEventLoop: true,
+  functionName,
+  functionVersion: '$LATEST',
+  invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+  memoryLimitInMB: '256',
+  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+  logGroupName: `/aws/lambda/${functionName}`,
+  logStreamName: '2026/11/21/[$LATEST]0123456789abcdef',
+  getRemainingTimeInMillis: () => 10_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+interface CreatePlantRequest {
+  /** Sent as is when a string, else JSON-encoded. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  principalId?: string;
+  isBase64Encoded?: boolean;
+}
+
+export const createPlantEvent = ({
+  body,
+  headers = { 'Content-Type': 'application/json' },
+  principalId = 'user-1',
+  isBase64Encoded = false,
+}: CreatePlantRequest = {}): APIGatewayProxyEvent => ({
+  resource: '/plants',
+  path: '/plants',
+  httpMethod: 'POST',
+  headers,
+  multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+  queryStringParameters: null,
+  multiValueQueryStringParameters: null,
+  pathParameters: null,
+  stageVariables: null,
+  body: body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body),
+  isBase64Encoded,
+  requestContext: {
+    accountId: '123456789012',
+    apiId: 'abc123defg',
+    authorizer: { principalId, sub: principalId, scope: 'plants/write', clientId: 'client-1' },
+    protocol: 'HTTP/1.1',
+    httpMethod: 'POST',
+    identity: {
+      accessKey: null,
+      accountId: null,
+      apiKey: null,
+      apiKeyId: null,
+      caller: null,
+      clientCert: null,
+      cognitoAuthenticationProvider: null,
+      cognitoAuthenticationType: null,
+      cognitoIdentityId: null,
+      cognitoIdentityPoolId: null,
+      principalOrgId: null,
+      sourceIp: '127.0.0.1',
+      user: null,
+      userAgent: 'jest',
+      userArn: null,
+    },
+    path: '/prod/plants',
+    stage: 'prod',
+    requestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+    requestTimeEpoch: 1_790_000_000_000,
+    resourceId: 'abc123',
+    resourcePath: '/plants',
+  },
+});
+
+export const tokenAuthorizerEvent = (authorizationToken: string): APIGatewayTokenAuthorizerEvent => ({
+  type: 'TOKEN',
+  authorizationToken,
+  methodArn,
+});
