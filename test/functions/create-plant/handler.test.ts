@@ -1,4 +1,5 @@
 // createPlant through its real Middy chain, storing in dynalite: every answer of the function, exactly.
+import { readFileSync } from 'node:fs';
 import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -81,6 +82,17 @@ describe('creating a plant', () => {
     const answer = await invoke(createPlantEvent({ body: base64, isBase64Encoded: true }));
     expect(answer.json).toEqual({ name: 'Mint' });
   });
+});
+
+test('the example event for `sam local invoke` (examples/events) creates its plant', async () => {
+  const event = JSON.parse(
+    readFileSync(new URL('../../../examples/events/create-plant.json', import.meta.url), 'utf8'),
+  );
+
+  const answer = await invoke(event);
+
+  expect(answer.json).toEqual({ name: 'Monstera deliciosa', tag: 'aroid' });
+  expect((await storedItem('4242424242424242424'))?.createdBy).toEqual({ S: 'example-client' });
 });
 
 describe('retrying a create', () => {

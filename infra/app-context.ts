@@ -1,0 +1,45 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Node } from 'constructs';
+import type { TokenTrust } from './constructs/identity.ts';
+import type { PlantStoreStackProps } from './plant-store-stack.ts';
+
+/**
+ * The stack's settings from CDK context (cdk.json, or `-c name=value`): README.md lists them. Anything not set keeps
+ * the stack's default; a value that makes no sense stops the synth with a message naming it.
+ */
+export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName: string } => {
+  const text = (name: string): string | undefined => {
+    const value: unknown = node.tryGetContext(name);
+    return value === undefined || value === '' ? undefined : String(value);
+  };
+  const count = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isSafeInteger(parsed) || parsed < 0)
+      throw new Error(`Context ${name} must be a whole number >= 0, not ${value}`);
+    return parsed;
+  };
+
+  const issuer = text('issuer');
+  let externalTrust: TokenTrust | undefined;
+  if (issuer !== undefined) {
+    const audience = text('audience');
+    if (audience === undefined)
+      throw new Error('Context issuer needs audience too: the aud (or client id) of its tokens');
+    const jwksUri = text('jwksUri');
+    externalTrust = { issuer, audience, requiredScope: text('requiredScope') ?? '', ...(jwksUri && { jwksUri }) };
+  }
+  const ttl = count('authorizerCacheTtlSeconds');
+  const throttlingRateLimit = count('throttlingRateLimit');
+  const throttlingBurstLimit = count('throttlingBurstLimit');
+  const maxBodyBytes = count('maxBodyBytes');
+  return {
+    stackName: text('stackName') ?? 'PlantStore',
+    ...(externalTrust && { externalTrust }),
+    ...(ttl !== undefined && { authorizerCacheTtl: Duration.seconds(ttl) }),
+    ...(throttlingRateLimit !== undefined && { throttlingRateLimit }),
+    ...(throttlingBurstLimit !== undefined && { throttlingBurstLimit }),
+    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+  };
+};

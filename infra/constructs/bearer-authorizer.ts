@@ -1,0 +1,41 @@
+import { Duration } from 'aws-cdk-lib';
+import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
+import { Construct } from 'constructs';
+import type { TokenTrust } from './identity.ts';
+import { PlantStoreFunction } from './plant-store-function.ts';
+
+export interface BearerAuthorizerProps {
+  trust: TokenTrust;
+  /** How long API Gateway caches a token's result (0 turns caching off). */
+  cacheTtl: Duration;
+}
+
+/** `Authorization: Bearer <token>`: API Gateway answers 401 itself for anything else, without invoking the function. */
+export const bearerHeaderPattern = '^Bearer [-0-9A-Za-z._~+/]+=*$';
+
+/** The TOKEN authorizer: the bearer-authorizer function behind API Gateway's token check and result cache. */
+export class BearerAuthorizer extends Construct {
+  readonly authorizer: TokenAuthorizer;
+
+  constructor(scope: Construct, id: string, { trust, cacheTtl }: BearerAuthorizerProps) {
+    super(scope, id);
+    const { function: handler } = new PlantStoreFunction(this, 'Function', {
+      entry: 'functions/bearer-authorizer/handler.ts',
+      description: 'Plant Store: verifies bearer JWTs for API Gateway',
+      logicalId: 'BearerAuthorizerFunction',
+      timeout: Duration.seconds(5),
+      environment: {
+        JWT_ISSUER: trust.issuer,
+        JWT_AUDIENCE: trust.audience,
+        REQUIRED_SCOPE: trust.requiredScope,
+        ...(trust.jwksUri === undefined ? {} : { JWKS_URI: trust.jwksUri }),
+      },
+    });
+    this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
+      handler,
+      identitySource: IdentitySource.header('Authorization'),
+      validationRegex: bearerHeaderPattern,
+      resultsCacheTtl: cacheTtl,
+    });
+  }
+}

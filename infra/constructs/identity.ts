@@ -1,0 +1,91 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import {
+  OAuthScope,
+  ResourceServerScope,
+  UserPool,
+  type UserPoolClient,
+  UserPoolResourceServer,
+} from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+
+/** Which tokens the authorizer trusts. */
+export interface TokenTrust {
+  issuer: string;
+  /** `aud`, or the Cognito app client id. */
+  audience: string;
+  /** Omitted: `<issuer>/.well-known/jwks.json`. */
+  jwksUri?: string;
+  /** '' for none. */
+  requiredScope: string;
+}
+
+/**
+ * The API's token issuer when no other is configured: a Cognito user pool for machine clients only, with a resource
+ * server `plants` and its scope `plants/write`, one app client for the OAuth client-credentials grant, and a domain
+ * that serves the token endpoint.
+ */
+export class Identity extends Construct {
+  readonly trust: TokenTrust;
+  readonly client: UserPoolClient;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const pool = new UserPool(this, 'UserPool', {
+      selfSignUpEnabled: false,
+      signInAliases: { username: true },
+      passwordPolicy: {
+        minLength: 16,
+        requireDigits: true,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireSymbols: true,
+      },
+      deletionProtection: false,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    Validations.of(pool).acknowledge(
+      {
+        id: 'AwsSolutions-COG2',
+        reason: 'No people sign in: the pool serves machine clients (client credentials), so no MFA.',
+      },
+      {
+        id: 'AwsSolutions-COG8',
+        reason: 'Threat protection (Plus tier) guards user sign-ins; this pool has only app clients.',
+      },
+    );
+    const write = new ResourceServerScope({ scopeName: 'write', scopeDescription: 'Create plants' });
+    const resourceServer = new UserPoolResourceServer(this, 'ResourceServer', {
+      userPool: pool,
+      identifier: 'plants',
+      scopes: [write],
+    });
+    const writeScope = OAuthScope.resourceServer(resourceServer, write);
+    this.client = pool.addClient('Client', {
+      generateSecret: true,
+      oAuth: { flows: { clientCredentials: true }, scopes: [writeScope] },
+      accessTokenValidity: Duration.hours(1),
+      preventUserExistenceErrors: true,
+    });
+    // Cognito domain prefixes are global per region: the account id makes this one unique.
+    const domain = pool.addDomain('Domain', {
+      cognitoDomain: { domainPrefix: `${stack.stackName.toLowerCase()}-${stack.account}` },
+    });
+
+    this.trust = {
+      issuer: `https://${pool.userPoolProviderUrl}`,
+      audience: this.client.userPoolClientId,
+      requiredScope: writeScope.scopeName,
+    };
+
+    new CfnOutput(stack, 'TokenUrl', {
+      description: 'OAuth 2.0 token endpoint (client-credentials grant)',
+      value: `${domain.baseUrl()}/oauth2/token`,
+    });
+    new CfnOutput(stack, 'ClientId', { description: 'App client id', value: this.client.userPoolClientId });
+    new CfnOutput(stack, 'ClientSecretCommand', {
+      description: 'Prints the app client secret',
+      value: `aws cognito-idp describe-user-pool-client --user-pool-id ${pool.userPoolId} --client-id ${this.client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
+import { Identity, type TokenTrust } from './constructs/identity.ts';
+import { PlantStoreApi } from './constructs/plant-store-api.ts';
+import { PlantStoreFunction } from './constructs/plant-store-function.ts';
+import { PlantsTable } from './constructs/plants-table.ts';
+
+export interface PlantStoreStackProps extends StackProps {
+  /** Trust this OIDC provider instead of creating a Cognito user pool. */
+  externalTrust?: TokenTrust;
+  authorizerCacheTtl?: Duration;
+  throttlingRateLimit?: number;
+  throttlingBurstLimit?: number;
+  maxBodyBytes?: number;
+}
+
+/** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
+export const defaults = {
+  authorizerCacheTtlSeconds: 300,
+  throttlingRateLimit: 50,
+  throttlingBurstLimit: 100,
+  maxBodyBytes: 64 * 1024,
+  stageName: 'v1',
+};
+
+export class PlantStoreStack extends Stack {
+  constructor(scope: Construct, id: string, props: PlantStoreStackProps = {}) {
+    super(scope, id, props);
+    const plants = new PlantsTable(this, 'Plants');
+
+    const createPlant = new PlantStoreFunction(this, 'CreatePlant', {
+      entry: 'functions/create-plant/handler.ts',
+      description: 'Plant Store: POST /plants',
+      logicalId: 'CreatePlantFunction',
+      timeout: Duration.seconds(10),
+      environment: {
+        TABLE_NAME: plants.table.tableName,
+        MAX_BODY_BYTES: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
+      },
+    });
+    plants.grantCreatePlant(createPlant.function);
+
+    const trust = props.externalTrust ?? new Identity(this, 'Identity').trust;
+    const { authorizer } = new BearerAuthorizer(this, 'BearerAuthorizer', {
+      trust,
+      cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
+    });
+
+    const api = new PlantStoreApi(this, 'PlantStoreApi', {
+      createPlant: createPlant.function,
+      authorizer,
+      stageName: defaults.stageName,
+      throttlingRateLimit: props.throttlingRateLimit ?? defaults.throttlingRateLimit,
+      throttlingBurstLimit: props.throttlingBurstLimit ?? defaults.throttlingBurstLimit,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
+    new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });
+  }
+}

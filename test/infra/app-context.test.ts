@@ -1,0 +1,54 @@
+import { describe, expect, test } from '@jest/globals';
+import { App, Duration } from 'aws-cdk-lib';
+import { propsFromContext } from '../../infra/app-context.ts';
+
+const props = (context: Record<string, unknown>) => propsFromContext(new App({ context }).node);
+
+describe('propsFromContext', () => {
+  test('without context: the stack PlantStore with its defaults and its own Cognito pool', () => {
+    expect(props({})).toEqual({ stackName: 'PlantStore' });
+  });
+
+  test('an issuer with its audience, JWKS and scope replaces the Cognito pool', () => {
+    expect(
+      props({
+        issuer: 'https://id.example.com/',
+        audience: 'api',
+        jwksUri: 'https://id.example.com/keys',
+        requiredScope: 'w',
+      }),
+    ).toEqual({
+      stackName: 'PlantStore',
+      externalTrust: {
+        issuer: 'https://id.example.com/',
+        audience: 'api',
+        jwksUri: 'https://id.example.com/keys',
+        requiredScope: 'w',
+      },
+    });
+  });
+
+  test('an issuer without audience is refused', () => {
+    expect(() => props({ issuer: 'https://id.example.com/' })).toThrow(/needs audience/);
+  });
+
+  test('numbers arrive as strings from -c and are checked', () => {
+    expect(
+      props({
+        authorizerCacheTtlSeconds: '0',
+        throttlingRateLimit: '10',
+        throttlingBurstLimit: 20,
+        maxBodyBytes: '1024',
+      }),
+    ).toEqual({
+      stackName: 'PlantStore',
+      authorizerCacheTtl: Duration.seconds(0),
+      throttlingRateLimit: 10,
+      throttlingBurstLimit: 20,
+      maxBodyBytes: 1024,
+    });
+    expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
+      /throttlingRateLimit must be a whole number >= 0, not fast/,
+    );
+  });
+});

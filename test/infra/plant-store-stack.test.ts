@@ -1,0 +1,305 @@
+// What matters in the synthesized template (bundling skipped: these tests read the template, not the code).
+
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { App, Duration, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { bearerHeaderPattern } from '../../infra/constructs/bearer-authorizer.ts';
+import { gatewayResponses } from '../../infra/constructs/gateway-responses.ts';
+import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
+
+// The feature flags of cdk.json, as `cdk synth` applies them.
+const { context: cdkJsonContext } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+
+const appWithoutBundling = () =>
+  new App({
+    context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] },
+    outdir: mkdtempSync(join(tmpdir(), 'plant-store-cdk-')),
+  });
+
+const synth = (props: PlantStoreStackProps = {}) =>
+  Template.fromStack(new PlantStoreStack(appWithoutBundling(), 'Test', props));
+
+const template = synth();
+const resourcesOf = (type: string) => Object.entries(template.findResources(type));
+const logicalIdOf = (type: string) => {
+  const [entry] = resourcesOf(type);
+  if (!entry) throw new Error(`no ${type}`);
+  return entry[0];
+};
+
+describe('the API', () => {
+  test('has exactly one method: POST /plants, proxied to createPlant, behind the TOKEN authorizer', () => {
+    template.resourceCountIs('AWS::ApiGateway::Method', 1);
+    template.resourceCountIs('AWS::ApiGateway::Resource', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'plants' });
+    template.hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'POST',
+      AuthorizationType: 'CUSTOM',
+      AuthorizerId: { Ref: logicalIdOf('AWS::ApiGateway::Authorizer') },
+      ResourceId: { Ref: logicalIdOf('AWS::ApiGateway::Resource') },
+      Integration: {
+        Type: 'AWS_PROXY',
+        IntegrationHttpMethod: 'POST',
+        Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': ['CreatePlantFunction', 'Arn'] }])] },
+      },
+    });
+  });
+
+  test('checks the Authorization header for a bearer token and caches results for 300 s by default', () => {
+    template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'TOKEN',
+      IdentitySource: 'method.request.header.Authorization',
+      IdentityValidationExpression: bearerHeaderPattern,
+      AuthorizerResultTtlInSeconds: 300,
+      AuthorizerUri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': ['BearerAuthorizerFunction', 'Arn'] }])] },
+    });
+    expect(new RegExp(bearerHeaderPattern).test('Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
+    expect(new RegExp(bearerHeaderPattern).test('Basic dXNlcjpwYXNz')).toBe(false);
+    expect(new RegExp(bearerHeaderPattern).test('Bearer ')).toBe(false);
+  });
+
+  test('takes another cache TTL and throttling when given', () => {
+    const custom = synth({ authorizerCacheTtl: Duration.seconds(0), throttlingRateLimit: 5, throttlingBurstLimit: 7 });
+    custom.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 0 });
+    custom.hasResourceProperties('AWS::ApiGateway::Stage', {
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 7 })],
+    });
+  });
+
+  test('logs access as JSON and execution at ERROR without data tracing, with metrics and throttling', () => {
+    const [[, stage] = []] = resourcesOf('AWS::ApiGateway::Stage');
+    const { AccessLogSetting, MethodSettings } = stage?.Properties ?? {};
+    const format = JSON.parse(AccessLogSetting.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(MethodSettings).toEqual([
+      {
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+        MetricsEnabled: true,
+        ThrottlingRateLimit: 50,
+        ThrottlingBurstLimit: 100,
+      },
+    ]);
+  });
+
+  test.each(gatewayResponses.map(({ type, status }) => [type.responseType, status] as const))(
+    'answers %s itself with status %i and a JSON Error body whose error is that status',
+    (type, status) => {
+      const responses = template.findResources('AWS::ApiGateway::GatewayResponse', {
+        Properties: { ResponseType: type },
+      });
+      const [response] = Object.values(responses);
+      expect(response?.Properties).toMatchObject({
+        StatusCode: String(status),
+        ResponseParameters: { 'gatewayresponse.header.Content-Type': "'application/json'" },
+      });
+      // `$context.error.messageString` is a quoted JSON string when API Gateway renders it.
+      const rendered = response?.Properties.ResponseTemplates['application/json'].replace(
+        '$context.error.messageString',
+        '"x"',
+      );
+      expect(JSON.parse(rendered)).toEqual({ error: status, message: expect.any(String) });
+    },
+  );
+
+  test('answers every gateway response type there is, so none falls back to a default status', () => {
+    const types = gatewayResponses.map(({ type }) => type.responseType);
+    expect(new Set(types)).toEqual(
+      new Set([
+        'UNAUTHORIZED',
+        'ACCESS_DENIED',
+        'EXPIRED_TOKEN',
+        'INVALID_API_KEY',
+        'INVALID_SIGNATURE',
+        'WAF_FILTERED',
+        'MISSING_AUTHENTICATION_TOKEN',
+        'RESOURCE_NOT_FOUND',
+        'BAD_REQUEST_BODY',
+        'BAD_REQUEST_PARAMETERS',
+        'REQUEST_TOO_LARGE',
+        'UNSUPPORTED_MEDIA_TYPE',
+        'THROTTLED',
+        'QUOTA_EXCEEDED',
+        'API_CONFIGURATION_ERROR',
+        'AUTHORIZER_CONFIGURATION_ERROR',
+        'AUTHORIZER_FAILURE',
+        'INTEGRATION_FAILURE',
+        'INTEGRATION_TIMEOUT',
+        'DEFAULT_4XX',
+        'DEFAULT_5XX',
+      ]),
+    );
+    template.resourceCountIs('AWS::ApiGateway::GatewayResponse', types.length);
+    template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+      ResponseType: 'MISSING_AUTHENTICATION_TOKEN',
+      StatusCode: '404',
+      ResponseTemplates: { 'application/json': '{"error": 404, "message": "Not found"}' },
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const statementsOfRole = (roleLogicalId: string) =>
+    Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((policy) =>
+        policy.Properties.Roles.some(
+          (role: unknown) => JSON.stringify(role) === JSON.stringify({ Ref: roleLogicalId }),
+        ),
+      )
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+
+  test('createPlant may only PutItem and GetItem on the table, and write its own logs', () => {
+    const role = template.findResources('AWS::Lambda::Function').CreatePlantFunction?.Properties.Role['Fn::GetAtt'][0];
+    const statements = statementsOfRole(role);
+    expect(statements).toEqual([
+      {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [expect.stringMatching(/^CreatePlantLogs/), 'Arn'] },
+      },
+      {
+        Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [logicalIdOf('AWS::DynamoDB::Table'), 'Arn'] },
+      },
+    ]);
+  });
+
+  test('no IAM statement uses a * resource or action', () => {
+    const statements = resourcesOf('AWS::IAM::Policy').flatMap(
+      ([, policy]) => policy.Properties.PolicyDocument.Statement,
+    );
+    expect(statements.length).toBeGreaterThan(0);
+    for (const { Action, Resource } of statements) {
+      expect([Resource].flat()).not.toContain('*');
+      expect([Action].flat().some((action: string) => action.endsWith('*'))).toBe(false);
+    }
+  });
+});
+
+describe('the plants table', () => {
+  test('is keyed by a numeric id, on demand, with point-in-time recovery, and survives stack deletion', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+      },
+    });
+  });
+});
+
+describe('the functions', () => {
+  test.each(['CreatePlantFunction', 'BearerAuthorizerFunction'])(
+    '%s keeps its logical id and runs Node 24 on arm64 with a JSON-logging log group of its own',
+    (logicalId) => {
+      const fn = template.findResources('AWS::Lambda::Function')[logicalId];
+      expect(fn?.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        LoggingConfig: { LogFormat: 'JSON', LogGroup: { Ref: expect.any(String) } },
+      });
+      const logGroup = template.findResources('AWS::Logs::LogGroup')[fn?.Properties.LoggingConfig.LogGroup.Ref];
+      expect(logGroup?.Properties.RetentionInDays).toBe(30);
+    },
+  );
+
+  test('createPlant knows its table and body limit', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: Match.absent(),
+      Environment: {
+        Variables: Match.objectLike({
+          TABLE_NAME: { Ref: logicalIdOf('AWS::DynamoDB::Table') },
+          MAX_BODY_BYTES: '65536',
+          NODE_OPTIONS: '--enable-source-maps',
+        }),
+      },
+    });
+  });
+});
+
+describe('identity', () => {
+  test('by default, a Cognito pool for the client-credentials grant whose client and scope the authorizer requires', () => {
+    template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
+      Identifier: 'plants',
+      Scopes: [{ ScopeName: 'write', ScopeDescription: Match.anyValue() }],
+    });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: true,
+      AllowedOAuthFlows: ['client_credentials'],
+      AllowedOAuthFlowsUserPoolClient: true,
+    });
+    template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
+    const pool = logicalIdOf('AWS::Cognito::UserPool');
+    const authorizerEnvironment =
+      template.findResources('AWS::Lambda::Function').BearerAuthorizerFunction?.Properties.Environment.Variables;
+    expect(authorizerEnvironment).toMatchObject({
+      JWT_ISSUER: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [pool, 'ProviderURL'] }]] },
+      JWT_AUDIENCE: { Ref: logicalIdOf('AWS::Cognito::UserPoolClient') },
+    });
+    expect(JSON.stringify(authorizerEnvironment.REQUIRED_SCOPE)).toContain('/write');
+    expect(Object.keys(template.toJSON().Outputs).sort()).toEqual([
+      'ApiUrl',
+      'ClientId',
+      'ClientSecretCommand',
+      'TableName',
+      'TokenUrl',
+    ]);
+  });
+
+  test('with an external issuer, trusts it and creates no pool', () => {
+    const external = synth({
+      externalTrust: {
+        issuer: 'https://id.example.com/',
+        audience: 'plants-api',
+        jwksUri: 'https://id.example.com/keys',
+        requiredScope: 'plants:write',
+      },
+    });
+    external.resourceCountIs('AWS::Cognito::UserPool', 0);
+    external.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
+    expect(
+      external.findResources('AWS::Lambda::Function').BearerAuthorizerFunction?.Properties.Environment.Variables,
+    ).toMatchObject({
+      JWT_ISSUER: 'https://id.example.com/',
+      JWT_AUDIENCE: 'plants-api',
+      JWKS_URI: 'https://id.example.com/keys',
+      REQUIRED_SCOPE: 'plants:write',
+    });
+    expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  const synthWithNag = (build: (app: App) => void) => {
+    const app = appWithoutBundling();
+    build(app);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    return () => app.synth();
+  };
+
+  test('finds nothing unacknowledged in the stack', () => {
+    expect(synthWithNag((app) => new PlantStoreStack(app, 'Nag'))).not.toThrow();
+  });
+
+  test('does fail a synth with a finding (a table without point-in-time recovery)', () => {
+    const withFinding = synthWithNag((app) => {
+      const stack = new PlantStoreStack(app, 'NagFinding');
+      new Table(stack, 'Unprotected', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    });
+    expect(withFinding).toThrow(/AwsSolutions-DDB3/);
+  });
+});
