@@ -9,6 +9,7 @@ export default {
       { jsc: { target: 'es2024', parser: { syntax: 'typescript' } }, module: { type: 'es6' } },
     ],
   },
+  globalSetup: '<rootDir>/test/global-setup.ts',
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 30_000,
 };

@@ -1,28 +1,11 @@
-// The real `cdk synth`, as a user runs it: offline, bundling both functions, with cdk-nag's checks.
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The real `cdk synth`, as a user runs it (done once in test/global-setup.ts): offline, bundling both functions,
+// with cdk-nag's checks.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { beforeAll, expect, test } from '@jest/globals';
+import { expect, test } from '@jest/globals';
+import { synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 
-const projectRoot = new URL('../../', import.meta.url).pathname;
-const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
-let output: { stdout: string; stderr: string };
-
-beforeAll(async () => {
-  output = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {
-    cwd: projectRoot,
-    // No proxy and no home cache: a lookup of anything off this machine would fail, not hang.
-    env: {
-      ...process.env,
-      CDK_HOME: join(outdir, '.cdk-home'),
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-      HTTP_PROXY: 'http://127.0.0.1:9',
-    },
-  });
-}, 120_000);
-
+const outdir = synthesizedCloudAssembly();
 const template = () => JSON.parse(readFileSync(join(outdir, 'PlantStore.template.json'), 'utf8'));
 
 test('bundles both functions as ESM, where the template says (the path sam local uses)', () => {
@@ -40,5 +23,5 @@ test('bundles both functions as ESM, where the template says (the path sam local
 test('passes cdk-nag AwsSolutions with nothing unacknowledged', () => {
   const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
   expect(report.pluginReports.filter((plugin: { conclusion: string }) => plugin.conclusion !== 'success')).toEqual([]);
-  expect(output.stderr).not.toMatch(/AwsSolutions-/);
+  expect(readFileSync(join(outdir, 'synth-stderr.txt'), 'utf8')).not.toMatch(/AwsSolutions-/);
 });

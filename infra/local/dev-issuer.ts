@@ -1,0 +1,90 @@
+// The development token issuer: an ES256 key created once in the data folder, its JWKS served on loopback, and
+// tokens signed with it. The authorizer's environment points at it, so local tokens pass the real authorizer code.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { resolveValue } from './environment.ts';
+import type { LocalApp } from './template.ts';
+
+/** The `iss` and `aud` of local tokens: fixed, so a token stays valid across restarts of the runner. */
+export const devIssuer = 'urn:plant-store:local-issuer';
+export const devAudience = 'plant-store-local';
+const algorithm = 'ES256';
+
+/** What a TOKEN authorizer's function is given locally (the variables of functions/bearer-authorizer/config.ts). */
+export const devIssuerEnvironment = (jwksUri: string) => ({
+  JWT_ISSUER: devIssuer,
+  JWT_AUDIENCE: devAudience,
+  JWKS_URI: jwksUri,
+});
+
+/** The scope the app's authorizer requires (its REQUIRED_SCOPE), which local tokens carry by default. */
+export const requiredScope = (app: LocalApp): string => {
+  const scopes = [...app.authorizers.values()].map(
+    ({ functionId }) => app.functions.get(functionId)?.environment.REQUIRED_SCOPE,
+  );
+  const [scope] = scopes.filter((value) => value !== undefined).map((value) => resolveValue(value, app));
+  return scope ?? '';
+};
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+/** The issuer's key: read from `dataDir`, or created there (only in memory without a data folder). */
+export const loadSigningKey = async (dataDir: string | undefined): Promise<SigningKey> => {
+  const file = dataDir === undefined ? undefined : join(dataDir, 'dev-issuer-key.json');
+  let privateJwk: JWK;
+  if (file && existsSync(file)) {
+    privateJwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  } else {
+    const { privateKey } = await generateKeyPair(algorithm, { extractable: true });
+    privateJwk = { ...(await exportJWK(privateKey)), alg: algorithm, kid: `dev-${Date.now().toString(36)}` };
+    if (file && dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, JSON.stringify(privateJwk), { mode: 0o600 });
+    }
+  }
+  const { d: _private, ...publicJwk } = privateJwk;
+  return {
+    kid: String(privateJwk.kid),
+    privateKey: (await importJWK(privateJwk, algorithm)) as CryptoKey,
+    publicJwk: { ...publicJwk, use: 'sig' },
+  };
+};
+
+export interface TokenOptions {
+  sub: string;
+  scope: string;
+  /** Seconds, or a jose time span such as `2h`. */
+  expiresIn: string | number;
+}
+
+export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOptions) =>
+  new SignJWT({ scope, client_id: 'local-client' })
+    .setProtectedHeader({ alg: algorithm, kid: key.kid, typ: 'JWT' })
+    .setIssuer(devIssuer)
+    .setAudience(devAudience)
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime(typeof expiresIn === 'number' ? Math.floor(Date.now() / 1000) + expiresIn : expiresIn)
+    .sign(key.privateKey);
+
+/** Serves the key's JWKS at http://127.0.0.1:<port>/.well-known/jwks.json. */
+export const serveJwks = async (key: SigningKey) => {
+  const body = JSON.stringify({ keys: [key.publicJwk] });
+  const server = createServer((request, response) => {
+    if (request.url === '/.well-known/jwks.json')
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+    else response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    jwksUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};

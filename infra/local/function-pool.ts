@@ -1,0 +1,178 @@
+// Runs one function locally the way Lambda does: each execution environment is a worker thread with its own
+// environment that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
+// crashes, runs out of memory or times out. More workers start on concurrency, up to a cap; beyond it requests wait.
+import { Worker } from 'node:worker_threads';
+import type { WorkerData, WorkerMessage, WorkerRequest } from './function-worker.ts';
+import type { LocalFunction } from './template.ts';
+
+export type Invocation =
+  | { outcome: 'result'; result: unknown }
+  /** The handler threw or rejected. */
+  | { outcome: 'error'; errorType: string; message: string }
+  /** The environment died: init failure, crash, out of memory, or the function's timeout. */
+  | { outcome: 'failure'; reason: string };
+
+export interface InvocationReport {
+  invocation: Invocation;
+  durationMs: number;
+  /** Set when this invocation started a new execution environment. */
+  initMs: number | undefined;
+}
+
+interface Pending {
+  request: WorkerRequest;
+  resolve: (report: InvocationReport) => void;
+  started: number;
+  initMs: number | undefined;
+  timer?: NodeJS.Timeout;
+}
+
+interface Environment {
+  worker: Worker;
+  ready: Promise<number>;
+  current: Pending | undefined;
+}
+
+const workerFile = new URL('./function-worker.ts', import.meta.url);
+
+export class FunctionPool {
+  readonly #fn: LocalFunction;
+  readonly #env: Record<string, string>;
+  readonly #maxWorkers: number;
+  readonly #idle: Environment[] = [];
+  readonly #all = new Set<Environment>();
+  readonly #waiting: Pending[] = [];
+  #nextId = 0;
+  #closed = false;
+  /** Invocations so far (tests read it to prove what was or was not invoked). */
+  invocations = 0;
+
+  constructor(fn: LocalFunction, env: Record<string, string>, maxWorkers: number) {
+    this.#fn = fn;
+    this.#env = env;
+    this.#maxWorkers = maxWorkers;
+  }
+
+  invoke(event: unknown, requestId: string): Promise<InvocationReport> {
+    if (this.#closed)
+      return Promise.resolve(this.#report(Date.now(), undefined, { outcome: 'failure', reason: 'shutting down' }));
+    this.invocations += 1;
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const request = { id: this.#nextId++, event, requestId, deadline: 0 };
+      this.#dispatch({ request, resolve, started, initMs: undefined });
+    });
+  }
+
+  #report(started: number, initMs: number | undefined, invocation: Invocation): InvocationReport {
+    return { invocation, durationMs: Date.now() - started, initMs };
+  }
+
+  #dispatch(pending: Pending) {
+    const environment = this.#idle.pop() ?? (this.#all.size < this.#maxWorkers ? this.#start(pending) : undefined);
+    if (!environment) {
+      this.#waiting.push(pending);
+      return;
+    }
+    this.#run(environment, pending);
+  }
+
+  #start(pending: Pending): Environment {
+    const data: WorkerData = {
+      functionId: this.#fn.id,
+      modulePath: this.#fn.modulePath,
+      exportName: this.#fn.exportName,
+      memoryMb: this.#fn.memoryMb,
+    };
+    const worker = new Worker(workerFile, {
+      workerData: data,
+      env: this.#env,
+      resourceLimits: { maxOldGenerationSizeMb: this.#fn.memoryMb },
+    });
+    let readyResolve: (initMs: number) => void = () => undefined;
+    const environment: Environment = {
+      worker,
+      ready: new Promise((resolve) => {
+        readyResolve = resolve;
+      }),
+      current: undefined,
+    };
+    pending.initMs = -1; // this invocation pays the cold start; the real time comes with 'ready'
+    // Lambda gives a function's initialization 10 s.
+    const initTimer = setTimeout(() => this.#fail(environment, 'init timed out after 10 s'), 10_000);
+    initTimer.unref();
+    void environment.ready.then(() => clearTimeout(initTimer));
+    worker.on('message', (message: WorkerMessage) => {
+      if (message.type === 'ready') readyResolve(message.initMs);
+      else if (message.type === 'init-error') this.#fail(environment, `init failed: ${message.message}`);
+      else if (message.id === environment.current?.request.id) {
+        this.#finish(
+          environment,
+          message.type === 'result'
+            ? { outcome: 'result', result: message.result }
+            : { outcome: 'error', errorType: message.errorType, message: message.message },
+        );
+      }
+    });
+    worker.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
+    worker.on('exit', (code) => this.#fail(environment, `exited with code ${code}`));
+    this.#all.add(environment);
+    return environment;
+  }
+
+  #run(environment: Environment, pending: Pending) {
+    environment.current = pending;
+    void environment.ready.then((initMs) => {
+      if (environment.current !== pending) return;
+      if (pending.initMs === -1) pending.initMs = initMs;
+      // As on Lambda, the function's timeout counts from the invocation, after any cold start.
+      const timeoutMs = this.#fn.timeoutSeconds * 1000;
+      pending.request.deadline = Date.now() + timeoutMs;
+      pending.timer = setTimeout(
+        () => this.#fail(environment, `timed out after ${this.#fn.timeoutSeconds} s`),
+        timeoutMs,
+      );
+      environment.worker.postMessage(pending.request);
+    });
+  }
+
+  #finish(environment: Environment, invocation: Invocation) {
+    const pending = environment.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    environment.current = undefined;
+    pending.resolve(this.#report(pending.started, pending.initMs === -1 ? undefined : pending.initMs, invocation));
+    const next = this.#waiting.shift();
+    if (next) this.#run(environment, next);
+    else this.#idle.push(environment);
+  }
+
+  /** The environment is gone (or must go): answer its invocation, and let the next waiting one start a new one. */
+  #fail(environment: Environment, reason: string) {
+    if (!this.#all.delete(environment)) return;
+    const index = this.#idle.indexOf(environment);
+    if (index >= 0) this.#idle.splice(index, 1);
+    void environment.worker.terminate();
+    const pending = environment.current;
+    if (pending) {
+      clearTimeout(pending.timer);
+      environment.current = undefined;
+      pending.resolve(
+        this.#report(pending.started, pending.initMs === -1 ? undefined : pending.initMs, {
+          outcome: 'failure',
+          reason,
+        }),
+      );
+    }
+    const next = this.#waiting.shift();
+    if (next && !this.#closed) this.#dispatch(next);
+  }
+
+  /** Stops every execution environment; call once nothing is in flight. */
+  async close() {
+    this.#closed = true;
+    await Promise.all([...this.#all].map((environment) => environment.worker.terminate()));
+    this.#all.clear();
+    this.#idle.length = 0;
+  }
+}

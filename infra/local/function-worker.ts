@@ -1,0 +1,64 @@
+// Runs inside a worker thread: loads one function's bundle once, then answers invocations one at a time.
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { parentPort, workerData } from 'node:worker_threads';
+
+export interface WorkerData {
+  functionId: string;
+  modulePath: string;
+  exportName: string;
+  memoryMb: number;
+}
+
+export type WorkerRequest = { id: number; event: unknown; requestId: string; deadline: number };
+export type WorkerMessage =
+  | { type: 'ready'; initMs: number }
+  | { type: 'init-error'; message: string }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; errorType: string; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('function-worker.ts runs in a worker thread');
+const { functionId, modulePath, exportName, memoryMb } = workerData as WorkerData;
+if (/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.setSourceMapsEnabled(true);
+
+const post = (message: WorkerMessage) => port.postMessage(message);
+
+const started = performance.now();
+let handler: (event: unknown, context: unknown) => unknown;
+try {
+  const module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+  const exported = module[exportName];
+  if (typeof exported !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
+  handler = exported as typeof handler;
+  post({ type: 'ready', initMs: performance.now() - started });
+} catch (error) {
+  post({ type: 'init-error', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  throw error;
+}
+
+port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => {
+  const context = {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: functionId,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`,
+    memoryLimitInMB: String(memoryMb),
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionId}`,
+    logStreamName: `local/${randomUUID()}`,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+  try {
+    const result = await handler(event, context);
+    try {
+      post({ type: 'result', id, result });
+    } catch {
+      // Not structured-cloneable (a function, a class instance…): Lambda could not serialize it either.
+      post({ type: 'error', id, errorType: 'Runtime.MalformedResult', message: 'The result cannot be serialized' });
+    }
+  } catch (error) {
+    const { name = 'Error', message = String(error) } = error instanceof Error ? error : {};
+    post({ type: 'error', id, errorType: name, message });
+  }
+});

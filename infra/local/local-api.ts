@@ -1,0 +1,106 @@
+// Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in worker threads, its REST
+// API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN authorizers trust.
+import type { AddressInfo } from 'node:net';
+import { TokenAuthorizer } from './authorizer.ts';
+import { type LocalDatabase, startDatabase } from './database.ts';
+import { devIssuerEnvironment, loadSigningKey, type SigningKey, serveJwks } from './dev-issuer.ts';
+import { functionEnvironment } from './environment.ts';
+import { FunctionPool } from './function-pool.ts';
+import { createGateway } from './gateway.ts';
+import { type LocalApp, readLocalApp } from './template.ts';
+
+export interface LocalApiOptions {
+  cloudAssemblyDir: string;
+  stackName?: string;
+  port: number;
+  /** Where the database and the issuer's key live; undefined keeps both in memory. */
+  dataDir: string | undefined;
+  /** Execution environments per function at most. */
+  maxWorkers: number;
+  /** Per function id, values that replace the template's (the format of `sam local --env-vars`). */
+  envVars?: Record<string, Record<string, string>>;
+  log: (line: string) => void;
+}
+
+export interface LocalApi {
+  url: string;
+  app: LocalApp;
+  signingKey: SigningKey;
+  /** How often each function was invoked. */
+  invocations(functionId: string): number;
+  /** Stops accepting, finishes what is in flight, then stops the functions and closes the database. */
+  close(): Promise<void>;
+}
+
+/** Starts pools, database and issuer for `app`, and the functions' environments; used by `npm start` and `npm run invoke`. */
+export const startFunctions = async (
+  app: LocalApp,
+  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir' | 'log'>,
+) => {
+  const signingKey = await loadSigningKey(options.dataDir);
+  const jwks = await serveJwks(signingKey);
+  let database: LocalDatabase | undefined;
+  const pools = new Map<string, FunctionPool>();
+  try {
+    database = await startDatabase(app.tables, options.dataDir);
+    const authorizerFunctions = new Set([...app.authorizers.values()].map((authorizer) => authorizer.functionId));
+    for (const fn of app.functions.values()) {
+      const overrides = {
+        ...(authorizerFunctions.has(fn.id) ? devIssuerEnvironment(jwks.jwksUri) : {}),
+        ...options.envVars?.[fn.id],
+      };
+      const environment = functionEnvironment(fn, app, overrides, { AWS_ENDPOINT_URL_DYNAMODB: database.endpoint });
+      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers));
+    }
+  } catch (error) {
+    await database?.close();
+    await jwks.close();
+    throw error;
+  }
+  const openDatabase = database;
+  return {
+    signingKey,
+    pools,
+    close: async () => {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      await openDatabase.close();
+      await jwks.close();
+    },
+  };
+};
+
+export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
+  const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
+  const functions = await startFunctions(app, options);
+  const authorizers = new Map<string, TokenAuthorizer>();
+  for (const authorizer of app.authorizers.values()) {
+    const pool = functions.pools.get(authorizer.functionId);
+    if (!pool) throw new Error(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
+    authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
+  }
+  const server = createGateway({ app, pools: functions.pools, authorizers, log: options.log });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, '127.0.0.1', () => resolve());
+    });
+  } catch (error) {
+    await functions.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    signingKey: functions.signingKey,
+    invocations: (functionId) => {
+      const pool = functions.pools.get(functionId);
+      if (!pool) throw new Error(`no function ${functionId} in ${app.stackName}`);
+      return pool.invocations;
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await functions.close();
+    },
+  };
+};

@@ -1,0 +1,89 @@
+// `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
+import { requiredScope, signDevToken } from './dev-issuer.ts';
+import { startLocalApi } from './local-api.ts';
+import { dataDirOf, envVarsOf, parse, positiveInteger, sharedOptions } from './options.ts';
+
+const usage = `npm start -- [options]
+  --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
+  --data-dir DIR    database and issuer key (default .plant-store/)
+  --in-memory       keep nothing on disk
+  --max-workers N   execution environments per function at most (default 4)
+  --env-vars FILE   {"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)
+  --stack NAME      the stack to serve when the app has several`;
+
+const { values } = parse(
+  { ...sharedOptions, port: { type: 'string' }, 'max-workers': { type: 'string', default: '4' } },
+  usage,
+);
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
+const started = performance.now();
+
+/** A ready-to-paste request for each POST route that openapi.yaml gives an example body for. */
+const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) => {
+  const openapi = parseYaml(readFileSync(`${projectRoot}openapi.yaml`, 'utf8')) as {
+    paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
+  };
+  return routes.flatMap(({ resourcePath, method }) => {
+    const example =
+      openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
+    if (example === undefined) return [];
+    return [
+      `curl -s -X ${method} ${url}${resourcePath} -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
+    ];
+  });
+};
+
+try {
+  const dataDir = dataDirOf(values);
+  const cloudAssemblyDir = ensureSynthesized(log);
+  const api = await startLocalApi({
+    cloudAssemblyDir,
+    ...(values.stack && { stackName: values.stack }),
+    port: positiveInteger(values.port ?? process.env.PORT ?? '3000', '--port'),
+    dataDir,
+    maxWorkers: Math.max(1, positiveInteger(values['max-workers'], '--max-workers')),
+    ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+    log,
+  });
+  const token = await signDevToken(api.signingKey, {
+    sub: 'local-developer',
+    scope: requiredScope(api.app),
+    expiresIn: '12h',
+  });
+  const routes = api.app.routes.map(
+    (route) => `  ${route.method} ${api.url}${route.resourcePath} -> ${route.functionId}`,
+  );
+  console.log(
+    [
+      '',
+      `Plant Store (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${((performance.now() - started) / 1000).toFixed(1)} s]`,
+      ...routes,
+      `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
+      '',
+      `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
+      token,
+      '',
+      'Try:',
+      ...curlExamples(api.url, token, api.app.routes),
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1); // a second signal: stop at once
+    stopping = true;
+    log(`${signal}: finishing requests in flight, then stopping`);
+    await api.close();
+    log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+} catch (error) {
+  console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}

@@ -1,0 +1,24 @@
+// Synthesizes the app once, with the real CDK CLI, for every test that reads the cloud assembly (the synth test and
+// the local runner's end-to-end tests). The folder reaches the test workers in PLANT_STORE_CLOUD_ASSEMBLY.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export default async () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
+  const projectRoot = new URL('../', import.meta.url).pathname;
+  const { stderr } = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {
+    cwd: projectRoot,
+    // No home cache, and a proxy that refuses: a lookup of anything off this machine fails instead of going out.
+    env: {
+      ...process.env,
+      CDK_HOME: join(outdir, '.cdk-home'),
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+    },
+  });
+  writeFileSync(join(outdir, 'synth-stderr.txt'), stderr);
+  process.env.PLANT_STORE_CLOUD_ASSEMBLY = outdir;
+};

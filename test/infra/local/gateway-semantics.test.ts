@@ -1,0 +1,206 @@
+// The local runner's API Gateway semantics over real HTTP, on a fixture app with an echo function, failing
+// functions and a scripted TOKEN authorizer (see fixtures/fixture-app.ts).
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
+
+let api: LocalApi;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  api = await startLocalApi({
+    cloudAssemblyDir: synthesizeFixtureApp(),
+    port: 0,
+    dataDir: undefined,
+    maxWorkers: 3,
+    log: (line) => logLines.push(line),
+  });
+}, 30_000);
+
+afterAll(() => api.close());
+
+const call = (path: string, init: RequestInit = {}) => fetch(`${api.url}${path}`, init);
+const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+const echoed = async (response: Response) =>
+  (await response.json()) as {
+    event: Record<string, unknown> & { requestContext: Record<string, unknown> };
+    invocations: number;
+  };
+
+describe('the proxy event (v1)', () => {
+  test('carries method, paths, header case as sent, multi-value headers and query, and a null body', async () => {
+    const response = await call('/echo?color=green&color=red&size=2', {
+      headers: [
+        ['X-Mixed-Case', 'kept'],
+        ['X-Twice', 'first'],
+        ['X-Twice', 'second'],
+      ],
+    });
+    const { event } = await echoed(response);
+
+    expect(response.status).toBe(200);
+    expect(event).toMatchObject({
+      resource: '/echo',
+      path: '/echo',
+      httpMethod: 'GET',
+      body: null,
+      isBase64Encoded: false,
+      pathParameters: null,
+      stageVariables: null,
+      queryStringParameters: { color: 'red', size: '2' },
+      multiValueQueryStringParameters: { color: ['green', 'red'], size: ['2'] },
+    });
+    expect(event.headers).toMatchObject({ 'X-Mixed-Case': 'kept' });
+    expect(event.multiValueHeaders).toMatchObject({ 'X-Mixed-Case': ['kept'] });
+    expect(event.requestContext).toMatchObject({
+      stage: 'test',
+      resourcePath: '/echo',
+      httpMethod: 'GET',
+      path: '/test/echo',
+      requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      identity: expect.objectContaining({ sourceIp: '127.0.0.1' }),
+    });
+    expect(response.headers.get('x-amzn-requestid')).toBe(event.requestContext.requestId);
+  });
+
+  test('passes the body as text and path parameters by name', async () => {
+    const posted = await echoed(await call('/echo', { method: 'POST', body: '{"a": 1}' }));
+    expect(posted.event).toMatchObject({ body: '{"a": 1}', httpMethod: 'POST' });
+
+    const item = await echoed(await call('/items/a%20b'));
+    expect(item.event).toMatchObject({ resource: '/items/{id}', pathParameters: { id: 'a b' } });
+  });
+
+  test('merges headers and multiValueHeaders of the result, and applies the template environment', async () => {
+    const response = await call('/echo');
+    expect(response.headers.get('x-single')).toBe('one');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(((await response.json()) as { env: string }).env).toBe('from-template');
+  });
+});
+
+describe('execution environments', () => {
+  test('stay warm: the module is loaded once and reused', async () => {
+    const first = await echoed(await call('/echo'));
+    const second = await echoed(await call('/echo'));
+    expect(second.invocations).toBeGreaterThan(first.invocations);
+  });
+
+  test('more start under concurrency, and every request is answered', async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => call('/echo')));
+    expect(responses.map((response) => response.status)).toEqual(Array(12).fill(200));
+  });
+});
+
+describe('a function that fails', () => {
+  test.each([
+    ['crashes (the process exits)', '/faults/crash'],
+    ['throws', '/faults/throw'],
+    ['answers a malformed result', '/faults/malformed'],
+    ['runs past its own timeout', '/faults/slow'],
+    ['runs out of memory', '/faults/hog'],
+  ])(
+    '%s: 502 {"message": "Internal server error"}, and the next call still works',
+    async (_case, path) => {
+      const response = await call(path);
+
+      expect(response.status).toBe(502);
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(await response.json()).toEqual({ message: 'Internal server error' });
+      expect((await call('/echo')).status).toBe(200);
+    },
+    20_000,
+  );
+
+  test('past the integration timeout: 504, before the function itself times out', async () => {
+    const started = Date.now();
+    const response = await call('/faults/slow-integration');
+
+    expect(response.status).toBe(504);
+    expect(await response.json()).toEqual({ message: 'Endpoint request timed out' });
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+});
+
+describe('routes and limits', () => {
+  test('an unknown path or method is MISSING_AUTHENTICATION_TOKEN: 403 by default', async () => {
+    for (const [path, method] of [
+      ['/nowhere', 'GET'],
+      ['/faults/crash', 'POST'],
+      ['/echo/deeper', 'GET'],
+    ] as const) {
+      const response = await call(path, { method });
+      expect(response.status).toBe(403);
+      expect(await response.json()).toEqual({ message: 'Missing Authentication Token' });
+    }
+  });
+
+  test('a body over 10 MB is 413 without invoking anything', async () => {
+    const before = api.invocations('EchoFunction');
+    const response = await call('/echo', { method: 'POST', body: 'x'.repeat(10 * 1024 * 1024 + 1) });
+
+    expect(response.status).toBe(413);
+    expect(await response.json()).toEqual({ message: 'Request Too Long' });
+    expect(api.invocations('EchoFunction')).toBe(before);
+  });
+});
+
+describe('the TOKEN authorizer', () => {
+  test('a missing header or one failing the regex is 401 without invoking the authorizer', async () => {
+    const before = api.invocations('AuthorizerFunction');
+
+    const missing = await call('/secured');
+    const malformed = await call('/secured', bearer('NOT-LOWERCASE'));
+
+    for (const response of [missing, malformed]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('x-gateway')).toBe('fixture');
+      expect(await response.json()).toEqual({ custom: 'Unauthorized', type: 'UNAUTHORIZED' });
+    }
+    expect(api.invocations('AuthorizerFunction')).toBe(before);
+  });
+
+  test('Allow passes principalId and the context as flat keys to the function', async () => {
+    const { event } = await echoed(await call('/secured', bearer('allow')));
+    expect(event.requestContext.authorizer).toEqual({
+      principalId: 'fixture-user',
+      user: 'u1',
+      level: 3,
+      admin: false,
+      integrationLatency: expect.any(Number),
+    });
+  });
+
+  test('results are cached per token and re-checked against each method ARN', async () => {
+    expect((await call('/secured', bearer('allow-this-method'))).status).toBe(200);
+    const invoked = api.invocations('AuthorizerFunction');
+
+    expect((await call('/secured', bearer('allow-this-method'))).status).toBe(200);
+    const otherMethod = await call('/secured', { method: 'POST', ...bearer('allow-this-method') });
+
+    expect(otherMethod.status).toBe(403);
+    expect(await otherMethod.json()).toEqual({ message: 'User is not authorized to access this resource' });
+    expect(api.invocations('AuthorizerFunction')).toBe(invoked);
+  });
+
+  test.each([
+    ['deny', 403, 'User is not authorized to access this resource with an explicit deny'],
+    ['unauthorized', 401, undefined],
+    ['boom', 500, 'Internal server error'],
+    ['malformed', 500, 'Internal server error'],
+    ['nested', 500, 'Internal server error'],
+  ])('`%s` is answered %i', async (token, status, message) => {
+    const response = await call('/secured', bearer(token));
+    expect(response.status).toBe(status);
+    if (message) expect(await response.json()).toEqual({ message });
+  });
+});
+
+test('logs a line per request with method, path, status, milliseconds and cold starts', () => {
+  expect(logLines).toContainEqual(
+    expect.stringMatching(
+      /^GET \/echo\?color=green&color=red&size=2 200 \d+ ms \(cold start EchoFunction, init \d+ ms\)$/,
+    ),
+  );
+  expect(logLines).toContainEqual(expect.stringMatching(/^GET \/faults\/crash 502 \d+ ms .*CrashFunction failure/));
+});
