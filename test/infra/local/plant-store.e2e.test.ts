@@ -14,6 +14,11 @@ const options: LocalApiOptions = {
   port: 0,
   dataDir: mkdtempSync(join(tmpdir(), 'plant-store-e2e-')),
   maxWorkers: 4,
+  // The functions' own JSON logs would fill the test output.
+  envVars: {
+    CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+  },
   log: () => undefined,
 };
 let api: LocalApi;
