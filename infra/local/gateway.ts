@@ -62,7 +62,11 @@ const gatewayAnswer = (
         );
   return {
     status,
-    headers: withContentType([...Object.entries(response?.headers ?? {}), ['x-amzn-ErrorType', type]]),
+    headers: withContentType([
+      ...Object.entries(response?.headers ?? {}),
+      ['x-amzn-ErrorType', type],
+      ['x-amzn-RequestId', requestId],
+    ]),
     body,
   };
 };
@@ -154,6 +158,96 @@ const readBody = (request: IncomingMessage) =>
     request.on('error', reject);
   });
 
+/** Header names as the client sent them: `last` keeps each name's last value, `all` every value. */
+const headersAsSent = (request: IncomingMessage) => {
+  const last: Record<string, string> = {};
+  const all: Record<string, string[]> = {};
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    const [name = '', value = ''] = [request.rawHeaders[index], request.rawHeaders[index + 1]];
+    last[name] = value;
+    all[name] = [...(all[name] ?? []), value];
+  }
+  return { last, all };
+};
+
+interface ProxyEventParts {
+  app: LocalApp;
+  request: IncomingMessage;
+  url: URL;
+  route: LocalRoute;
+  parameters: Record<string, string>;
+  headers: ReturnType<typeof headersAsSent>;
+  body: Buffer;
+  requestId: string;
+  started: Date;
+  authorizer: Record<string, unknown> | undefined;
+}
+
+/** The Lambda proxy event (v1) API Gateway sends for a REST API request. */
+const proxyEvent = ({
+  app,
+  request,
+  url,
+  route,
+  parameters,
+  headers,
+  body,
+  requestId,
+  started,
+  authorizer,
+}: ProxyEventParts) => {
+  const query = [...url.searchParams.keys()];
+  return {
+    resource: route.resourcePath,
+    path: url.pathname,
+    httpMethod: request.method,
+    headers: headers.last,
+    multiValueHeaders: headers.all,
+    queryStringParameters: query.length ? Object.fromEntries(url.searchParams) : null,
+    multiValueQueryStringParameters: query.length
+      ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
+      : null,
+    pathParameters: Object.keys(parameters).length ? parameters : null,
+    stageVariables: null,
+    requestContext: {
+      resourceId: route.resourcePath,
+      resourcePath: route.resourcePath,
+      httpMethod: request.method,
+      extendedRequestId: requestId,
+      requestTime: requestTime(started),
+      path: `/${app.stageName}${url.pathname}`,
+      accountId: localAws.accountId,
+      protocol: `HTTP/${request.httpVersion}`,
+      stage: app.stageName,
+      domainPrefix: 'localhost',
+      requestTimeEpoch: started.getTime(),
+      requestId,
+      identity: {
+        cognitoIdentityPoolId: null,
+        accountId: null,
+        cognitoIdentityId: null,
+        caller: null,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        principalOrgId: null,
+        accessKey: null,
+        cognitoAuthenticationType: null,
+        cognitoAuthenticationProvider: null,
+        userArn: null,
+        userAgent: request.headers['user-agent'] ?? null,
+        user: null,
+        apiKey: null,
+        apiKeyId: null,
+        clientCert: null,
+      },
+      domainName: request.headers.host ?? 'localhost',
+      apiId: app.apiId,
+      ...(authorizer && { authorizer }),
+    },
+    body: body.length ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+  };
+};
+
 export interface GatewayOptions {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
@@ -187,14 +281,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
     if (!found) return gateway('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
     const { route, parameters } = found;
 
-    // Header names as the client sent them: `headers` keeps the last value, `multiValueHeaders` all of them.
-    const headers: Record<string, string> = {};
-    const multiValueHeaders: Record<string, string[]> = {};
-    for (let index = 0; index < request.rawHeaders.length; index += 2) {
-      const [name = '', value = ''] = [request.rawHeaders[index], request.rawHeaders[index + 1]];
-      headers[name] = value;
-      multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
-    }
+    const headers = headersAsSent(request);
     const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${method}${url.pathname}`;
 
     let authorizer: Record<string, unknown> | undefined;
@@ -202,7 +289,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
       const tokenAuthorizer = authorizers.get(route.authorizerId);
       if (!tokenAuthorizer) return gateway('AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
       const authorizerStarted = Date.now();
-      const { decision, report } = await tokenAuthorizer.authorize(headers, methodArn, requestId);
+      const { decision, report } = await tokenAuthorizer.authorize(headers.last, methodArn, requestId);
       noteColdStart(tokenAuthorizer.functionId, report);
       if (!decision.allowed) return gateway(decision.responseType, decision.message);
       authorizer = {
@@ -211,57 +298,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
         integrationLatency: Date.now() - authorizerStarted,
       };
     }
-
-    const query = [...url.searchParams.keys()];
-    const event = {
-      resource: route.resourcePath,
-      path: url.pathname,
-      httpMethod: method,
-      headers,
-      multiValueHeaders,
-      queryStringParameters: query.length ? Object.fromEntries(url.searchParams) : null,
-      multiValueQueryStringParameters: query.length
-        ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
-        : null,
-      pathParameters: Object.keys(parameters).length ? parameters : null,
-      stageVariables: null,
-      requestContext: {
-        resourceId: route.resourcePath,
-        resourcePath: route.resourcePath,
-        httpMethod: method,
-        extendedRequestId: requestId,
-        requestTime: requestTime(started),
-        path: `/${app.stageName}${url.pathname}`,
-        accountId: localAws.accountId,
-        protocol: `HTTP/${request.httpVersion}`,
-        stage: app.stageName,
-        domainPrefix: 'localhost',
-        requestTimeEpoch: started.getTime(),
-        requestId,
-        identity: {
-          cognitoIdentityPoolId: null,
-          accountId: null,
-          cognitoIdentityId: null,
-          caller: null,
-          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-          principalOrgId: null,
-          accessKey: null,
-          cognitoAuthenticationType: null,
-          cognitoAuthenticationProvider: null,
-          userArn: null,
-          userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
-          user: null,
-          apiKey: null,
-          apiKeyId: null,
-          clientCert: null,
-        },
-        domainName: request.headers.host ?? 'localhost',
-        apiId: app.apiId,
-        ...(authorizer && { authorizer }),
-      },
-      body: body.length ? body.toString('utf8') : null,
-      isBase64Encoded: false,
-    };
+    const event = proxyEvent({ app, request, url, route, parameters, headers, body, requestId, started, authorizer });
 
     const pool = pools.get(route.functionId);
     if (!pool) return gateway('INTEGRATION_FAILURE', 'Internal server error');
