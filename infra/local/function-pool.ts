@@ -54,18 +54,23 @@ export class FunctionPool {
   }
 
   invoke(event: unknown, requestId: string): Promise<InvocationReport> {
-    if (this.#closed)
-      return Promise.resolve(this.#report(Date.now(), undefined, { outcome: 'failure', reason: 'shutting down' }));
     this.invocations += 1;
     return new Promise((resolve) => {
-      const started = Date.now();
-      const request = { id: this.#nextId++, event, requestId, deadline: 0 };
-      this.#dispatch({ request, resolve, started, initMs: undefined });
+      const pending = {
+        request: { id: this.#nextId++, event, requestId, deadline: 0 },
+        resolve,
+        started: Date.now(),
+        initMs: undefined,
+      };
+      if (this.#closed) this.#settle(pending, { outcome: 'failure', reason: 'shutting down' });
+      else this.#dispatch(pending);
     });
   }
 
-  #report(started: number, initMs: number | undefined, invocation: Invocation): InvocationReport {
-    return { invocation, durationMs: Date.now() - started, initMs };
+  #settle(pending: Pending, invocation: Invocation) {
+    clearTimeout(pending.timer);
+    const initMs = pending.initMs === -1 ? undefined : pending.initMs;
+    pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs });
   }
 
   #dispatch(pending: Pending) {
@@ -139,9 +144,8 @@ export class FunctionPool {
   #finish(environment: Environment, invocation: Invocation) {
     const pending = environment.current;
     if (!pending) return;
-    clearTimeout(pending.timer);
     environment.current = undefined;
-    pending.resolve(this.#report(pending.started, pending.initMs === -1 ? undefined : pending.initMs, invocation));
+    this.#settle(pending, invocation);
     const next = this.#waiting.shift();
     if (next) this.#run(environment, next);
     else this.#idle.push(environment);
@@ -155,14 +159,8 @@ export class FunctionPool {
     void environment.worker.terminate();
     const pending = environment.current;
     if (pending) {
-      clearTimeout(pending.timer);
       environment.current = undefined;
-      pending.resolve(
-        this.#report(pending.started, pending.initMs === -1 ? undefined : pending.initMs, {
-          outcome: 'failure',
-          reason,
-        }),
-      );
+      this.#settle(pending, { outcome: 'failure', reason });
     }
     const next = this.#waiting.shift();
     if (next && !this.#closed) this.#dispatch(next);
