@@ -118,7 +118,8 @@ describe('a function that fails', () => {
 
     expect(response.status).toBe(504);
     expect(await response.json()).toEqual({ message: 'Endpoint request timed out' });
-    expect(Date.now() - started).toBeLessThan(2_500);
+    // The function's own timeout is 10 s: an answer before that is the integration timeout's (1 s) doing.
+    expect(Date.now() - started).toBeLessThan(9_000);
   });
 });
 
