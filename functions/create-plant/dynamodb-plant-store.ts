@@ -1,13 +1,23 @@
 import {
   type AttributeValue,
   ConditionalCheckFailedException,
-  type DynamoDBClient,
+  DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
 import { UnavailableError } from '../commons/errors.ts';
 import type { CreateResult, PlantRecord, PlantStore } from './plant-store.ts';
+
+/**
+ * The DynamoDB client for createPlant (one per cold start). Three attempts of at most 2 s each, plus backoff, end
+ * well within the function's 10 s timeout, so a DynamoDB that hangs is answered 503, not cut off by Lambda as a 502.
+ */
+export const createDynamoDbClient = () =>
+  new DynamoDBClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
+  });
 
 /** Seconds a client should wait after DynamoDB was unavailable or throttling (the SDK has already retried). */
 const retryAfterSeconds = 1;

@@ -1,7 +1,6 @@
 // POST /plants: the Middy chain around createPlant, in the documented order for REST APIs.
 
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import validator from '@middy/validator';
@@ -13,9 +12,9 @@ import { bodySizeLimit, jsonBodyParser } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
 import { config } from './config.ts';
 import { createPlant } from './create-plant.ts';
-import { dynamoDbPlantStore } from './dynamodb-plant-store.ts';
+import { createDynamoDbClient, dynamoDbPlantStore } from './dynamodb-plant-store.ts';
 
-const store = dynamoDbPlantStore(new DynamoDBClient({}), config.tableName);
+const store = dynamoDbPlantStore(createDynamoDbClient(), config.tableName);
 
 type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
 

@@ -1,10 +1,10 @@
 // The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
-import { dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
+import { createDynamoDbClient, dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
 import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
 import { type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
@@ -95,6 +95,23 @@ describe('dynamoDbPlantStore', () => {
     client.destroy();
     await new Promise((resolve) => throttling.close(resolve));
   });
+
+  test("reports a DynamoDB that accepts connections but never answers as UnavailableError (the handler's client)", async () => {
+    const sockets = new Set<Socket>();
+    const hanging = createServer(() => undefined).on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+    // The handler's client takes its endpoint from the environment, as on Lambda (read when it first sends).
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    const client = createDynamoDbClient();
+
+    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record());
+
+    await expect(failure).rejects.toBeInstanceOf(UnavailableError);
+    delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    client.destroy();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => hanging.close(resolve));
+  }, 20_000);
 
   test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
     const store = dynamoDbPlantStore(db.client, 'no-such-table');
