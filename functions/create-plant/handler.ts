@@ -4,6 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import validator from '@middy/validator';
+import type { Ajv } from 'ajv';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
@@ -31,6 +32,7 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(bodySizeLimit(config.maxBodyBytes))
   .use(jsonBodyParser())
   // middy's types name an Ajv instance, but it takes (and calls) a compiled validate function such as this one.
-  .use(validator({ eventSchema: validateCreatePlantEvent as never }))
+  .use(validator({ eventSchema: validateCreatePlantEvent as unknown as Ajv }))
   .use(httpErrors())
+  // The validator has checked the parsed body against NewPlant.
   .handler((event) => createPlantHandler(event as unknown as CreatePlantEvent));

@@ -52,7 +52,7 @@ export const envVarsOf = (file: string | boolean | undefined): Record<string, Re
   return parsed as Record<string, Record<string, string>>;
 };
 
-export const positiveInteger = (value: string | boolean | undefined, name: string): number => {
+export const wholeNumber = (value: string | boolean | undefined, name: string): number => {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0)
     throw new Error(`${name} must be a whole number, not ${String(value)}`);

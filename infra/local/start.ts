@@ -4,7 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
 import { requiredScope, signDevToken } from './dev-issuer.ts';
 import { startLocalApi } from './local-api.ts';
-import { dataDirOf, envVarsOf, parse, positiveInteger, sharedOptions } from './options.ts';
+import { dataDirOf, envVarsOf, parse, sharedOptions, wholeNumber } from './options.ts';
 
 const usage = `npm start -- [options]
   --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
@@ -42,9 +42,9 @@ try {
   const api = await startLocalApi({
     cloudAssemblyDir,
     ...(values.stack && { stackName: values.stack }),
-    port: positiveInteger(values.port ?? process.env.PORT ?? '3000', '--port'),
+    port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
     dataDir,
-    maxWorkers: Math.max(1, positiveInteger(values['max-workers'], '--max-workers')),
+    maxWorkers: Math.max(1, wholeNumber(values['max-workers'], '--max-workers')),
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
     log,
   });
