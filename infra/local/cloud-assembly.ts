@@ -8,9 +8,11 @@ export const defaultCloudAssembly = join(projectRoot, 'cdk.out');
 
 /** What a synth reads: when none of it changed since the last synth, cdk.out is up to date. */
 const sources = ['infra', 'functions', 'openapi.yaml', 'cdk.json', 'package-lock.json'];
+/** The runner itself is not part of the app. */
+const notSources = [join(projectRoot, 'infra/local')];
 
 const newestChange = (path: string): number => {
-  if (!existsSync(path)) return 0;
+  if (!existsSync(path) || notSources.includes(path)) return 0;
   const stat = statSync(path);
   if (!stat.isDirectory()) return stat.mtimeMs;
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
