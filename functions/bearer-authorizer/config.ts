@@ -1,21 +1,25 @@
 // The authorizer's configuration, read once at cold start; a missing value fails the cold start with a clear message.
 import { getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import { authorizerEnvironment as names } from './environment.ts';
 import type { TokenVerifierConfig } from './token-verifier.ts';
 
-const issuer = getStringFromEnv({ key: 'JWT_ISSUER', errorMessage: 'JWT_ISSUER must name the trusted token issuer' });
+const issuer = getStringFromEnv({
+  key: names.issuer,
+  errorMessage: `${names.issuer} must name the trusted token issuer`,
+});
 
 export const config: TokenVerifierConfig & { requiredScope: string } = {
   issuer,
   audience: getStringFromEnv({
-    key: 'JWT_AUDIENCE',
-    errorMessage: 'JWT_AUDIENCE must name the audience (or Cognito app client id) tokens are issued for',
+    key: names.audience,
+    errorMessage: `${names.audience} must name the audience (or Cognito app client id) tokens are issued for`,
   }),
-  // Cognito and most OIDC providers publish their keys here; set JWKS_URI for any other place.
-  jwksUri: getStringFromEnv({ key: 'JWKS_URI', defaultValue: `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` }),
-  algorithms: getStringFromEnv({ key: 'JWT_ALGORITHMS', defaultValue: 'RS256,ES256' })
+  // Cognito and most OIDC providers publish their keys here; set the JWKS URI for any other place.
+  jwksUri: getStringFromEnv({ key: names.jwksUri, defaultValue: `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` }),
+  algorithms: getStringFromEnv({ key: names.algorithms, defaultValue: 'RS256,ES256' })
     .split(',')
     .map((algorithm) => algorithm.trim())
     .filter(Boolean),
-  clockToleranceSeconds: getNumberFromEnv({ key: 'JWT_CLOCK_TOLERANCE_SECONDS', defaultValue: 5 }),
-  requiredScope: getStringFromEnv({ key: 'REQUIRED_SCOPE', defaultValue: '' }),
+  clockToleranceSeconds: getNumberFromEnv({ key: names.clockToleranceSeconds, defaultValue: 5 }),
+  requiredScope: getStringFromEnv({ key: names.requiredScope, defaultValue: '' }),
 };

@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
+import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
 
@@ -25,10 +26,10 @@ export class BearerAuthorizer extends Construct {
       logicalId: 'BearerAuthorizerFunction',
       timeout: Duration.seconds(5),
       environment: {
-        JWT_ISSUER: trust.issuer,
-        JWT_AUDIENCE: trust.audience,
-        REQUIRED_SCOPE: trust.requiredScope,
-        ...(trust.jwksUri === undefined ? {} : { JWKS_URI: trust.jwksUri }),
+        [names.issuer]: trust.issuer,
+        [names.audience]: trust.audience,
+        [names.requiredScope]: trust.requiredScope,
+        ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
       },
     });
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {

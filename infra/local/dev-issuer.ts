@@ -5,6 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
 import { resolveValue } from './environment.ts';
 import type { LocalApp } from './template.ts';
 
@@ -15,15 +16,15 @@ const algorithm = 'ES256';
 
 /** What a TOKEN authorizer's function is given locally (the variables of functions/bearer-authorizer/config.ts). */
 export const devIssuerEnvironment = (jwksUri: string) => ({
-  JWT_ISSUER: devIssuer,
-  JWT_AUDIENCE: devAudience,
-  JWKS_URI: jwksUri,
+  [names.issuer]: devIssuer,
+  [names.audience]: devAudience,
+  [names.jwksUri]: jwksUri,
 });
 
-/** The scope the app's authorizer requires (its REQUIRED_SCOPE), which local tokens carry by default. */
+/** The scope the app's authorizer requires, which local tokens carry by default. */
 export const requiredScope = (app: LocalApp): string => {
   const scopes = [...app.authorizers.values()].map(
-    ({ functionId }) => app.functions.get(functionId)?.environment.REQUIRED_SCOPE,
+    ({ functionId }) => app.functions.get(functionId)?.environment[names.requiredScope],
   );
   const [scope] = scopes.filter((value) => value !== undefined).map((value) => resolveValue(value, app));
   return scope ?? '';
