@@ -42,7 +42,7 @@ export const gatewayResponses: readonly {
 ];
 
 /** The Error body as a gateway response template: `messageString` is already a quoted JSON string. */
-export const errorTemplate = (status: number, message?: string) =>
+const errorTemplate = (status: number, message?: string) =>
   `{"error": ${status}, "message": ${message === undefined ? '$context.error.messageString' : JSON.stringify(message)}}`;
 
 /** Makes every gateway answer carry this API's Error body as JSON. */

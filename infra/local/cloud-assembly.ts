@@ -18,7 +18,7 @@ const newestChange = (path: string): number => {
   return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
 };
 
-export const isUpToDate = (cloudAssemblyDir: string) => {
+const isUpToDate = (cloudAssemblyDir: string) => {
   const manifest = join(cloudAssemblyDir, 'manifest.json');
   if (!existsSync(manifest)) return false;
   const synthesized = statSync(manifest).mtimeMs;

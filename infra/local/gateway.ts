@@ -9,7 +9,7 @@ import type { FunctionPool, InvocationReport } from './function-pool.ts';
 import type { LocalApp, LocalGatewayResponse, LocalRoute } from './template.ts';
 
 /** API Gateway's payload limit. */
-export const maxPayloadBytes = 10 * 1024 * 1024;
+const maxPayloadBytes = 10 * 1024 * 1024;
 
 /** Status and message of each answer the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
@@ -76,7 +76,7 @@ const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'bool
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */
-export const proxyResultToAnswer = (result: unknown): Answer | undefined => {
+const proxyResultToAnswer = (result: unknown): Answer | undefined => {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
   const {
     statusCode,

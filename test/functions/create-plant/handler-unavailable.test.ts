@@ -1,9 +1,9 @@
 // createPlant through its Middy chain when DynamoDB refuses every connection: 503 with Retry-After.
 import { beforeAll, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { contractViolations } from '../../helpers/contract.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
+import { contractViolations } from '../../helpers/independent-contract.ts';
 
 let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 

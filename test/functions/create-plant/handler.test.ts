@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { contractViolations } from '../../helpers/contract.ts';
 import { type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
+import { contractViolations } from '../../helpers/independent-contract.ts';
 
 const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;

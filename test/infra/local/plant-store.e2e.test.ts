@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../../../infra/local/dev-issuer.ts';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../../infra/local/local-api.ts';
 import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
-import { independentContractViolations } from '../../helpers/independent-contract.ts';
+import { responseContractViolations } from '../../helpers/independent-contract.ts';
 
 const options: LocalApiOptions = {
   cloudAssemblyDir: synthesizedCloudAssembly(),
@@ -38,7 +38,7 @@ const createPlant = async (body: unknown, headers: Record<string, string> = { Au
     headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  expect(await independentContractViolations(response)).toEqual([]);
+  expect(await responseContractViolations(response)).toEqual([]);
   return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
 };
 
