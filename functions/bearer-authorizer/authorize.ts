@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import type { VerifiedToken } from './token-verifier.ts';
+import { InvalidTokenError, type VerifiedToken } from './token-verifier.ts';
 
 const bearer = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i;
 
@@ -22,8 +22,8 @@ const policy = (principalId: string, effect: 'Allow' | 'Deny', methodArn: string
   context,
 });
 
-/** Thrown for every credential that is not acceptable; API Gateway answers exactly this message with 401. */
-export const unauthorized = () => new Error('Unauthorized');
+/** API Gateway answers 500 for an authorizer result larger than this (Lambda authorizer quotas). */
+export const maxResultBytes = 8 * 1024;
 
 export interface AuthorizeDeps {
   verify: (token: string) => Promise<VerifiedToken>;
@@ -33,16 +33,21 @@ export interface AuthorizeDeps {
 
 /**
  * A TOKEN authorizer: Allow for a valid token (with the required scope), Deny (403) for a valid token without it.
- * Invalid tokens make `verify` throw; the handler turns that into `unauthorized()`.
+ * A token that is not acceptable is an InvalidTokenError; the handler turns that into API Gateway's 401.
  */
 export const authorize = async (
   event: APIGatewayTokenAuthorizerEvent,
   { verify, requiredScope }: AuthorizeDeps,
 ): Promise<APIGatewayAuthorizerResult> => {
   const token = bearer.exec(event.authorizationToken ?? '')?.[1];
-  if (!token) throw unauthorized();
+  if (!token) throw new InvalidTokenError('no bearer token');
   const { sub, scopes, clientId } = await verify(token);
   const allowed = requiredScope === '' || scopes.includes(requiredScope);
   // Context values must be flat strings, numbers or booleans: they reach the function as requestContext.authorizer.
-  return policy(sub, allowed ? 'Allow' : 'Deny', event.methodArn, { sub, scope: scopes.join(' '), clientId });
+  const result = policy(sub, allowed ? 'Allow' : 'Deny', event.methodArn, { sub, scope: scopes.join(' '), clientId });
+  // Claims too large to pass on are the token's problem (401), not a gateway failure (500).
+  if (Buffer.byteLength(JSON.stringify(result)) > maxResultBytes) {
+    throw new InvalidTokenError(`the authorizer result would be over ${maxResultBytes} bytes`);
+  }
+  return result;
 };

@@ -3,7 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { logger } from '../commons/logger.ts';
-import { authorize, unauthorized } from './authorize.ts';
+import { authorize } from './authorize.ts';
 import { config } from './config.ts';
 import { createTokenVerifier, InvalidTokenError } from './token-verifier.ts';
 
@@ -18,9 +18,9 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
     // Never log the token; the reason is enough to tell an expired token from a forged one.
     if (error instanceof InvalidTokenError) {
       logger.info('Token refused', { reason: error.message });
-      throw unauthorized();
+      // API Gateway answers 401 for exactly this error message, and 500 for any other error.
+      throw new Error('Unauthorized');
     }
-    if (error instanceof Error && error.message === 'Unauthorized') throw error;
     logger.error('Authorizer failed', { error: error as Error });
     throw new Error('Authorizer failed');
   }

@@ -1,8 +1,8 @@
 // The TOKEN authorizer through its handler, with real tokens signed by keys generated here and a JWKS on loopback.
-import { createHmac } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import { base64url, exportSPKI, type JWTPayload, UnsecuredJWT } from 'jose';
+import { base64url, type CryptoKey, exportSPKI, type JWTPayload, UnsecuredJWT } from 'jose';
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { type SigningKey, signingKey, signToken, startIssuer, type TestIssuer } from '../../helpers/token-issuer.ts';
 
@@ -11,11 +11,19 @@ const requiredScope = 'plants/write';
 let issuer: TestIssuer;
 let rsa: SigningKey;
 let ec: SigningKey;
+/** A 1024-bit RSA key the issuer publishes beside its good ones (jose cannot sign with it: node:crypto does). */
+const weakRsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
+const weakKey = {
+  kid: 'weak-1',
+  alg: 'RS256',
+  privateKey: weakRsa.privateKey as unknown as CryptoKey,
+  publicKey: weakRsa.publicKey as unknown as CryptoKey,
+} as const;
 let handler: (event: APIGatewayTokenAuthorizerEvent, context: Context) => Promise<APIGatewayAuthorizerResult>;
 
 beforeAll(async () => {
   [rsa, ec] = await Promise.all([signingKey('rsa-1', 'RS256'), signingKey('ec-1', 'ES256')]);
-  issuer = await startIssuer([rsa, ec]);
+  issuer = await startIssuer([rsa, ec, weakKey]);
   Object.assign(process.env, {
     JWT_ISSUER: issuer.issuer,
     JWT_AUDIENCE: audience,
@@ -122,6 +130,26 @@ describe('a token that is not acceptable is Unauthorized', () => {
   test('in another scheme than Bearer', async () => {
     const token = await signToken(rsa, validClaims());
     await expect(handler(tokenAuthorizerEvent(`Basic ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
+  });
+});
+
+describe('tokens a trusted issuer could mint, but API Gateway could not pass on, are Unauthorized (never a 500)', () => {
+  test('a numeric subject', async () => expectUnauthorized(await signToken(rsa, { ...validClaims(), sub: 42 as never })));
+  test('a subject longer than OpenID Connect allows (255)', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), sub: 's'.repeat(10 * 1024) })));
+  test('scopes that would make the authorizer result larger than 8 KB', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), scope: `${requiredScope} ${'x'.repeat(9000)}` })));
+  test('signed with a 1024-bit RSA key the issuer publishes', async () => {
+    const header = base64url.encode(JSON.stringify({ alg: 'RS256', kid: weakKey.kid, typ: 'JWT' }));
+    const payload = base64url.encode(JSON.stringify({ ...validClaims(), iat: now(), exp: now() + 3600 }));
+    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), weakRsa.privateKey).toString('base64url');
+    await expectUnauthorized(`${header}.${payload}.${signature}`);
+  });
+  test('issued in the future, beyond the clock tolerance', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), iat: now() + 120 })));
+  test('issued a moment ahead, within the clock tolerance, is allowed', async () => {
+    const result = await authorizeToken(await signToken(rsa, { ...validClaims(), iat: now() + 2 }));
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
   });
 });
 

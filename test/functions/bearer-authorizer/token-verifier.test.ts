@@ -1,9 +1,27 @@
-import { describe, expect, test } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, test } from '@jest/globals';
 import { createTokenVerifier, InvalidTokenError } from '../../../functions/bearer-authorizer/token-verifier.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { signingKey, signToken } from '../../helpers/token-issuer.ts';
 
 const config = { issuer: 'https://issuer.test', audience: 'api', algorithms: ['RS256'], clockToleranceSeconds: 5 };
+const validToken = async () =>
+  signToken(await signingKey('k', 'RS256'), { iss: config.issuer, aud: 'api', sub: 's' });
+
+let jwksServer: Server | undefined;
+afterEach(() => {
+  jwksServer?.closeAllConnections();
+  jwksServer?.close();
+  jwksServer = undefined;
+});
+
+/** A JWKS endpoint that answers every request with `answer` (or never, without one). */
+const jwksEndpoint = async (answer?: (response: import('node:http').ServerResponse) => void) => {
+  jwksServer = createServer((_request, response) => answer?.(response));
+  await new Promise<void>((resolve) => jwksServer?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+};
 
 describe('createTokenVerifier', () => {
   test('refuses to trust symmetric algorithms or none', () => {
@@ -13,14 +31,26 @@ describe('createTokenVerifier', () => {
     );
     expect(() => createTokenVerifier({ ...config, jwksUri, algorithms: ['none'] })).toThrow(/not none/);
   });
+});
 
-  test('an unreachable JWKS is a server-side failure, not an invalid token', async () => {
-    const verify = createTokenVerifier({ ...config, jwksUri: `${await refusedEndpoint()}/jwks.json` });
-    const token = await signToken(await signingKey('k', 'RS256'), { iss: config.issuer, aud: 'api', sub: 's' });
+describe('issuer keys that cannot be had are a server-side failure, never an invalid token', () => {
+  test.each([
+    ['refused connections', async () => `${await refusedEndpoint()}/jwks.json`],
+    [
+      'an HTTP 503',
+      () => jwksEndpoint((response) => response.writeHead(503, { 'Content-Type': 'text/plain' }).end('busy')),
+    ],
+    [
+      'an HTML page',
+      () => jwksEndpoint((response) => response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>')),
+    ],
+    ['no answer (the fetch times out)', () => jwksEndpoint()],
+  ])('%s', async (_case, endpoint) => {
+    const verify = createTokenVerifier({ ...config, jwksUri: await endpoint() });
 
-    const failure = verify(token);
+    const failure = verify(await validToken());
 
-    await expect(failure).rejects.toBeDefined();
+    await expect(failure).rejects.toThrow();
     await expect(failure).rejects.not.toBeInstanceOf(InvalidTokenError);
   });
 });
