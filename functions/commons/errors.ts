@@ -1,27 +1,49 @@
-// The errors the functions raise on purpose. Each names what went wrong in words a client may read;
-// http-errors.ts is the one place that turns them (and anything else) into HTTP answers.
+// The errors the functions raise on purpose. Each carries the HTTP status that answers it and names what went wrong
+// in words a client may read; http-errors.ts is the one place that turns them (and anything else) into answers.
 
-/** The request is not acceptable as it is: 400. */
-export class InvalidRequestError extends Error {
-  override name = 'InvalidRequestError';
+/** An error a client is told about: its status, its message, and any headers the answer needs. */
+export abstract class HttpError extends Error {
+  abstract readonly statusCode: number;
+  readonly expose = true;
+  get headers(): Record<string, string> {
+    return {};
+  }
 }
 
-/** The request body is over the configured limit: 413. */
-export class PayloadTooLargeError extends Error {
-  override name = 'PayloadTooLargeError';
+/** The request is not acceptable as it is: 400. */
+export class InvalidRequestError extends HttpError {
+  override name = 'InvalidRequestError';
+  readonly statusCode = 400;
 }
 
 /** The request contradicts what is stored: 409. */
-export class ConflictError extends Error {
+export class ConflictError extends HttpError {
   override name = 'ConflictError';
+  readonly statusCode = 409;
 }
 
-/** A dependency is unavailable or throttling; the same request may succeed later: 503. */
-export class UnavailableError extends Error {
+/** The request body is over the configured limit: 413. */
+export class PayloadTooLargeError extends HttpError {
+  override name = 'PayloadTooLargeError';
+  readonly statusCode = 413;
+}
+
+/** The request body is not in a media type (or character set) the API reads: 415. */
+export class UnsupportedMediaTypeError extends HttpError {
+  override name = 'UnsupportedMediaTypeError';
+  readonly statusCode = 415;
+}
+
+/** A dependency is unavailable or throttling, or the invocation ran out of time; a retry may succeed: 503. */
+export class UnavailableError extends HttpError {
   override name = 'UnavailableError';
+  readonly statusCode = 503;
   readonly retryAfterSeconds: number;
   constructor(message: string, retryAfterSeconds: number, options?: ErrorOptions) {
     super(message, options);
     this.retryAfterSeconds = retryAfterSeconds;
+  }
+  override get headers() {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
   }
 }

@@ -5,7 +5,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ErrorObject } from 'ajv';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Error as ErrorBody } from './contract/openapi-types.ts';
-import { ConflictError, InvalidRequestError, PayloadTooLargeError, UnavailableError } from './errors.ts';
+import { HttpError } from './errors.ts';
 import { logger } from './logger.ts';
 
 export const jsonResponse = (
@@ -50,44 +50,32 @@ const isAjvErrorList = (data: unknown): data is ErrorObject[] =>
 interface MiddyHttpError extends Error {
   statusCode: number;
   expose: boolean;
-  cause?: { package?: unknown; data?: unknown };
+  cause?: { package?: unknown; data?: unknown; message?: unknown };
 }
 
 const isMiddyHttpError = (error: unknown): error is MiddyHttpError =>
   typeof error === 'object' && error !== null && typeof (error as Partial<MiddyHttpError>).statusCode === 'number';
 
-const fromMiddy = (error: MiddyHttpError): APIGatewayProxyResult | undefined => {
-  const cause = error.cause ?? {};
-  switch (error.statusCode) {
-    case 415:
-      return errorResponse(415, 'Content-Type must be application/json');
-    case 422: // @middy/http-json-body-parser: malformed JSON, or a forbidden key such as __proto__
-      return errorResponse(
-        400,
-        error.message === 'Forbidden key in JSON body'
-          ? `request body: the key ${JSON.stringify(cause.data)} is not allowed`
-          : 'request body: is not valid JSON',
-      );
-    case 400:
-      return errorResponse(400, isAjvErrorList(cause.data) ? describeValidationErrors(cause.data) : error.message);
-    default:
-      return error.statusCode < 500 && error.expose ? errorResponse(error.statusCode, error.message) : undefined;
+/** What a client is told about a middy error, or undefined for one that is not the client's (a 500). */
+const fromMiddy = ({ statusCode, expose, message, cause = {} }: MiddyHttpError): APIGatewayProxyResult | undefined => {
+  if (statusCode === 422) {
+    // @middy/http-json-body-parser: JSON.parse failed (its message in cause.message), or a forbidden key (its name in
+    // cause.data): `__proto__`, or `constructor` holding `prototype`, refused as a guard against prototype pollution.
+    return errorResponse(
+      400,
+      cause.message === undefined
+        ? `request body: the key ${JSON.stringify(cause.data)} is not allowed`
+        : 'request body: is not valid JSON',
+    );
   }
+  if (statusCode === 400 && isAjvErrorList(cause.data)) return errorResponse(400, describeValidationErrors(cause.data));
+  return statusCode < 500 && expose ? errorResponse(statusCode, message) : undefined;
 };
 
 /** Turns any error into the API's answer. */
 export const toErrorResponse = (error: unknown): APIGatewayProxyResult => {
-  if (error instanceof InvalidRequestError) return errorResponse(400, error.message);
-  if (error instanceof PayloadTooLargeError) return errorResponse(413, error.message);
-  if (error instanceof ConflictError) return errorResponse(409, error.message);
-  if (error instanceof UnavailableError) {
-    return errorResponse(503, error.message, { 'Retry-After': String(error.retryAfterSeconds) });
-  }
-  if (isMiddyHttpError(error)) {
-    const response = fromMiddy(error);
-    if (response) return response;
-  }
-  return errorResponse(500, 'Internal server error');
+  if (error instanceof HttpError) return errorResponse(error.statusCode, error.message, error.headers);
+  return (isMiddyHttpError(error) && fromMiddy(error)) || errorResponse(500, 'Internal server error');
 };
 
 /** Middy middleware: answers every error with `toErrorResponse`, logging server-side failures in full. */

@@ -1,37 +1,88 @@
+// Reading a JSON request body: size, media type, UTF-8, nesting, then @middy/http-json-body-parser and exact numbers.
 import type { MiddlewareObj, Request } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { PayloadTooLargeError } from './errors.ts';
+import { parse as parseContentType } from 'content-type';
+import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from './errors.ts';
 import { exactNumbers } from './exact-json.ts';
 
-const decode = (body: string, isBase64Encoded: boolean) =>
-  isBase64Encoded ? Buffer.from(body, 'base64').toString('utf8') : body;
+/** `application/json` or any `+json` type (RFC 6839), as middy's own check. */
+const jsonMediaType = /^application\/([a-z0-9.!#$&^_-]+\+)?json$/;
 
-/** 413 for a body over `maxBytes`, checked before anything parses it. */
-export const bodySizeLimit = (maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> => ({
-  before: ({ event: { body, isBase64Encoded } }) => {
-    if (body === null) return;
-    const bytes = Buffer.byteLength(body, isBase64Encoded ? 'base64' : 'utf8');
-    if (bytes > maxBytes) {
-      throw new PayloadTooLargeError(`Request body is ${bytes} bytes; the limit is ${maxBytes} bytes`);
-    }
-  },
-});
+/** Deeper than this, a body is refused before parsing (NewPlant is one level; JSON.parse's reviver recurses). */
+export const maxNestingDepth = 64;
+
+/** Fails on the first byte sequence that is not UTF-8 (overlong forms, surrogates, > U+10FFFF, truncations). */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+const headerValue = (headers: APIGatewayProxyEvent['headers'], name: string) =>
+  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/** 415 unless the Content-Type is JSON, in UTF-8 (RFC 8259: JSON exchanged between systems is UTF-8). */
+const checkMediaType = (contentType: string | undefined) => {
+  const { type, parameters } = parseContentType(contentType ?? '');
+  if (!jsonMediaType.test(type)) throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  const { charset = 'utf-8' } = parameters;
+  if (charset.toLowerCase() !== 'utf-8') {
+    throw new UnsupportedMediaTypeError(`Content-Type charset must be utf-8, not ${charset}`);
+  }
+};
+
+/** The body's text: base64 bodies (API Gateway's binary media types) are decoded strictly, never repaired. */
+const bodyText = (body: string, isBase64Encoded: boolean) => {
+  if (!isBase64Encoded) return body;
+  try {
+    return utf8.decode(Buffer.from(body, 'base64'));
+  } catch {
+    throw new InvalidRequestError('request body: is not valid UTF-8');
+  }
+};
+
+/** Whether `text` opens more than `max` arrays or objects inside each other (strings skipped). */
+const nestedDeeperThan = (text: string, max: number) => {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) {
+        index += 1; // a backslash: skip the character it escapes
+      } else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (char === 0x5d || char === 0x7d) depth -= 1;
+  }
+  return false;
+};
 
 /**
- * @middy/http-json-body-parser (Content-Type check, prototype-pollution guard, malformed JSON), with numbers kept
- * exact: middy calls the reviver without JSON.parse's source-text argument, so once its checks have passed the same
- * text is parsed again with `exactNumbers` (a few microseconds for a body within the size limit).
+ * The request body as JSON, before anything reads it: 413 over `maxBytes`; 415 for a media type other than JSON in
+ * UTF-8; 400 for bytes that are not UTF-8 or nesting deeper than `maxNestingDepth`. Then @middy/http-json-body-parser
+ * (prototype-pollution guard, malformed JSON), and the same text once more with `exactNumbers`, since middy calls its
+ * reviver without JSON.parse's source-text argument (a few microseconds for a body within the limit).
  */
-export const jsonBodyParser = (): MiddlewareObj<APIGatewayProxyEvent> => {
-  const { before: middyParse } = httpJsonBodyParser<APIGatewayProxyEvent>();
+export const jsonBody = (maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> => {
+  const { before: middyParse } = httpJsonBodyParser<APIGatewayProxyEvent>({ disableContentTypeCheck: true });
   return {
     before: async (request: Request<APIGatewayProxyEvent>) => {
-      const { body, isBase64Encoded } = request.event;
-      await middyParse?.(request);
-      if (typeof body === 'string') {
-        (request.event as { body: unknown }).body = JSON.parse(decode(body, isBase64Encoded), exactNumbers);
+      const { event } = request;
+      if (event.body !== null) {
+        const bytes = Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+        if (bytes > maxBytes) {
+          throw new PayloadTooLargeError(`Request body is ${bytes} bytes; the limit is ${maxBytes} bytes`);
+        }
       }
+      checkMediaType(headerValue(event.headers, 'content-type'));
+      if (event.body === null) return; // the validator answers that a JSON object is required
+      const text = bodyText(event.body, event.isBase64Encoded);
+      if (nestedDeeperThan(text, maxNestingDepth)) {
+        throw new InvalidRequestError(`request body: is nested deeper than ${maxNestingDepth} levels`);
+      }
+      Object.assign(event, { body: text, isBase64Encoded: false });
+      await middyParse?.(request);
+      (event as { body: unknown }).body = JSON.parse(text, exactNumbers);
     },
   };
 };

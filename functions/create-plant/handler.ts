@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
 import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
-import { bodySizeLimit, jsonBodyParser } from '../commons/json-body.ts';
+import { jsonBody } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
 import { config } from './config.ts';
 import { createPlant } from './create-plant.ts';
@@ -29,8 +29,7 @@ const createPlantHandler = async (event: CreatePlantEvent): Promise<APIGatewayPr
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(injectLambdaContext(logger))
   .use(httpHeaderNormalizer())
-  .use(bodySizeLimit(config.maxBodyBytes))
-  .use(jsonBodyParser())
+  .use(jsonBody(config.maxBodyBytes))
   // middy's types name an Ajv instance, but it takes (and calls) a compiled validate function such as this one.
   .use(validator({ eventSchema: validateCreatePlantEvent as unknown as Ajv }))
   .use(httpErrors())

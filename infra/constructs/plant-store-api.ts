@@ -43,6 +43,11 @@ export class PlantStoreApi extends Construct {
       restApiName: 'Plant Store',
       description: 'Plant Store API (openapi.yaml)',
       endpointTypes: [EndpointType.REGIONAL],
+      // Every request body reaches createPlant as its bytes (base64, isBase64Encoded), not as text API Gateway has
+      // decoded: so invalid UTF-8 is refused (400) instead of silently repaired. Answers are text either way, since
+      // API Gateway decodes a proxy result only when it says isBase64Encoded. See "Binary media types for REST APIs",
+      // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings.html
+      binaryMediaTypes: ['*/*'],
       // Execution logging needs API Gateway's account-level CloudWatch role.
       cloudWatchRole: true,
       cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,

@@ -170,6 +170,23 @@ const headersAsSent = (request: IncomingMessage) => {
   return { last, all };
 };
 
+/**
+ * Whether a request's Content-Type is one of the API's binary media types (patterns with `*` wildcards): then API
+ * Gateway hands the body to the function base64-encoded, byte for byte, instead of as UTF-8 text.
+ */
+const isBinary = (contentType: string | undefined, binaryMediaTypes: string[]) => {
+  if (contentType === undefined) return false;
+  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+  return binaryMediaTypes.some((pattern) =>
+    new RegExp(
+      `^${pattern
+        .toLowerCase()
+        .replace(/[.+^${}()|[\]\\?]/g, '\\$&')
+        .replaceAll('*', '[^/]*')}$`,
+    ).test(type),
+  );
+};
+
 interface ProxyEventParts {
   app: LocalApp;
   request: IncomingMessage;
@@ -197,6 +214,7 @@ const proxyEvent = ({
   authorizer,
 }: ProxyEventParts) => {
   const query = [...url.searchParams.keys()];
+  const binary = isBinary(request.headers['content-type'], app.binaryMediaTypes);
   return {
     resource: route.resourcePath,
     path: url.pathname,
@@ -243,8 +261,8 @@ const proxyEvent = ({
       apiId: app.apiId,
       ...(authorizer && { authorizer }),
     },
-    body: body.length ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
+    isBase64Encoded: body.length > 0 && binary,
   };
 };
 

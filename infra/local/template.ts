@@ -68,6 +68,8 @@ export interface LocalApp {
   stackName: string;
   apiId: string;
   stageName: string;
+  /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
+  binaryMediaTypes: string[];
   routes: LocalRoute[];
   authorizers: Map<string, LocalAuthorizer>;
   gatewayResponses: Map<string, LocalGatewayResponse>;
@@ -250,7 +252,10 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
   if (apis.length !== 1 || !api)
     throw new UnsupportedTemplateError(`${name}: expected one REST API, found ${apis.length}`);
   const [apiId, apiResource] = api;
-  if (props(apiResource).BinaryMediaTypes) throw new UnsupportedTemplateError(`${apiId}: binary media types`);
+  const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
+  if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
+    throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
+  }
   const stages = ofType(resources, 'AWS::ApiGateway::Stage');
   const stageName = stages.length === 1 && stages[0] ? String(props(stages[0][1]).StageName) : 'local';
 
@@ -258,6 +263,7 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
     stackName: name,
     apiId,
     stageName,
+    binaryMediaTypes,
     routes: readRoutes(resources, apiId),
     authorizers: readAuthorizers(resources),
     gatewayResponses: readGatewayResponses(resources),

@@ -50,6 +50,10 @@ describe('the API', () => {
     });
   });
 
+  test('hands every request body to the function as its bytes (binary media types */*), so none is repaired', () => {
+    template.hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] });
+  });
+
   test('checks the Authorization header for a bearer token and caches results for 300 s by default', () => {
     template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
       Type: 'TOKEN',

@@ -134,7 +134,8 @@ describe('a token that is not acceptable is Unauthorized', () => {
 });
 
 describe('tokens a trusted issuer could mint, but API Gateway could not pass on, are Unauthorized (never a 500)', () => {
-  test('a numeric subject', async () => expectUnauthorized(await signToken(rsa, { ...validClaims(), sub: 42 as never })));
+  test('a numeric subject', async () =>
+    expectUnauthorized(await signToken(rsa, { ...validClaims(), sub: 42 as never })));
   test('a subject longer than OpenID Connect allows (255)', async () =>
     expectUnauthorized(await signToken(rsa, { ...validClaims(), sub: 's'.repeat(10 * 1024) })));
   test('scopes that would make the authorizer result larger than 8 KB', async () =>

@@ -6,8 +6,7 @@ import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { signingKey, signToken } from '../../helpers/token-issuer.ts';
 
 const config = { issuer: 'https://issuer.test', audience: 'api', algorithms: ['RS256'], clockToleranceSeconds: 5 };
-const validToken = async () =>
-  signToken(await signingKey('k', 'RS256'), { iss: config.issuer, aud: 'api', sub: 's' });
+const validToken = async () => signToken(await signingKey('k', 'RS256'), { iss: config.issuer, aud: 'api', sub: 's' });
 
 let jwksServer: Server | undefined;
 afterEach(() => {

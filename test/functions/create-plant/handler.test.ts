@@ -190,6 +190,79 @@ describe('bad requests answer 400 naming the field and the rule', () => {
   });
 });
 
+describe('bodies are read as UTF-8 JSON, and never altered', () => {
+  /** The body's bytes, as API Gateway forwards them for a binary media type (the stack sets `*\/*`). */
+  const postBytes = (bytes: Buffer, contentType = 'application/json') =>
+    invoke(
+      createPlantEvent({
+        body: bytes.toString('base64'),
+        isBase64Encoded: true,
+        headers: { 'Content-Type': contentType },
+      }),
+    );
+  const withName = (...nameBytes: number[]) =>
+    Buffer.concat([Buffer.from('{"id": 50, "name": "Caf'), Buffer.from(nameBytes), Buffer.from('"}')]);
+
+  test.each([
+    ['a Latin-1 byte (E9)', [0xe9]],
+    ['FF', [0xff]],
+    ['a truncated sequence (C3 28)', [0xc3, 0x28]],
+    ['an encoded surrogate (ED A0 80)', [0xed, 0xa0, 0x80]],
+    ['an overlong form (C0 AF)', [0xc0, 0xaf]],
+    ['a code point beyond U+10FFFF (F4 90 80 80)', [0xf4, 0x90, 0x80, 0x80]],
+  ])('invalid UTF-8 answers 400 and stores nothing: %s', async (_case, bytes) => {
+    expectError(await postBytes(withName(...bytes)), 400, 'request body: is not valid UTF-8');
+    expect(await storedItem('50')).toBeUndefined();
+  });
+
+  test('valid UTF-8 is stored exactly as sent', async () => {
+    expect((await postBytes(withName(0xc3, 0xa9))).statusCode).toBe(200);
+    expect((await storedItem('50'))?.name).toEqual({ S: 'Café' });
+  });
+
+  test.each([
+    ['whitespace before the parameters', 'application/json ; charset=utf-8'],
+    ['an upper-case charset', 'application/json;charset=UTF-8'],
+    ['a quoted charset', 'application/json; charset="utf-8"'],
+    ['upper-case type', 'Application/JSON'],
+  ])('a valid JSON media type is accepted: %s', async (_case, contentType) => {
+    expect((await post({ id: 51, name: 'Tansy' }, { 'Content-Type': contentType })).statusCode).toBe(200);
+  });
+
+  test('a charset other than utf-8 answers 415', async () => {
+    expectError(
+      await post({ id: 52, name: 'x' }, { 'Content-Type': 'application/json; charset=iso-8859-1' }),
+      415,
+      'Content-Type charset must be utf-8, not iso-8859-1',
+    );
+  });
+
+  test('nesting deeper than 64 levels answers 400 saying so; 64 levels are read', async () => {
+    const nested = (levels: number) =>
+      `{"id": 53, "name": "x", "extra": ${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    expectError(await post(nested(5000)), 400, 'request body: is nested deeper than 64 levels');
+    expectError(await post(nested(65)), 400, 'request body: is nested deeper than 64 levels');
+    expect((await post(nested(64))).statusCode).toBe(200);
+  });
+
+  test('brackets inside strings do not count as nesting', async () => {
+    expect((await post({ id: 54, name: `${'['.repeat(100)}"{{` })).statusCode).toBe(200);
+    expect((await storedItem('54'))?.name).toEqual({ S: `${'['.repeat(100)}"{{` });
+  });
+
+  test.each([
+    ['__proto__ deep down', '{"id": 55, "name": "x", "a": {"b": [{"__proto__": {}}]}}', '__proto__'],
+    ['constructor.prototype', '{"id": 55, "name": "x", "constructor": {"prototype": {}}}', 'constructor'],
+    [
+      'constructor.prototype deep down',
+      '{"id": 55, "name": "x", "a": [{"constructor": {"prototype": 1}}]}',
+      'constructor',
+    ],
+  ])('keys that could pollute prototypes are refused (documented): %s', async (_case, body, key) => {
+    expectError(await post(body), 400, `request body: the key "${key}" is not allowed`);
+  });
+});
+
 describe('what the function refuses before parsing', () => {
   test('a Content-Type that is not JSON answers 415', async () => {
     expectError(

@@ -36,7 +36,7 @@ const createPlant = async (body: unknown, headers: Record<string, string> = { Au
   const response = await fetch(`${api.url}/plants`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' || body instanceof Buffer ? body : JSON.stringify(body),
   });
   expect(await responseContractViolations(response)).toEqual([]);
   return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
@@ -67,6 +67,26 @@ describe('creating plants', () => {
       headers: expect.anything(),
       body: { error: 400, message: 'id: must be an integer in the int64 range' },
     });
+  });
+
+  test('refuses bytes that are not UTF-8 with 400, stores nothing, and keeps valid text exactly', async () => {
+    const withName = (name: Buffer) =>
+      Buffer.concat([Buffer.from('{"id": 4100777, "name": "Caf'), name, Buffer.from('"}')]);
+    expect(await createPlant(withName(Buffer.from([0xe9])))).toMatchObject({
+      status: 400,
+      body: { error: 400, message: 'request body: is not valid UTF-8' },
+    });
+    // Nothing was stored for the id: valid text creates it, and a repaired form of it is other content.
+    expect(await createPlant(withName(Buffer.from('é')))).toMatchObject({ status: 200, body: { name: 'Café' } });
+    expect((await createPlant(withName(Buffer.from('\uFFFD')))).status).toBe(409);
+  });
+
+  test('accepts a JSON media type with whitespace before its parameters', async () => {
+    const answer = await createPlant(
+      { id: 4100778, name: 'Yarrow' },
+      { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json ; charset=utf-8' },
+    );
+    expect(answer.status).toBe(200);
   });
 
   test('answers a body over the function limit (64 KiB) with 413 from the function', async () => {
