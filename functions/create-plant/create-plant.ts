@@ -5,6 +5,8 @@ import type { PlantStore } from './plant-store.ts';
 export interface CreatePlantDeps {
   store: PlantStore;
   now: () => Date;
+  /** Aborted at the invocation's deadline. */
+  signal?: AbortSignal;
 }
 
 const plantOf = ({ name, tag }: { name: string; tag?: string | undefined }): Plant =>
@@ -21,7 +23,8 @@ export const createPlant = async (input: NewPlant, createdBy: string, deps: Crea
     if (!value.isWellFormed()) throw new InvalidRequestError(`${field}: must be well-formed Unicode text`);
   }
   const id = BigInt(input.id);
-  const result = await deps.store.createIfAbsent({ id, ...plant, createdAt: deps.now().toISOString(), createdBy });
+  const record = { id, ...plant, createdAt: deps.now().toISOString(), createdBy };
+  const result = await deps.store.createIfAbsent(record, deps.signal);
   if (result.created) return plant;
   const stored = plantOf(result.existing);
   if (stored.name !== plant.name || stored.tag !== plant.tag) {

@@ -10,8 +10,8 @@ import { UnavailableError } from '../commons/errors.ts';
 import type { CreateResult, PlantRecord, PlantStore } from './plant-store.ts';
 
 /**
- * The DynamoDB client for createPlant (one per cold start). Three attempts of at most 2 s each, plus backoff, end
- * well within the function's 10 s timeout, so a DynamoDB that hangs is answered 503, not cut off by Lambda as a 502.
+ * The DynamoDB client for createPlant (one per cold start): up to three attempts of at most 1 s to connect and 2 s to
+ * answer. What bounds a whole invocation is its deadline: the handler's abort signal stops every call at it.
  */
 export const createDynamoDbClient = () =>
   new DynamoDBClient({
@@ -52,7 +52,12 @@ type SdkError = Parameters<typeof isTransientError>[0];
  * never answered (refused, reset or timed out: the SDK attaches `$metadata` without an HTTP status). The rest stay as
  * they are (500). Not `instanceof Error`: network errors come from Node's realm, which a test VM does not share.
  */
-const translated = (error: unknown): unknown => {
+const translated = (error: unknown, signal: AbortSignal | undefined): unknown => {
+  if (signal?.aborted) {
+    return new UnavailableError('The plant store did not answer in time, please retry', retryAfterSeconds, {
+      cause: error,
+    });
+  }
   if (typeof error !== 'object' || error === null) return error;
   const sdkError = error as SdkError;
   const unanswered = sdkError.$metadata !== undefined && sdkError.$metadata.httpStatusCode === undefined;
@@ -67,7 +72,8 @@ const translated = (error: unknown): unknown => {
  * exists does a consistent GetItem read the stored plant.
  */
 export const dynamoDbPlantStore = (client: DynamoDBClient, tableName: string): PlantStore => ({
-  async createIfAbsent(record: PlantRecord): Promise<CreateResult> {
+  async createIfAbsent(record: PlantRecord, signal?: AbortSignal): Promise<CreateResult> {
+    const options = { abortSignal: signal };
     try {
       await client.send(
         new PutItemCommand({
@@ -75,18 +81,20 @@ export const dynamoDbPlantStore = (client: DynamoDBClient, tableName: string): P
           Item: toItem(record),
           ConditionExpression: 'attribute_not_exists(id)',
         }),
+        options,
       );
       return { created: true };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw translated(error);
+      if (!(error instanceof ConditionalCheckFailedException)) throw translated(error, signal);
     }
     let stored: Record<string, AttributeValue> | undefined;
     try {
       ({ Item: stored } = await client.send(
         new GetItemCommand({ TableName: tableName, Key: { id: { N: record.id.toString() } }, ConsistentRead: true }),
+        options,
       ));
     } catch (error) {
-      throw translated(error);
+      throw translated(error, signal);
     }
     // Plants are never deleted through the API, so this is a race with an operator: let the client retry.
     if (!stored)

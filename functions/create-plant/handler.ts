@@ -8,6 +8,7 @@ import type { Ajv } from 'ajv';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
+import { UnavailableError } from '../commons/errors.ts';
 import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
 import { jsonBody } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
@@ -19,14 +20,29 @@ const store = dynamoDbPlantStore(createDynamoDbClient(), config.tableName);
 
 type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
 
-const createPlantHandler = async (event: CreatePlantEvent): Promise<APIGatewayProxyResult> => {
+/**
+ * Each invocation's deadline: the function's remaining time less this margin, in which the 503 is still answered
+ * (instead of Lambda cutting the invocation off, which API Gateway answers 502).
+ */
+export const deadlineMarginMs = 500;
+
+const createPlantHandler = async (
+  event: CreatePlantEvent,
+  { signal }: { signal: AbortSignal },
+): Promise<APIGatewayProxyResult> => {
   const principal = event.requestContext.authorizer?.principalId;
   if (typeof principal !== 'string') throw new Error('No authorizer principal: is the route behind the authorizer?');
-  const plant = await createPlant(event.body, principal, { store, now: () => new Date() });
+  const plant = await createPlant(event.body, principal, { store, now: () => new Date(), signal });
   return jsonResponse(200, plant);
 };
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
+  // At the deadline middy aborts the handler's signal (which stops the DynamoDB calls) and answers this.
+  timeoutEarlyInMillis: deadlineMarginMs,
+  timeoutEarlyResponse: () => {
+    throw new UnavailableError('The request ran out of time, please retry', 1);
+  },
+})
   .use(injectLambdaContext(logger))
   .use(httpHeaderNormalizer())
   .use(jsonBody(config.maxBodyBytes))
@@ -34,4 +50,4 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
   .use(validator({ eventSchema: validateCreatePlantEvent as unknown as Ajv }))
   .use(httpErrors())
   // The validator has checked the parsed body against NewPlant.
-  .handler((event) => createPlantHandler(event as unknown as CreatePlantEvent));
+  .handler((event, _context, options) => createPlantHandler(event as unknown as CreatePlantEvent, options));

@@ -14,6 +14,9 @@ export interface PlantRecord {
 export type CreateResult = { created: true } | { created: false; existing: PlantRecord };
 
 export interface PlantStore {
-  /** Stores `record` unless a plant with its id exists; then answers with the one stored. */
-  createIfAbsent(record: PlantRecord): Promise<CreateResult>;
+  /**
+   * Stores `record` unless a plant with its id exists; then answers with the one stored. `signal` aborts the work
+   * at the invocation's deadline.
+   */
+  createIfAbsent(record: PlantRecord, signal?: AbortSignal): Promise<CreateResult>;
 }

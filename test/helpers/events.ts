@@ -3,20 +3,24 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } fr
 
 export const methodArn = 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants';
 
-export const lambdaContext = (functionName = 'test-function'): Context => ({
-  callbackWaitsForEmptyEventLoop: true,
-  functionName,
-  functionVersion: '$LATEST',
-  invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-  memoryLimitInMB: '256',
-  awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-  logGroupName: `/aws/lambda/${functionName}`,
-  logStreamName: '2026/11/21/[$LATEST]0123456789abcdef',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
+/** A Lambda context whose remaining time counts down from `timeoutMs`, as Lambda's does. */
+export const lambdaContext = (functionName = 'test-function', timeoutMs = 10_000): Context => {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: '2026/11/21/[$LATEST]0123456789abcdef',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+};
 
 interface CreatePlantRequest {
   /** Sent as is when a string, else JSON-encoded. */

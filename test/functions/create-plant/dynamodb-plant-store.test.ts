@@ -96,22 +96,27 @@ describe('dynamoDbPlantStore', () => {
     await new Promise((resolve) => throttling.close(resolve));
   });
 
-  test("reports a DynamoDB that accepts connections but never answers as UnavailableError (the handler's client)", async () => {
+  test("reports a DynamoDB that accepts connections but never answers as UnavailableError at the caller's deadline", async () => {
     const sockets = new Set<Socket>();
     const hanging = createServer(() => undefined).on('connection', (socket) => sockets.add(socket));
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     // The handler's client takes its endpoint from the environment, as on Lambda (read when it first sends).
     process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
     const client = createDynamoDbClient();
+    const deadline = new AbortController();
 
-    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record());
+    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record(), deadline.signal);
+    // Aborted once the request is surely on its way: when the database holds its connection.
+    await new Promise((resolve) => hanging.once('request', resolve));
+    deadline.abort();
 
     await expect(failure).rejects.toBeInstanceOf(UnavailableError);
+    await expect(failure).rejects.toMatchObject({ message: 'The plant store did not answer in time, please retry' });
     delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
     client.destroy();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => hanging.close(resolve));
-  }, 20_000);
+  });
 
   test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
     const store = dynamoDbPlantStore(db.client, 'no-such-table');

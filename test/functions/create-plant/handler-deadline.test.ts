@@ -1,0 +1,63 @@
+// createPlant through its Middy chain when DynamoDB accepts connections but never answers: the invocation's deadline
+// (its remaining time less a margin) ends every DynamoDB call, and the 503 arrives before the function's timeout —
+// on the conflict path too, where a PutItem and a GetItem share the one deadline.
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
+import { contractViolations } from '../../helpers/independent-contract.ts';
+
+let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+const sockets = new Set<Socket>();
+/** Answers the first `answered` requests as dynalite would for an existing id; holds every later one forever. */
+let answered = 0;
+const database = createServer((request: IncomingMessage, response) => {
+  if (answered <= 0) return; // hold it
+  answered -= 1;
+  request.resume();
+  response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0' });
+  response.end(
+    JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'exists' }),
+  );
+}).on('connection', (socket) => sockets.add(socket));
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
+  process.env.TABLE_NAME = 'plants';
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(database.address() as AddressInfo).port}`;
+  ({ handler } = await import('../../../functions/create-plant/handler.ts'));
+});
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => database.close(resolve));
+});
+
+/** A function timeout long enough for the SDK to time out one 2 s attempt and start the next. */
+const functionTimeoutMs = 3_000;
+
+const invokeWithTimeout = async (body: unknown) => {
+  const started = performance.now();
+  const answer = await handler(createPlantEvent({ body }), lambdaContext('create-plant', functionTimeoutMs));
+  return { answer, elapsedMs: performance.now() - started };
+};
+
+const expectTimely503 = ({ answer, elapsedMs }: Awaited<ReturnType<typeof invokeWithTimeout>>) => {
+  expect(answer.statusCode).toBe(503);
+  expect(answer.headers).toMatchObject({ 'Retry-After': '1' });
+  expect(JSON.parse(answer.body)).toEqual({ error: 503, message: 'The request ran out of time, please retry' });
+  expect(contractViolations(answer)).toEqual([]);
+  // Lambda would have cut the invocation off at its timeout, and API Gateway answered 502 instead.
+  expect(elapsedMs).toBeLessThan(functionTimeoutMs);
+};
+
+test('a database that never answers is a 503 with Retry-After before the function times out', async () => {
+  expectTimely503(await invokeWithTimeout({ id: 1, name: 'Aloe' }));
+});
+
+test('the conflict path (PutItem refused, then a GetItem that hangs) shares the deadline', async () => {
+  answered = 1;
+  expectTimely503(await invokeWithTimeout({ id: 2, name: 'Aloe' }));
+  expect(answered).toBe(0);
+});
