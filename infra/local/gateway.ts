@@ -2,7 +2,8 @@
 // the mapping of a function's result, limits and time-outs, and every answer the gateway makes itself rendered from
 // the template's gateway responses. Behaviour follows shared/notes/api-gateway.md; where they differ, this is wrong.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TokenAuthorizer } from './authorizer.ts';
 import { localAws } from './environment.ts';
 import type { FunctionPool, InvocationReport } from './function-pool.ts';
@@ -10,6 +11,15 @@ import type { LocalApp, LocalGatewayResponse, LocalRoute } from './template.ts';
 
 /** API Gateway's payload limit. */
 const maxPayloadBytes = 10 * 1024 * 1024;
+
+/**
+ * API Gateway's quota "Total combined size of request line and header values" for REST APIs: 10,240 bytes
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
+ */
+export const maxRequestLineAndHeaderValuesBytes = 10_240;
+
+/** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
+const nodeMaxHeaderSize = 64 * 1024;
 
 /** Status and message of each answer the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
@@ -71,6 +81,44 @@ const gatewayAnswer = (
   };
 };
 
+/**
+ * An answer of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
+ * malformed requests): the API's Error shape, so a client never meets a bare body.
+ */
+const errorAnswer = (status: number, requestId?: string): Answer => ({
+  status,
+  headers: [
+    ['Content-Type', 'application/json'],
+    ...(requestId === undefined ? [] : ([['x-amzn-RequestId', requestId]] as [string, string][])),
+  ],
+  body: json({ error: status, message: STATUS_CODES[status] ?? 'Error' }),
+});
+
+/** The answer as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
+const rawAnswer = ({ status, headers, body }: Answer) =>
+  Buffer.concat([
+    Buffer.from(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+        ...headers.map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    ),
+    body,
+  ]);
+
+/** The bytes API Gateway's header quota counts: the request line and every header value. */
+const requestLineAndHeaderValuesBytes = (request: IncomingMessage) => {
+  let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let index = 1; index < request.rawHeaders.length; index += 2) {
+    bytes += Buffer.byteLength(request.rawHeaders[index] ?? '');
+  }
+  return bytes;
+};
+
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
@@ -111,6 +159,15 @@ interface CompiledRoute extends LocalRoute {
   segments: string[];
 }
 
+/** A path segment decoded, or as sent when its percent-encoding is malformed. */
+const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
 /** The route for a path and method: an exact method before ANY; `{name}` matches one segment, `{name+}` the rest. */
 const findRoute = (routes: CompiledRoute[], path: string, method: string) => {
   const segments = path.split('/').filter(Boolean);
@@ -120,13 +177,13 @@ const findRoute = (routes: CompiledRoute[], path: string, method: string) => {
       const greedy = /^\{(.+)\+\}$/.exec(part);
       if (greedy?.[1]) {
         if (index >= segments.length) return undefined;
-        parameters[greedy[1]] = segments.slice(index).map(decodeURIComponent).join('/');
+        parameters[greedy[1]] = segments.slice(index).map(decodeSegment).join('/');
         return parameters;
       }
       const segment = segments[index];
       if (segment === undefined) return undefined;
       const parameter = /^\{(.+)\}$/.exec(part);
-      if (parameter?.[1]) parameters[parameter[1]] = decodeURIComponent(segment);
+      if (parameter?.[1]) parameters[parameter[1]] = decodeSegment(segment);
       else if (part !== segment) return undefined;
     }
     return route.segments.length === segments.length ? parameters : undefined;
@@ -145,6 +202,11 @@ const requestTime = (date: Date) => {
   return `${day}/${month}/${year}:${time} +0000`;
 };
 
+/** The client went away before its request was read whole: nothing to answer, nothing the runner did wrong. */
+class ClientAbortedError extends Error {
+  override name = 'ClientAbortedError';
+}
+
 /** Reads the body; past the payload limit it keeps reading (so the client can finish sending) but keeps nothing. */
 const readBody = (request: IncomingMessage) =>
   new Promise<Buffer | undefined>((resolve, reject) => {
@@ -155,7 +217,7 @@ const readBody = (request: IncomingMessage) =>
       if (size <= maxPayloadBytes) chunks.push(chunk);
     });
     request.on('end', () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
-    request.on('error', reject);
+    request.on('error', (error) => reject(new ClientAbortedError(error.message)));
   });
 
 /** Header names as the client sent them: `last` keeps each name's last value, `all` every value. */
@@ -293,6 +355,10 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
       notes,
     });
 
+    if (requestLineAndHeaderValuesBytes(request) > maxRequestLineAndHeaderValuesBytes) {
+      notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
+      return { answer: errorAnswer(431, requestId), notes };
+    }
     const body = await readBody(request);
     if (body === undefined) return gateway('REQUEST_TOO_LARGE', 'Request Too Long');
     const found = findRoute(routes, url.pathname, method);
@@ -345,27 +411,55 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
     return { answer, notes };
   };
 
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = createServer({ maxHeaderSize: nodeMaxHeaderSize }, (request, response: ServerResponse) => {
     const started = performance.now();
+    // Logged without the query string, which may carry a token.
+    const logLine = (outcome: string) =>
+      log(`${request.method} ${new URL(request.url ?? '/', 'http://localhost').pathname} ${outcome}`);
     handle(request)
-      .catch((error: unknown) => ({
-        answer: {
-          status: 500,
-          headers: [['Content-Type', 'application/json']] as [string, string][],
-          body: json({ error: 500, message: 'Internal server error' }),
-        },
-        notes: [`local runner error: ${error instanceof Error ? error.stack : String(error)}`],
-      }))
       .then(({ answer, notes }) => {
         // Once the server is closing, close each connection after its answer instead of keeping it alive.
         if (!server.listening) response.shouldKeepAlive = false;
         response.writeHead(answer.status, [...answer.headers, ['Content-Length', String(answer.body.length)]].flat());
         response.end(answer.body);
         const milliseconds = Math.round(performance.now() - started);
-        log(
-          `${request.method} ${request.url} ${answer.status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`,
-        );
+        logLine(`${answer.status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+      })
+      .catch((error: unknown) => {
+        const milliseconds = Math.round(performance.now() - started);
+        if (error instanceof ClientAbortedError) {
+          logLine(`- ${milliseconds} ms (the client went away before sending its whole request)`);
+          return;
+        }
+        logLine(`500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`);
+        if (!response.headersSent) {
+          const { status, headers, body } = errorAnswer(500);
+          response.writeHead(status, headers.flat()).end(body);
+        }
       });
+  });
+  // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
+  // documentation shows for 'clientError', instead of Node's bare 400 or 431.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    socket.end(rawAnswer(errorAnswer(status)));
+    log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
+  });
+  // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const answer = gatewayAnswer(
+      app.gatewayResponses,
+      'MISSING_AUTHENTICATION_TOKEN',
+      'Missing Authentication Token',
+      randomUUID(),
+    );
+    socket.end(rawAnswer(answer));
+    log(`CONNECT - ${answer.status} (no such route)`);
+    request.resume();
   });
   return server;
 };
