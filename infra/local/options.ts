@@ -1,5 +1,6 @@
 // The command-line options the local commands share.
 import { readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 
@@ -57,4 +58,21 @@ export const wholeNumber = (value: string | boolean | undefined, name: string): 
   if (!Number.isSafeInteger(parsed) || parsed < 0)
     throw new Error(`${name} must be a whole number, not ${String(value)}`);
   return parsed;
+};
+
+/**
+ * The most execution environments per function this machine can hold: 4 per core (each initializes on a core; more
+ * only queue there, until initializations time out) and one per 256 MiB of half the memory.
+ */
+export const workerCap = () =>
+  Math.max(1, Math.min(4 * availableParallelism(), Math.floor(totalmem() / 2 / (256 * 1024 * 1024))));
+
+/** `--max-workers`: a whole number of at least 1, capped at `workerCap()`; says when it was capped. */
+export const maxWorkersOf = (value: string | boolean | undefined, log: (line: string) => void): number => {
+  const wanted = wholeNumber(value, '--max-workers');
+  if (wanted < 1) throw new Error('--max-workers must be at least 1');
+  const cap = workerCap();
+  if (wanted <= cap) return wanted;
+  log(`--max-workers ${wanted} is more than this machine can hold; using ${cap} (4 per core)`);
+  return cap;
 };

@@ -4,13 +4,13 @@ import { parse as parseYaml } from 'yaml';
 import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
 import { requiredScope, signDevToken } from './dev-issuer.ts';
 import { startLocalApi } from './local-api.ts';
-import { dataDirOf, envVarsOf, parse, sharedOptions, wholeNumber } from './options.ts';
+import { dataDirOf, envVarsOf, maxWorkersOf, parse, sharedOptions, wholeNumber } from './options.ts';
 
 const usage = `npm start -- [options]
   --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
   --data-dir DIR    database and issuer key (default .plant-store/)
   --in-memory       keep nothing on disk
-  --max-workers N   execution environments per function at most (default 4)
+  --max-workers N   execution environments per function at most (default 4; at least 1, at most 4 per core)
   --env-vars FILE   {"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)
   --stack NAME      the stack to serve when the app has several`;
 
@@ -44,7 +44,7 @@ try {
     ...(values.stack && { stackName: values.stack }),
     port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
     dataDir,
-    maxWorkers: Math.max(1, wholeNumber(values['max-workers'], '--max-workers')),
+    maxWorkers: maxWorkersOf(values['max-workers'], log),
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
     log,
   });
