@@ -57,14 +57,14 @@ const resolveRef = (id: string, app: LocalApp): string => {
 };
 
 /**
- * The environment a function runs with locally. `overrides` win over the template (and spare it resolving values
- * that only exist on AWS); the runtime's own variables win over both, as on Lambda.
+ * The environment a function runs with locally. `overrides` (the runner's local values, then `--env-vars`) win over
+ * the template (and spare it resolving values that only exist on AWS); what the Lambda runtime sets itself wins over
+ * both, as on Lambda.
  */
 export const functionEnvironment = (
   fn: LocalFunction,
   app: LocalApp,
   overrides: Record<string, string>,
-  runtime: Record<string, string>,
 ): Record<string, string> => {
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(fn.environment)) {
@@ -92,6 +92,5 @@ export const functionEnvironment = (
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: fn.assetDir,
     TZ: 'UTC',
-    ...runtime,
   };
 };

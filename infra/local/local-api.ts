@@ -17,7 +17,10 @@ export interface LocalApiOptions {
   dataDir: string | undefined;
   /** Execution environments per function at most. */
   maxWorkers: number;
-  /** Per function id, values that replace the template's (the format of `sam local --env-vars`). */
+  /**
+   * Per function id, values that replace the template's and the runner's own local ones, such as
+   * AWS_ENDPOINT_URL_DYNAMODB (the format of `sam local --env-vars`).
+   */
   envVars?: Record<string, Record<string, string>>;
   log: (line: string) => void;
 }
@@ -26,10 +29,15 @@ export interface LocalApi {
   url: string;
   app: LocalApp;
   signingKey: SigningKey;
+  /** The local DynamoDB's endpoint (any credentials). */
+  databaseEndpoint: string;
   /** How often each function was invoked. */
   invocations(functionId: string): number;
-  /** Stops accepting, finishes what is in flight, then stops the functions and closes the database. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, finishes what is in flight, then stops the functions and closes the database. Requests still in
+   * flight after `graceMs` are cut off (their connections closed), and the runner says so.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Starts pools, database and issuer for `app`, and the functions' environments; used by `npm start` and `npm run invoke`. */
@@ -47,9 +55,10 @@ export const startFunctions = async (
     for (const fn of app.functions.values()) {
       const overrides = {
         ...(authorizerFunctions.has(fn.id) ? devIssuerEnvironment(jwks.jwksUri) : {}),
+        AWS_ENDPOINT_URL_DYNAMODB: database.endpoint,
         ...options.envVars?.[fn.id],
       };
-      const environment = functionEnvironment(fn, app, overrides, { AWS_ENDPOINT_URL_DYNAMODB: database.endpoint });
+      const environment = functionEnvironment(fn, app, overrides);
       pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers));
     }
   } catch (error) {
@@ -60,6 +69,7 @@ export const startFunctions = async (
   const openDatabase = database;
   return {
     signingKey,
+    databaseEndpoint: openDatabase.endpoint,
     pools,
     close: async () => {
       await Promise.all([...pools.values()].map((pool) => pool.close()));
@@ -93,13 +103,22 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     url: `http://127.0.0.1:${port}`,
     app,
     signingKey: functions.signingKey,
+    databaseEndpoint: functions.databaseEndpoint,
     invocations: (functionId) => {
       const pool = functions.pools.get(functionId);
       if (!pool) throw new Error(`no function ${functionId} in ${app.stackName}`);
       return pool.invocations;
     },
-    close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    close: async (graceMs = Number.POSITIVE_INFINITY) => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cutOff = Number.isFinite(graceMs)
+        ? setTimeout(() => {
+            options.log(`requests still in flight after ${graceMs / 1000} s: stopping anyway`);
+            server.closeAllConnections();
+          }, graceMs)
+        : undefined;
+      await drained;
+      clearTimeout(cutOff);
       await functions.close();
     },
   };

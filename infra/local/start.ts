@@ -19,6 +19,8 @@ const { values } = parse(
   usage,
 );
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
+/** How long stopping waits for requests in flight (a function's own timeout is at most 10 s in this app's stack). */
+const drainGraceMs = 15_000;
 const started = performance.now();
 
 /** A ready-to-paste request for each POST route that openapi.yaml gives an example body for. */
@@ -62,6 +64,7 @@ try {
       `Plant Store (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${((performance.now() - started) / 1000).toFixed(1)} s]`,
       ...routes,
       `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
+      `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
       '',
       `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
       token,
@@ -73,16 +76,22 @@ try {
   );
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  const stop = async (reason: string) => {
     if (stopping) process.exit(1); // a second signal: stop at once
     stopping = true;
-    log(`${signal}: finishing requests in flight, then stopping`);
-    await api.close();
+    log(`${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s), then stopping`);
+    await api.close(drainGraceMs);
     log('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  // Process managers, IDE stop buttons and `kill <pid>` signal the `npm` process alone, which exits without passing
+  // the signal on: the runner is then orphaned, which it sees by its parent changing (Node offers no parent-death
+  // signal), and stops like on SIGTERM instead of holding the port and the data folder.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void stop('the process that started it is gone');
+  }, 500).unref();
 } catch (error) {
   console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);

@@ -73,11 +73,11 @@ describe('functionEnvironment', () => {
     const echo = app.functions.get('EchoFunction');
     if (!echo) throw new Error('no EchoFunction');
 
-    expect(functionEnvironment(echo, app, { API: 'overridden' }, {})).toMatchObject({
+    expect(functionEnvironment(echo, app, { API: 'overridden' })).toMatchObject({
       REGION: 'us-east-1',
       API: 'overridden',
     });
-    expect(() => functionEnvironment(echo, app, {}, {})).toThrow(
+    expect(() => functionEnvironment(echo, app, {})).toThrow(
       /EchoFunction: environment variable API is \{"Ref":"Api\w+"\}, which has no local value; give one with --env-vars/,
     );
   });

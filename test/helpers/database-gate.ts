@@ -1,0 +1,67 @@
+// A gate in front of a DynamoDB endpoint, for tests that need a request held inside a function as a fact: closed, it
+// takes each request and holds it (counting it); opened, it forwards the held ones and every later one.
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
+
+export interface DatabaseGate {
+  /** Point the functions here (AWS_ENDPOINT_URL_DYNAMODB). */
+  endpoint: string;
+  /** Where requests go once forwarded. */
+  forwardTo(endpoint: string): void;
+  /** Resolves once `count` requests are held. */
+  holding(count: number): Promise<void>;
+  open(): void;
+  close(): Promise<void>;
+}
+
+export const startDatabaseGate = async (): Promise<DatabaseGate> => {
+  let target = '';
+  let isOpen = false;
+  const held: (() => void)[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+
+  const forward = (incoming: IncomingMessage, body: Buffer, outgoing: ServerResponse) => {
+    const upstream = request(
+      `${target}${incoming.url}`,
+      { method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    upstream.on('error', () => outgoing.destroy());
+    upstream.end(body);
+  };
+
+  const server = createServer(async (incoming, outgoing) => {
+    const body = await buffer(incoming);
+    if (isOpen) {
+      forward(incoming, body, outgoing);
+      return;
+    }
+    held.push(() => forward(incoming, body, outgoing));
+    for (const waiter of waiters.filter(({ count }) => held.length >= count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    forwardTo: (endpoint) => {
+      target = endpoint;
+    },
+    holding: (count) =>
+      held.length >= count ? Promise.resolve() : new Promise((resolve) => waiters.push({ count, resolve })),
+    open: () => {
+      isOpen = true;
+      for (const release of held.splice(0)) release();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+};

@@ -1,0 +1,28 @@
+// Stopping the local runner: requests in flight may finish, but one stuck in a function does not hold the stop past
+// the grace period.
+import { expect, test } from '@jest/globals';
+import { startLocalApi } from '../../../infra/local/local-api.ts';
+import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
+
+test('a request still in flight after the grace period is cut off, and the runner says so', async () => {
+  const logLines: string[] = [];
+  const api = await startLocalApi({
+    cloudAssemblyDir: synthesizeFixtureApp(),
+    port: 0,
+    dataDir: undefined,
+    maxWorkers: 1,
+    log: (line) => logLines.push(line),
+  });
+  // This function runs far past both the grace period and its 1 s integration timeout.
+  const stuck = fetch(`${api.url}/faults/slow-integration`).then(
+    (response) => response.status,
+    (error: unknown) => error,
+  );
+  // In flight once the runner has invoked the function.
+  while (api.invocations('SlowIntegrationFunction') === 0) await new Promise((resolve) => setImmediate(resolve));
+
+  await api.close(100);
+
+  expect(logLines).toContain('requests still in flight after 0.1 s: stopping anyway');
+  expect(await stuck).toHaveProperty('message', 'fetch failed');
+}, 30_000);
