@@ -1,6 +1,9 @@
-// The local DynamoDB: dynalite (the DynamoDB API on LevelDB) in this process, on loopback, with the template's tables.
+// The local DynamoDB: dynalite in a process of its own (database-process.ts) on loopback, with the template's tables.
+// When that process fails (a full disk, a damaged value), the runner logs the cause and starts it again on the same
+// port and folder: requests meanwhile find the database unavailable (createPlant answers 503 with Retry-After), the
+// runner keeps serving, and it recovers by itself once the cause is gone.
+import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
@@ -8,8 +11,7 @@ import {
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import { ClassicLevel } from 'classic-level';
-import dynalite from 'dynalite';
+import type { DatabaseProcessMessage, DatabaseProcessOptions } from './database-process.ts';
 import type { LocalTable } from './template.ts';
 
 export interface LocalDatabase {
@@ -31,41 +33,80 @@ const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCom
   };
 };
 
-/**
- * dynalite fails on a LevelDB folder another process holds with an uncaught "Database is closed"; opening it first
- * (with the same LevelDB binding dynalite uses) turns that into a clear message.
- */
-const ensureNotInUse = async (path: string) => {
-  const db = new ClassicLevel(path);
-  try {
-    await db.open();
-  } catch (error) {
-    const locked = (error as { cause?: { code?: string } }).cause?.code === 'LEVEL_LOCKED';
-    throw locked
-      ? new Error(`${path} is in use by another process (is \`npm start\` already running with this data folder?)`)
-      : error;
-  }
-  await db.close();
+const processFile = new URL('./database-process.ts', import.meta.url).pathname;
+
+/** A restart that fails again this soon waits this long before the next try, so a lasting cause costs no CPU. */
+const restartBackoffMs = 1_000;
+
+/** Starts the database process and resolves with its port once it serves; rejects with its reason if it cannot. */
+const spawnDatabase = (options: DatabaseProcessOptions) => {
+  const child = fork(processFile, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = new Promise<number>((resolve, reject) => {
+    child.on('message', (message: DatabaseProcessMessage) => {
+      if (message.type === 'ready') resolve(message.port);
+      else reject(new Error(message.message));
+    });
+    child.once('exit', (code, signal) => reject(new Error(`the database process exited (${code ?? signal})`)));
+  });
+  return { child, ready };
 };
 
-/** Starts dynalite, on disk under `dataDir` (or in memory without one), and creates the tables that are missing. */
-export const startDatabase = async (tables: LocalTable[], dataDir: string | undefined): Promise<LocalDatabase> => {
+/**
+ * Starts dynalite, on disk under `dataDir` (checked first: a damaged folder is refused with what to do) or in memory
+ * without one, and creates the tables that are missing.
+ */
+export const startDatabase = async (
+  tables: LocalTable[],
+  dataDir: string | undefined,
+  log: (line: string) => void,
+): Promise<LocalDatabase> => {
   const path = dataDir === undefined ? undefined : join(dataDir, 'dynamodb');
-  if (path) {
-    mkdirSync(path, { recursive: true });
-    await ensureNotInUse(path);
-  }
-  const server = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (path) mkdirSync(path, { recursive: true });
+  let closing = false;
+  let current: ChildProcess;
+
+  const supervise = (child: ChildProcess, port: number) => {
+    current = child;
+    const started = Date.now();
+    let cause = 'it exited';
+    child.on('message', (message: DatabaseProcessMessage) => {
+      if (message.type === 'failed') cause = message.message;
+    });
+    child.once('exit', () => {
+      if (closing) return;
+      const delay = Date.now() - started < restartBackoffMs ? restartBackoffMs : 0;
+      log(`database failed (${cause}); requests find it unavailable until it is back: restarting it`);
+      setTimeout(() => restart(port), delay).unref();
+    });
+  };
+  const restart = (port: number) => {
+    if (closing) return;
+    const { child, ready } = spawnDatabase({ path, port, check: false });
+    supervise(child, port);
+    ready.then(
+      () => log('database is back'),
+      () => undefined, // its exit restarts it again
+    );
+  };
+
+  const first = spawnDatabase({ path, port: 0, check: true });
+  const port = await first.ready;
+  supervise(first.child, port);
+  const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+  const close = async () => {
+    closing = true;
+    const child = current;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    if (child.connected) child.send('close');
+    else child.kill();
+    await exited;
+  };
   try {
     for (const table of tables) {
       try {
@@ -74,12 +115,11 @@ export const startDatabase = async (tables: LocalTable[], dataDir: string | unde
         if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
       }
     }
+  } catch (error) {
+    await close();
+    throw error;
   } finally {
     client.destroy();
   }
-  return {
-    endpoint,
-    // Closing the server closes LevelDB too, so every acknowledged write is on disk.
-    close: () => new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
-  };
+  return { endpoint, close };
 };

@@ -30,6 +30,22 @@ export const requiredScope = (app: LocalApp): string => {
   return scope ?? '';
 };
 
+/** The issuer's private key as this runner wrote it, or an error that says what is wrong and what to do. */
+const readKeyFile = (file: string): JWK => {
+  let key: unknown;
+  try {
+    key = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    key = error;
+  }
+  const { kty, crv, d, kid } = (key ?? {}) as JWK;
+  if (kty === 'EC' && crv === 'P-256' && typeof d === 'string' && typeof kid === 'string') return key as JWK;
+  throw new Error(
+    `${file} is not the development issuer's key (an ES256 private JWK): delete it to create a new key ` +
+      '(tokens signed with the old one then stop working)',
+  );
+};
+
 export interface SigningKey {
   kid: string;
   privateKey: CryptoKey;
@@ -41,7 +57,7 @@ export const loadSigningKey = async (dataDir: string | undefined): Promise<Signi
   const file = dataDir === undefined ? undefined : join(dataDir, 'dev-issuer-key.json');
   let privateJwk: JWK;
   if (file && existsSync(file)) {
-    privateJwk = JSON.parse(readFileSync(file, 'utf8')) as JWK;
+    privateJwk = readKeyFile(file);
   } else {
     const { privateKey } = await generateKeyPair(algorithm, { extractable: true });
     privateJwk = { ...(await exportJWK(privateKey)), alg: algorithm, kid: `dev-${Date.now().toString(36)}` };

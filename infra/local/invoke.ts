@@ -27,6 +27,7 @@ try {
   const functions = await startFunctions(app, {
     dataDir: dataDirOf(values),
     maxWorkers: 1,
+    log,
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
   });
   const report = await functions.pools.get(functionId)?.invoke(event, randomUUID());

@@ -41,16 +41,13 @@ export interface LocalApi {
 }
 
 /** Starts pools, database and issuer for `app`, and the functions' environments; used by `npm start` and `npm run invoke`. */
-export const startFunctions = async (
-  app: LocalApp,
-  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir' | 'log'>,
-) => {
+export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
   const signingKey = await loadSigningKey(options.dataDir);
   const jwks = await serveJwks(signingKey);
   let database: LocalDatabase | undefined;
   const pools = new Map<string, FunctionPool>();
   try {
-    database = await startDatabase(app.tables, options.dataDir);
+    database = await startDatabase(app.tables, options.dataDir, options.log);
     const authorizerFunctions = new Set([...app.authorizers.values()].map((authorizer) => authorizer.functionId));
     for (const fn of app.functions.values()) {
       const overrides = {

@@ -1,0 +1,134 @@
+// The local database failing while the runner serves: its process is contained (a full disk, a crash), the runner
+// answers 503 with Retry-After meanwhile, keeps serving, logs the cause, and recovers — with every acknowledged plant.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from '@jest/globals';
+import { signDevToken } from '../../../infra/local/dev-issuer.ts';
+import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
+import { responseContractViolations } from '../../helpers/independent-contract.ts';
+
+/** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
+const serve = async (dataDir: string) => {
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const api = await startLocalApi({
+    cloudAssemblyDir: synthesizedCloudAssembly(),
+    port: 0,
+    dataDir,
+    maxWorkers: 2,
+    envVars: {
+      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    },
+    log: (line) => {
+      lines.push(line);
+      for (const waiter of waiters.filter(({ pattern }) => pattern.test(line))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    },
+  });
+  const token = await signDevToken(api.signingKey, { sub: 'faults', scope: 'plants/write', expiresIn: '1h' });
+  const create = async (id: number, name: string) => {
+    const response = await fetch(`${api.url}/plants`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id, name }),
+    });
+    expect(await responseContractViolations(response)).toEqual([]);
+    return response;
+  };
+  const logged = (pattern: RegExp) =>
+    lines.some((line) => pattern.test(line))
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.push({ pattern, resolve }));
+  /** Resolves once the database serves again after its last failure (at once when it already does). */
+  const databaseBack = () => {
+    const lastFailure = lines.findLastIndex((line) => line.startsWith('database failed'));
+    const lastBack = lines.findLastIndex((line) => line === 'database is back');
+    return lastBack > lastFailure
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => waiters.push({ pattern: /^database is back$/, resolve }));
+  };
+  return { api, create, logged, databaseBack };
+};
+
+const running: LocalApi[] = [];
+afterAll(async () => {
+  for (const api of running) await api.close();
+});
+
+const expectUnavailable = async (response: Response) => {
+  expect(response.status).toBe(503);
+  expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  expect(await response.json()).toMatchObject({ error: 503 });
+};
+
+test('a database process that dies is restarted; the runner keeps serving and loses no acknowledged plant', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-db-crash-'));
+  const { api, create, logged, databaseBack } = await serve(dataDir);
+  running.push(api);
+  expect((await create(1, 'Before')).status).toBe(200);
+
+  // The database process is the one started for this data folder.
+  const pid = spawnSync('pgrep', ['-f', `database-process.ts.*${dataDir}`], { encoding: 'utf8' }).stdout.trim();
+  expect(pid).toMatch(/^\d+$/);
+  process.kill(Number(pid), 'SIGKILL');
+  await logged(/^database failed \(it exited\)/);
+
+  await databaseBack();
+
+  expect((await create(2, 'After')).status).toBe(200);
+  expect((await create(1, 'Changed')).status).toBe(409); // the plant acknowledged before is there
+}, 60_000);
+
+/** A small tmpfs to fill: mounting needs root (as CI and the developers' machines run), else this test is skipped. */
+const smallDisk = mkdtempSync(join(tmpdir(), 'plant-store-full-disk-'));
+const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', smallDisk]).status === 0;
+if (!mounted) console.warn(`Skipping the full-disk test: cannot mount a tmpfs at ${smallDisk} (needs root).`);
+afterAll(() => {
+  if (mounted) spawnSync('umount', ['-l', smallDisk]);
+});
+
+describe('a full disk', () => {
+  (mounted ? test : test.skip)(
+    'answers 503 with Retry-After and logs the cause; the runner keeps serving and recovers when space returns',
+    async () => {
+      const { api, create, logged, databaseBack } = await serve(smallDisk);
+      running.push(api);
+      const acknowledged: number[] = [];
+      expect((await create(1, 'Before the disk filled')).status).toBe(200);
+      acknowledged.push(1);
+
+      const filler = join(smallDisk, 'filler');
+      for (const chunk of [64 * 1024, 4 * 1024, 1]) {
+        try {
+          for (;;) appendFileSync(filler, Buffer.alloc(chunk));
+        } catch (error) {
+          expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+        }
+      }
+      // LevelDB may still fill the page its log has begun: create until the first refusal (each 200 is kept below).
+      let refused: Response | undefined;
+      for (let id = 100; id < 1_100 && !refused; id += 1) {
+        const response = await create(id, 'While the disk fills');
+        if (response.status === 200) acknowledged.push(id);
+        else refused = response;
+      }
+      if (!refused) throw new Error('every create succeeded on a full disk');
+      await expectUnavailable(refused);
+      await logged(/^database failed \(.*No space left on device/);
+      await expectUnavailable(await create(2, 'Still full')); // answered, not dropped: the runner is up
+
+      rmSync(filler);
+      await databaseBack();
+
+      expect((await create(2, 'Once there is space')).status).toBe(200);
+      for (const id of acknowledged) expect((await create(id, 'Changed')).status).toBe(409);
+    },
+    90_000,
+  );
+});
