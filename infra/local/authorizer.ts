@@ -95,18 +95,24 @@ export class TokenAuthorizer {
   }
 
   /**
-   * `headers` as the client sent them (any case); `methodArn` of the route being called. The report is there when
-   * the authorizer function was invoked.
+   * `headers` as the client sent them (any case, every value); `methodArn` of the route being called. The report is
+   * there when the authorizer function was invoked.
    */
   async authorize(
-    headers: Record<string, string>,
+    headers: Record<string, string[]>,
     methodArn: string,
     requestId: string,
   ): Promise<{ decision: AuthorizerDecision; report?: InvocationReport }> {
     const wanted = this.#definition.headerName.toLowerCase();
-    const token = Object.entries(headers).find(([name]) => name.toLowerCase() === wanted)?.[1] ?? '';
-    // A missing or malformed header never reaches the authorizer function.
-    if (token === '' || (this.#definition.validation && !this.#definition.validation.test(token))) {
+    const values = Object.entries(headers).flatMap(([name, sent]) => (name.toLowerCase() === wanted ? sent : []));
+    const [token = ''] = values;
+    // A missing or malformed header never reaches the authorizer function; nor do two of them (Authorization is a
+    // singleton field, RFC 9110: which one would count is ambiguous, so neither does).
+    if (
+      values.length !== 1 ||
+      token === '' ||
+      (this.#definition.validation && !this.#definition.validation.test(token))
+    ) {
       return { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
     }
     const cached = this.#cache.get(token);

@@ -373,7 +373,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
       const tokenAuthorizer = authorizers.get(route.authorizerId);
       if (!tokenAuthorizer) return gateway('AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
       const authorizerStarted = Date.now();
-      const { decision, report } = await tokenAuthorizer.authorize(headers.last, methodArn, requestId);
+      const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, requestId);
       noteColdStart(tokenAuthorizer.functionId, report);
       if (!decision.allowed) return gateway(decision.responseType, decision.message);
       authorizer = {

@@ -3,6 +3,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { parseRaw, rawExchange as sendRaw } from '../../helpers/raw-http.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
 let api: LocalApi;
@@ -18,23 +19,7 @@ const log = (line: string) => {
   }
 };
 
-/** Sends `request` as raw bytes and resolves with all the server wrote until it closed the connection. */
-const rawExchange = (request: string | Buffer) =>
-  new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(new URL(api.url).port), '127.0.0.1', () => socket.write(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
-  });
-
-/** Status and JSON body of a raw HTTP/1.1 answer (Content-Length framed). */
-const parseRaw = (raw: string) => {
-  const [head = '', body = ''] = raw.split('\r\n\r\n');
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]);
-  const contentType = /\r\ncontent-type: ([^\r]+)/i.exec(head)?.[1];
-  return { status, contentType, json: JSON.parse(body) as unknown };
-};
+const rawExchange = (request: string) => sendRaw(api.url, request);
 
 beforeAll(async () => {
   api = await startLocalApi({
