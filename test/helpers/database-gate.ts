@@ -11,7 +11,14 @@ export interface DatabaseGate {
   forwardTo(endpoint: string): void;
   /** Resolves once `count` requests are held. */
   holding(count: number): Promise<void>;
+  /** Forwards the held requests and every later one. */
   open(): void;
+  /** Holds every later request (closed again). */
+  hold(): void;
+  /** Stops listening: connections are refused until `listen()`. */
+  refuse(): Promise<void>;
+  /** Listens again on the same port. */
+  listen(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,9 +54,14 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const stopListening = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
 
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: `http://127.0.0.1:${port}`,
     forwardTo: (endpoint) => {
       target = endpoint;
     },
@@ -59,9 +71,13 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
       isOpen = true;
       for (const release of held.splice(0)) release();
     },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
+    hold: () => {
+      isOpen = false;
+    },
+    refuse: stopListening,
+    listen: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    close: async () => {
+      if (server.listening) await stopListening();
     },
   };
 };

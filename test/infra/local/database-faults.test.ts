@@ -8,10 +8,11 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../../../infra/local/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
+import { startDatabaseGate } from '../../helpers/database-gate.ts';
 import { responseContractViolations } from '../../helpers/independent-contract.ts';
 
 /** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
-const serve = async (dataDir: string) => {
+const serve = async (dataDir: string, createPlantEnvironment: Record<string, string> = {}) => {
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
   const api = await startLocalApi({
@@ -20,7 +21,7 @@ const serve = async (dataDir: string) => {
     dataDir,
     maxWorkers: 2,
     envVars: {
-      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...createPlantEnvironment },
       BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
     },
     log: (line) => {
@@ -83,6 +84,31 @@ test('a database process that dies is restarted; the runner keeps serving and lo
 
   expect((await create(2, 'After')).status).toBe(200);
   expect((await create(1, 'Changed')).status).toBe(409); // the plant acknowledged before is there
+}, 60_000);
+
+test('a database that refuses connections, then one that never answers: 503 with Retry-After, then normal answers', async () => {
+  // createPlant reaches the runner's database through a gate the test opens, holds, or shuts (--env-vars).
+  const gate = await startDatabaseGate();
+  const { api, create } = await serve(mkdtempSync(join(tmpdir(), 'plant-store-outage-')), {
+    AWS_ENDPOINT_URL_DYNAMODB: gate.endpoint,
+  });
+  running.push(api);
+  gate.forwardTo(api.databaseEndpoint);
+  gate.open();
+  expect((await create(1, 'Before')).status).toBe(200);
+
+  await gate.refuse();
+  await expectUnavailable(await create(2, 'While refused'));
+  await gate.listen();
+  expect((await create(2, 'Once back')).status).toBe(200);
+
+  gate.hold();
+  // Its attempts time out (2 s each, three of them) within the function's deadline: 503, never Lambda's cut-off.
+  await expectUnavailable(await create(3, 'While hanging'));
+  gate.open();
+  expect((await create(3, 'While hanging')).status).toBe(200);
+  expect((await create(1, 'Changed')).status).toBe(409);
+  await gate.close();
 }, 60_000);
 
 /** A small tmpfs to fill: mounting needs root (as CI and the developers' machines run), else this test is skipped. */
