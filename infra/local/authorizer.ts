@@ -2,6 +2,7 @@
 // policy evaluated against each method ARN, and which failure becomes which gateway response.
 import type { FunctionPool, InvocationReport } from './function-pool.ts';
 import type { LocalAuthorizer } from './template.ts';
+import { withinTime } from './time-limit.ts';
 
 /** What API Gateway decides for one request. */
 export type AuthorizerDecision =
@@ -122,10 +123,10 @@ export class TokenAuthorizer {
   }
 
   #invoke(token: string, methodArn: string, requestId: string) {
-    return Promise.race([
+    return withinTime(
       this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }, requestId),
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), authorizerTimeoutMs).unref()),
-    ]);
+      authorizerTimeoutMs,
+    );
   }
 
   #decideOn(report: InvocationReport | undefined, token: string, methodArn: string): AuthorizerDecision {

@@ -8,6 +8,7 @@ import type { TokenAuthorizer } from './authorizer.ts';
 import { localAws } from './environment.ts';
 import type { FunctionPool, InvocationReport } from './function-pool.ts';
 import type { LocalApp, LocalGatewayResponse, LocalRoute } from './template.ts';
+import { withinTime } from './time-limit.ts';
 
 /** API Gateway's payload limit. */
 const maxPayloadBytes = 10 * 1024 * 1024;
@@ -386,10 +387,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
 
     const pool = pools.get(route.functionId);
     if (!pool) return gateway('INTEGRATION_FAILURE', 'Internal server error');
-    const report = await Promise.race([
-      pool.invoke(event, requestId),
-      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), route.integrationTimeoutMs).unref()),
-    ]);
+    const report = await withinTime(pool.invoke(event, requestId), route.integrationTimeoutMs);
     if (!report) {
       notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
       return gateway('INTEGRATION_TIMEOUT', 'Endpoint request timed out');
