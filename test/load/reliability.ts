@@ -64,7 +64,7 @@ const faultCases = (tests?.testResults ?? [])
   .filter(({ name }) => /database-faults|gateway-semantics|handler-deadline/.test(name))
   .flatMap(({ assertionResults }) => assertionResults)
   .filter(({ fullName }) =>
-    /fail|crash|hang|never answers|refuses|disk|timeout|times out|deadline|dies/i.test(fullName),
+    /fails|crash|hang|never answers|refuses connections|disk|timeout|times out|deadline|dies/i.test(fullName),
   );
 const acknowledgedInRounds = load.killRounds.at(-1)?.acknowledged ?? 0;
 const lostInRounds = load.killRounds.reduce((sum, round) => sum + round.missing.length, 0);

@@ -49,7 +49,7 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
   /** Resolves once the database serves again after its last failure (at once when it already does). */
   const databaseBack = () => {
     const lastFailure = lines.findLastIndex((line) => line.startsWith('database failed'));
-    const lastBack = lines.findLastIndex((line) => line === 'database is back');
+    const lastBack = lines.lastIndexOf('database is back');
     return lastBack > lastFailure
       ? Promise.resolve()
       : new Promise<void>((resolve) => waiters.push({ pattern: /^database is back$/, resolve }));
