@@ -1,6 +1,7 @@
 // API Gateway (REST API, Lambda proxy integrations) on loopback: routing, the TOKEN authorizer, the proxy event v1,
 // the mapping of a function's result, limits and time-outs, and every answer the gateway makes itself rendered from
-// the template's gateway responses. Behaviour follows shared/notes/api-gateway.md; where they differ, this is wrong.
+// the template's gateway responses. Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
+// ("Gateway semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
