@@ -1,7 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/metadata.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
 
@@ -32,6 +34,14 @@ export class BearerAuthorizer extends Construct {
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
       },
     });
+    // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
+    // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
+    (handler.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
+      issuer: names.issuer,
+      audience: names.audience,
+      jwksUri: names.jwksUri,
+      requiredScope: names.requiredScope,
+    } satisfies TokenIssuerVariables);
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler,
       identitySource: IdentitySource.header('Authorization'),

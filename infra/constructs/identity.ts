@@ -55,9 +55,10 @@ export class Identity extends Construct {
       },
     );
     const write = new ResourceServerScope({ scopeName: 'write', scopeDescription: 'Create plants' });
+    const identifier = 'plants';
     const resourceServer = new UserPoolResourceServer(this, 'ResourceServer', {
       userPool: pool,
-      identifier: 'plants',
+      identifier,
       scopes: [write],
     });
     const writeScope = OAuthScope.resourceServer(resourceServer, write);
@@ -75,7 +76,9 @@ export class Identity extends Construct {
     this.trust = {
       issuer: `https://${pool.userPoolProviderUrl}`,
       audience: this.client.userPoolClientId,
-      requiredScope: writeScope.scopeName,
+      // As a literal (the resource server's identifier is one), not a reference to the resource server: the value
+      // reads the same in the template, to sam local and to the local runner.
+      requiredScope: `${identifier}/${write.scopeName}`,
     };
 
     new CfnOutput(stack, 'TokenUrl', {

@@ -6,6 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from '@aws-crypto/crc32c';
+// The same classic-level (LevelDB binding) dynalite uses, so the check reads the folder as dynalite will.
 import { ClassicLevel } from 'classic-level';
 
 /** The folder cannot be served as it is: the message says what is wrong, where, and what to do. */

@@ -5,29 +5,28 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
 import { resolveValue } from './environment.ts';
-import type { LocalApp } from './template.ts';
+import type { LocalApp, LocalFunction } from './template.ts';
 
 /** The `iss` and `aud` of local tokens: fixed, so a token stays valid across restarts of the runner. */
 export const devIssuer = 'urn:plant-store:local-issuer';
 export const devAudience = 'plant-store-local';
 const algorithm = 'ES256';
 
-/** What a TOKEN authorizer's function is given locally (the variables of functions/bearer-authorizer/config.ts). */
-export const devIssuerEnvironment = (jwksUri: string) => ({
-  [names.issuer]: devIssuer,
-  [names.audience]: devAudience,
-  [names.jwksUri]: jwksUri,
-});
+/** The development issuer's values for a function that verifies tokens, in the variables its Metadata names. */
+export const devIssuerEnvironment = (fn: LocalFunction, jwksUri: string): Record<string, string> => {
+  const names = fn.tokenIssuerVariables;
+  return names ? { [names.issuer]: devIssuer, [names.audience]: devAudience, [names.jwksUri]: jwksUri } : {};
+};
 
-/** The scope the app's authorizer requires, which local tokens carry by default. */
+/** The scope the app's token-verifying functions require, which local tokens carry by default. */
 export const requiredScope = (app: LocalApp): string => {
-  const scopes = [...app.authorizers.values()].map(
-    ({ functionId }) => app.functions.get(functionId)?.environment[names.requiredScope],
-  );
-  const [scope] = scopes.filter((value) => value !== undefined).map((value) => resolveValue(value, app));
-  return scope ?? '';
+  const scopes = [...app.functions.values()].flatMap((fn) => {
+    const name = fn.tokenIssuerVariables?.requiredScope;
+    const value = name === undefined ? undefined : fn.environment[name];
+    return value === undefined ? [] : [resolveValue(value, app)];
+  });
+  return scopes[0] ?? '';
 };
 
 /** The issuer's private key as this runner wrote it, or an error that says what is wrong and what to do. */

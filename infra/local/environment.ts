@@ -45,14 +45,6 @@ const resolveRef = (id: string, app: LocalApp): string => {
   if (pseudo[id]) return pseudo[id];
   const table = app.tables.find((candidate) => candidate.id === id);
   if (table) return table.tableName;
-  const resource = app.resources[id];
-  // A Cognito resource server's Ref is its identifier, which scopes are named after.
-  if (
-    resource?.Type === 'AWS::Cognito::UserPoolResourceServer' &&
-    typeof resource.Properties?.Identifier === 'string'
-  ) {
-    return resource.Properties.Identifier;
-  }
   throw new UnresolvableValueError(`{"Ref":"${id}"}`);
 };
 

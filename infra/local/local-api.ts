@@ -48,10 +48,9 @@ export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOption
   const pools = new Map<string, FunctionPool>();
   try {
     database = await startDatabase(app.tables, options.dataDir, options.log);
-    const authorizerFunctions = new Set([...app.authorizers.values()].map((authorizer) => authorizer.functionId));
     for (const fn of app.functions.values()) {
       const overrides = {
-        ...(authorizerFunctions.has(fn.id) ? devIssuerEnvironment(jwks.jwksUri) : {}),
+        ...devIssuerEnvironment(fn, jwks.jwksUri),
         AWS_ENDPOINT_URL_DYNAMODB: database.endpoint,
         ...options.envVars?.[fn.id],
       };

@@ -3,6 +3,7 @@
 // Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
 
 export interface CfnResource {
   Type: string;
@@ -29,6 +30,8 @@ export interface LocalFunction {
   memoryMb: number;
   /** Template values, intrinsics unresolved (see environment.ts). */
   environment: Record<string, unknown>;
+  /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
+  tokenIssuerVariables: TokenIssuerVariables | undefined;
 }
 
 export interface LocalAuthorizer {
@@ -114,6 +117,16 @@ const handlerModule = (assetDir: string, handler: string, id: string) => {
   return { modulePath, exportName };
 };
 
+const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
+  if (value === undefined) return undefined;
+  const { issuer, audience, jwksUri, requiredScope } = (value ?? {}) as Partial<Record<string, unknown>>;
+  const names = [issuer, audience, jwksUri];
+  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof requiredScope)) {
+    throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
+  }
+  return value as TokenIssuerVariables;
+};
+
 const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string) => {
   const functions = new Map<string, LocalFunction>();
   for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
@@ -136,6 +149,7 @@ const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir:
       timeoutSeconds: Number(properties.Timeout ?? 3),
       memoryMb: Number(properties.MemorySize ?? 128),
       environment,
+      tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
     });
   }
   return functions;

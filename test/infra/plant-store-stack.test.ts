@@ -220,6 +220,17 @@ describe('the functions', () => {
     },
   );
 
+  test("the authorizer names its token-issuer variables for the local runner, in the template's Metadata", () => {
+    expect(template.findResources('AWS::Lambda::Function').BearerAuthorizerFunction?.Metadata).toMatchObject({
+      'local-runner:token-issuer': {
+        issuer: 'JWT_ISSUER',
+        audience: 'JWT_AUDIENCE',
+        jwksUri: 'JWKS_URI',
+        requiredScope: 'REQUIRED_SCOPE',
+      },
+    });
+  });
+
   test('createPlant knows its table and body limit', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: Match.absent(),
@@ -254,7 +265,7 @@ describe('identity', () => {
       JWT_ISSUER: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [pool, 'ProviderURL'] }]] },
       JWT_AUDIENCE: { Ref: logicalIdOf('AWS::Cognito::UserPoolClient') },
     });
-    expect(JSON.stringify(authorizerEnvironment.REQUIRED_SCOPE)).toContain('/write');
+    expect(authorizerEnvironment.REQUIRED_SCOPE).toBe('plants/write');
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual([
       'ApiUrl',
       'ClientId',

@@ -1,0 +1,16 @@
+// What an app may tell the local runner through a function's template Metadata (docs/local-runner.md, "Functions").
+// The runner is generic: it knows no product's variable names; a construct names them here.
+
+/**
+ * A function that verifies tokens of an issuer: the environment variables that take the issuer (`iss`), the audience
+ * and the JWKS address, and optionally the variable holding the scope tokens must carry. Locally they point at the
+ * runner's development issuer, and its tokens carry that scope.
+ */
+export const tokenIssuerMetadataKey = 'local-runner:token-issuer';
+
+export interface TokenIssuerVariables {
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+  requiredScope?: string;
+}

@@ -1,0 +1,59 @@
+// The boundaries of the folder tree, as `npm run lint` enforces them (biome.json, noRestrictedImports): each wrong
+// import is written into a copy of the layout and linted with the project's own configuration.
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect, test } from '@jest/globals';
+
+const projectRoot = new URL('../', import.meta.url).pathname;
+
+/** The files (path -> the module they import) linted together; the rule violations found, as `path: message`. */
+const lint = (imports: Record<string, string>) => {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
+  copyFileSync(join(projectRoot, 'biome.json'), join(dir, 'biome.json'));
+  for (const [path, imported] of Object.entries(imports)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), `import { value } from '${imported}';\n\nexport const probe = value;\n`);
+  }
+  const { stdout } = spawnSync(
+    join(projectRoot, 'node_modules/.bin/biome'),
+    ['lint', '--vcs-enabled=false', '--reporter=github', '.'],
+    {
+      cwd: dir,
+      encoding: 'utf8',
+    },
+  );
+  return [...stdout.matchAll(/^::error title=lint\/style\/noRestrictedImports,file=([^,]+),[^:]*::(.*)$/gm)].map(
+    ([, file = '', message]) => `${file.slice(dir.length + 1)}: ${message}`,
+  );
+};
+
+test('a wrong import of each kind fails lint, naming the rule it breaks', () => {
+  expect(
+    lint({
+      'functions/create-plant/into-infra.ts': '../../infra/local/metadata.ts',
+      'functions/create-plant/into-other-function.ts': '../bearer-authorizer/environment.ts',
+      'functions/bearer-authorizer/into-other-function.ts': '../create-plant/config.ts',
+      'functions/commons/into-a-function.ts': '../create-plant/config.ts',
+      'infra/local/into-functions.ts': '../../functions/bearer-authorizer/environment.ts',
+    }).sort(),
+  ).toEqual([
+    "functions/bearer-authorizer/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    "functions/commons/into-a-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    'functions/create-plant/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).',
+    "functions/create-plant/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    'infra/local/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
+  ]);
+});
+
+test('the imports the architecture allows pass', () => {
+  expect(
+    lint({
+      'functions/create-plant/own.ts': './config.ts',
+      'functions/create-plant/commons.ts': '../commons/errors.ts',
+      'infra/constructs/function.ts': '../../functions/bearer-authorizer/environment.ts',
+      'infra/local/own.ts': './metadata.ts',
+    }),
+  ).toEqual([]);
+});
