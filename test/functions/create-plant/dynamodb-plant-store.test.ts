@@ -1,7 +1,7 @@
 // The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
 import { createDynamoDbClient, dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
@@ -116,6 +116,44 @@ describe('dynamoDbPlantStore', () => {
     client.destroy();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => hanging.close(resolve));
+  });
+
+  test('a stored item that is not a plant (attributes missing) is an error, never answered as a plant', async () => {
+    await db.client.send(
+      new PutItemCommand({ TableName: tableName, Item: { id: { N: '103' }, colour: { S: 'green' } } }),
+    );
+
+    await expect(dynamoDbPlantStore(db.client, tableName).createIfAbsent(record({ id: 103n }))).rejects.toThrow(
+      'Stored plant item is malformed: attributes id, colour',
+    );
+  });
+
+  test('a plant that vanishes between the refused put and its read is UnavailableError (retry)', async () => {
+    // A database that refuses the put (the id exists) and then finds nothing for it: an operator deleted it.
+    const vanishing = createServer((request, response) => {
+      const action = String(request.headers['x-amz-target']).split('.')[1];
+      request.resume();
+      response.writeHead(action === 'PutItem' ? 400 : 200, { 'Content-Type': 'application/x-amz-json-1.0' });
+      response.end(
+        action === 'PutItem'
+          ? JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'x' })
+          : '{}',
+      );
+    });
+    await new Promise<void>((resolve) => vanishing.listen(0, '127.0.0.1', resolve));
+    const client = new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${(vanishing.address() as AddressInfo).port}`,
+      maxAttempts: 1,
+    });
+
+    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 104n }));
+
+    await expect(failure).rejects.toBeInstanceOf(UnavailableError);
+    await expect(failure).rejects.toMatchObject({
+      message: 'The plant changed while it was being stored, please retry',
+    });
+    client.destroy();
+    await new Promise((resolve) => vanishing.close(resolve));
   });
 
   test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
