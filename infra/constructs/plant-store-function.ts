@@ -14,7 +14,6 @@ export interface PlantStoreFunctionProps {
   /** Merged over the defaults below. */
   environment?: Record<string, string>;
   timeout: Duration;
-  memorySize?: number;
 }
 
 const projectRoot = new URL('../../', import.meta.url).pathname;
@@ -46,7 +45,7 @@ export class PlantStoreFunction extends Construct {
       description: props.description,
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: 512,
       timeout: props.timeout,
       role,
       logGroup: this.logGroup,

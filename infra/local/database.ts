@@ -12,6 +12,7 @@ import {
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './database-process.ts';
+import { localAws } from './environment.ts';
 import type { LocalTable } from './template.ts';
 
 export interface LocalDatabase {
@@ -99,7 +100,7 @@ export const startDatabase = async (
   const endpoint = `http://127.0.0.1:${port}`;
   const client = new DynamoDBClient({
     endpoint,
-    region: 'us-east-1',
+    region: localAws.region,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const close = async () => {

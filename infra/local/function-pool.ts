@@ -23,6 +23,9 @@ interface Pending {
   request: WorkerRequest;
   resolve: (report: InvocationReport) => void;
   started: number;
+  /** This invocation starts a new execution environment, and pays its initialization. */
+  startsEnvironment: boolean;
+  /** That initialization's time, once the environment is ready. */
   initMs: number | undefined;
   timer?: NodeJS.Timeout;
 }
@@ -60,6 +63,7 @@ export class FunctionPool {
         request: { id: this.#nextId++, event, requestId, deadline: 0 },
         resolve,
         started: Date.now(),
+        startsEnvironment: false,
         initMs: undefined,
       };
       if (this.#closed) this.#settle(pending, { outcome: 'failure', reason: 'shutting down' });
@@ -69,8 +73,7 @@ export class FunctionPool {
 
   #settle(pending: Pending, invocation: Invocation) {
     clearTimeout(pending.timer);
-    const initMs = pending.initMs === -1 ? undefined : pending.initMs;
-    pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs });
+    pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs: pending.initMs });
   }
 
   #dispatch(pending: Pending) {
@@ -104,7 +107,7 @@ export class FunctionPool {
       }),
       current: undefined,
     };
-    pending.initMs = -1; // this invocation pays the cold start; the real time comes with 'ready'
+    pending.startsEnvironment = true;
     // Lambda gives a function's initialization 10 s.
     const initTimer = setTimeout(() => this.#fail(environment, 'init timed out after 10 s'), 10_000);
     initTimer.unref();
@@ -131,7 +134,7 @@ export class FunctionPool {
     environment.current = pending;
     void environment.ready.then((initMs) => {
       if (environment.current !== pending) return;
-      if (pending.initMs === -1) pending.initMs = initMs;
+      if (pending.startsEnvironment) pending.initMs = initMs;
       // As on Lambda, the function's timeout counts from the invocation, after any cold start.
       const timeoutMs = this.#fn.timeoutSeconds * 1000;
       pending.request.deadline = Date.now() + timeoutMs;

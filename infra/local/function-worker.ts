@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { localAws } from './environment.ts';
 
 export interface WorkerData {
   functionId: string;
@@ -42,7 +43,7 @@ port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => 
     callbackWaitsForEmptyEventLoop: true,
     functionName: functionId,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionId}`,
+    invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${functionId}`,
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionId}`,

@@ -1,7 +1,8 @@
 // `npm run token`: prints a bearer token from the development issuer, and nothing else, on stdout.
+import { resolve } from 'node:path';
 import { ensureSynthesized } from './cloud-assembly.ts';
 import { loadSigningKey, requiredScope, signDevToken } from './dev-issuer.ts';
-import { dataDirOf, parse, sharedOptions } from './options.ts';
+import { parse, sharedOptions } from './options.ts';
 import { readLocalApp } from './template.ts';
 
 const usage = `npm run token -- [options]
@@ -21,8 +22,7 @@ const { values } = parse(
   },
   usage,
 );
-const dataDir = dataDirOf(values);
-if (!dataDir) throw new Error('a data folder is needed');
+const dataDir = resolve(values['data-dir']);
 const scope =
   values.scope ??
   requiredScope(
