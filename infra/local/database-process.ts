@@ -4,6 +4,7 @@
 // request's store error never takes the runner down (see database.ts).
 import dynalite from 'dynalite';
 import { checkDatabaseFolder } from './database-check.ts';
+import { listenOnLoopback } from './loopback.ts';
 
 /** What the runner tells this process (as its argument, JSON). */
 export interface DatabaseProcessOptions {
@@ -44,10 +45,8 @@ if (path !== undefined && check) {
   }
 }
 const server = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-server.listen(port, '127.0.0.1', () => {
-  const address = server.address();
-  send({ type: 'ready', port: typeof address === 'object' && address ? address.port : port });
-});
+const url = await listenOnLoopback(server, port);
+send({ type: 'ready', port: Number(new URL(url).port) });
 process.on('message', (message: unknown) => {
   // Closing the server closes LevelDB too, so every acknowledged write is on disk.
   if (message === 'close') server.close(() => process.exit(0));

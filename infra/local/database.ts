@@ -21,7 +21,7 @@ export interface LocalDatabase {
 }
 
 /** The table properties CreateTable takes; settings that only matter on AWS (PITR, protection…) are left out. */
-const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCommandInput => {
+export const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCommandInput => {
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, ProvisionedThroughput } =
     properties as Partial<CreateTableCommandInput>;
   return {

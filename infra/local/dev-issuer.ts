@@ -2,10 +2,10 @@
 // tokens signed with it. The authorizer's environment points at it, so local tokens pass the real authorizer code.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { resolveValue } from './environment.ts';
+import { listenOnLoopback } from './loopback.ts';
 import type { LocalApp, LocalFunction } from './template.ts';
 
 /** The `iss` and `aud` of local tokens: fixed, so a token stays valid across restarts of the runner. */
@@ -98,9 +98,9 @@ export const serveJwks = async (key: SigningKey) => {
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
     else response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = await listenOnLoopback(server);
   return {
-    jwksUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`,
+    jwksUri: `${url}/.well-known/jwks.json`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

@@ -1,12 +1,12 @@
 // Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in worker threads, its REST
 // API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN authorizers trust.
-import type { AddressInfo } from 'node:net';
 import { TokenAuthorizer } from './authorizer.ts';
 import { type LocalDatabase, startDatabase } from './database.ts';
 import { devIssuerEnvironment, loadSigningKey, type SigningKey, serveJwks } from './dev-issuer.ts';
 import { functionEnvironment } from './environment.ts';
 import { FunctionPool } from './function-pool.ts';
 import { createGateway } from './gateway.ts';
+import { listenOnLoopback } from './loopback.ts';
 import { type LocalApp, readLocalApp } from './template.ts';
 
 export interface LocalApiOptions {
@@ -85,18 +85,15 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
   }
   const server = createGateway({ app, pools: functions.pools, authorizers, log: options.log });
+  let url: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.port, '127.0.0.1', () => resolve());
-    });
+    url = await listenOnLoopback(server, options.port);
   } catch (error) {
     await functions.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     app,
     signingKey: functions.signingKey,
     databaseEndpoint: functions.databaseEndpoint,

@@ -1,8 +1,8 @@
 // A gate in front of a DynamoDB endpoint, for tests that need a request held inside a function as a fact: closed, it
 // takes each request and holds it (counting it); opened, it forwards the held ones and every later one.
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { buffer } from 'node:stream/consumers';
+import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface DatabaseGate {
   /** Point the functions here (AWS_ENDPOINT_URL_DYNAMODB). */
@@ -53,15 +53,15 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
       waiter.resolve();
     }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const endpoint = await listenOnLoopback(server);
+  const port = Number(new URL(endpoint).port);
   const stopListening = () => {
     server.closeAllConnections();
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
 
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     forwardTo: (endpoint) => {
       target = endpoint;
     },
@@ -75,7 +75,9 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
       isOpen = false;
     },
     refuse: stopListening,
-    listen: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    listen: async () => {
+      await listenOnLoopback(server, port);
+    },
     close: async () => {
       if (server.listening) await stopListening();
     },

@@ -1,7 +1,12 @@
-// A real DynamoDB API (dynalite, in memory) on a loopback port, for tests that store plants.
-import type { AddressInfo } from 'node:net';
+// A real DynamoDB API for tests that store plants: the local runner's own database (dynalite in its process, in
+// memory), with the plants table as the CDK construct declares it (infra/constructs/plants-table.ts), not restated.
+import { createServer } from 'node:net';
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { PlantsTable } from '../../infra/constructs/plants-table.ts';
+import { createTableInput, startDatabase } from '../../infra/local/database.ts';
+import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface LocalDynamoDb {
   endpoint: string;
@@ -10,38 +15,36 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
+/** The table's CloudFormation properties, as the construct synthesizes them. */
+const plantsTableProperties = () => {
+  const stack = new Stack(new App(), 'PlantsTableOnly');
+  new PlantsTable(stack, 'Plants');
+  const [table] = Object.values(Template.fromStack(stack).findResources('AWS::DynamoDB::Table'));
+  if (!table) throw new Error('PlantsTable declares no table');
+  return table.Properties as Record<string, unknown>;
+};
+
 export const startDynalite = async (): Promise<LocalDynamoDb> => {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({ endpoint, maxAttempts: 1 });
+  const database = await startDatabase([], undefined, () => undefined);
+  const client = new DynamoDBClient({ endpoint: database.endpoint, maxAttempts: 1 });
+  const properties = plantsTableProperties();
   return {
-    endpoint,
+    endpoint: database.endpoint,
     client,
     async createPlantsTable(name) {
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
+      await client.send(new CreateTableCommand(createTableInput({ id: 'Plants', tableName: name, properties })));
     },
     async close() {
       client.destroy();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      await database.close();
     },
   };
 };
 
 /** An endpoint where nothing listens: every request is refused. */
 export const refusedEndpoint = async (): Promise<string> => {
-  const { createServer } = await import('node:net');
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server);
   await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
+  return url;
 };

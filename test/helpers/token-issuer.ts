@@ -1,7 +1,7 @@
 // A token issuer for tests: key pairs generated here, a JWKS served on loopback, and real signed JWTs.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface SigningKey {
   kid: string;
@@ -40,8 +40,7 @@ export const startIssuer = async (keys: SigningKey[]): Promise<TestIssuer> => {
     );
     response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: jwks }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = await listenOnLoopback(server);
   return {
     issuer,
     jwksUri: `${issuer}/.well-known/jwks.json`,

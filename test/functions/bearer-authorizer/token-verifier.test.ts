@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { createTokenVerifier, InvalidTokenError } from '../../../functions/bearer-authorizer/token-verifier.ts';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { signingKey, signToken } from '../../helpers/token-issuer.ts';
 
@@ -18,8 +18,7 @@ afterEach(() => {
 /** A JWKS endpoint that answers every request with `answer` (or never, without one). */
 const jwksEndpoint = async (answer?: (response: import('node:http').ServerResponse) => void) => {
   jwksServer = createServer((_request, response) => answer?.(response));
-  await new Promise<void>((resolve) => jwksServer?.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/jwks.json`;
+  return `${await listenOnLoopback(jwksServer)}/jwks.json`;
 };
 
 describe('createTokenVerifier', () => {

@@ -1,11 +1,12 @@
 // The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
 import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
 import { createDynamoDbClient, dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
 import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';
@@ -85,9 +86,7 @@ describe('dynamoDbPlantStore', () => {
         JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate exceeded' }),
       );
     });
-    await new Promise<void>((resolve) => throttling.listen(0, '127.0.0.1', resolve));
-    const { port } = throttling.address() as AddressInfo;
-    const client = new DynamoDBClient({ endpoint: `http://127.0.0.1:${port}`, maxAttempts: 1 });
+    const client = new DynamoDBClient({ endpoint: await listenOnLoopback(throttling), maxAttempts: 1 });
 
     await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record())).rejects.toBeInstanceOf(
       UnavailableError,
@@ -99,9 +98,8 @@ describe('dynamoDbPlantStore', () => {
   test("reports a DynamoDB that accepts connections but never answers as UnavailableError at the caller's deadline", async () => {
     const sockets = new Set<Socket>();
     const hanging = createServer(() => undefined).on('connection', (socket) => sockets.add(socket));
-    await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     // The handler's client takes its endpoint from the environment, as on Lambda (read when it first sends).
-    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = await listenOnLoopback(hanging);
     const client = createDynamoDbClient();
     const deadline = new AbortController();
 
@@ -140,11 +138,7 @@ describe('dynamoDbPlantStore', () => {
           : '{}',
       );
     });
-    await new Promise<void>((resolve) => vanishing.listen(0, '127.0.0.1', resolve));
-    const client = new DynamoDBClient({
-      endpoint: `http://127.0.0.1:${(vanishing.address() as AddressInfo).port}`,
-      maxAttempts: 1,
-    });
+    const client = new DynamoDBClient({ endpoint: await listenOnLoopback(vanishing), maxAttempts: 1 });
 
     const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 104n }));
 

@@ -2,9 +2,10 @@
 // (its remaining time less a margin) ends every DynamoDB call, and the 503 arrives before the function's timeout —
 // on the conflict path too, where a PutItem and a GetItem share the one deadline.
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 
@@ -23,9 +24,8 @@ const database = createServer((request: IncomingMessage, response) => {
 }).on('connection', (socket) => sockets.add(socket));
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => database.listen(0, '127.0.0.1', resolve));
   process.env.TABLE_NAME = 'plants';
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${(database.address() as AddressInfo).port}`;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = await listenOnLoopback(database);
   ({ handler } = await import('../../../functions/create-plant/handler.ts'));
 });
 

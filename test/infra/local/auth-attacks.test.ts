@@ -12,12 +12,12 @@ import {
 } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { devAudience, devIssuer, signDevToken } from '../../../infra/local/dev-issuer.ts';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../../infra/local/local-api.ts';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
@@ -55,8 +55,7 @@ beforeAll(async () => {
   api = await startLocalApi(options());
   devKey = KeyObject.from(api.signingKey.privateKey);
   devKid = api.signingKey.kid;
-  await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
-  attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+  attackerUrl = await listenOnLoopback(attacker);
 }, 30_000);
 
 afterAll(async () => {
