@@ -1,14 +1,17 @@
-// API Gateway (REST API, Lambda proxy integrations) on loopback: routing, the TOKEN authorizer, the proxy event v1,
-// the mapping of a function's result, limits and time-outs, and every answer the gateway makes itself rendered from
-// the template's gateway responses. Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
+// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, its limits and time-outs, and the order
+// of a request's way through routing (routes.ts), the TOKEN authorizer (authorizer.ts), the proxy event v1
+// (proxy-event.ts) and the answers (gateway-answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
 // ("Gateway semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { TokenAuthorizer } from './authorizer.ts';
 import { localAws } from './environment.ts';
 import type { FunctionPool, InvocationReport } from './function-pool.ts';
-import type { LocalApp, LocalGatewayResponse, LocalRoute } from './template.ts';
+import { type Answer, errorAnswer, gatewayAnswer, proxyResultToAnswer, rawAnswer } from './gateway-answers.ts';
+import { headersAsSent, proxyEvent } from './proxy-event.ts';
+import { type CompiledRoute, findRoute } from './routes.ts';
+import type { LocalApp } from './template.ts';
 import { withinTime } from './time-limit.ts';
 
 /** API Gateway's payload limit. */
@@ -23,95 +26,6 @@ export const maxRequestLineAndHeaderValuesBytes = 10_240;
 /** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
 const nodeMaxHeaderSize = 64 * 1024;
 
-/** Status and message of each answer the gateway makes itself, when the template does not configure it. */
-const gatewayDefaults: Record<string, { status: number; message: string }> = {
-  ACCESS_DENIED: { status: 403, message: 'Forbidden' },
-  AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
-  AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
-  INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
-  MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },
-  REQUEST_TOO_LARGE: { status: 413, message: 'Request Too Long' },
-  UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
-  // A function that fails or answers malformed: AWS answers 502 {"message": "Internal server error"}.
-  DEFAULT_5XX: { status: 502, message: 'Internal server error' },
-};
-
-interface Answer {
-  status: number;
-  headers: [string, string][];
-  body: Buffer;
-}
-
-const json = (value: unknown) => Buffer.from(JSON.stringify(value));
-
-/** API Gateway answers application/json unless told otherwise. */
-const withContentType = (headers: [string, string][]): [string, string][] =>
-  headers.some(([name]) => name.toLowerCase() === 'content-type')
-    ? headers
-    : [...headers, ['Content-Type', 'application/json']];
-
-/** Renders the gateway's own answer of `type` from the template's gateway responses (or AWS's defaults). */
-const gatewayAnswer = (
-  responses: Map<string, LocalGatewayResponse>,
-  type: string,
-  message: string,
-  requestId: string,
-): Answer => {
-  const fallback = gatewayDefaults[type] ?? { status: 500, message };
-  const configured = responses.get(type);
-  const inherited = responses.get(fallback.status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
-  const response = configured ?? inherited;
-  const status = configured?.statusCode ?? inherited?.statusCode ?? fallback.status;
-  const body =
-    response?.template === undefined
-      ? json({ message })
-      : Buffer.from(
-          response.template
-            .replaceAll('$context.error.messageString', JSON.stringify(message))
-            .replaceAll('$context.error.message', message)
-            .replaceAll('$context.error.responseType', type)
-            .replaceAll('$context.requestId', requestId),
-        );
-  return {
-    status,
-    headers: withContentType([
-      ...Object.entries(response?.headers ?? {}),
-      ['x-amzn-ErrorType', type],
-      ['x-amzn-RequestId', requestId],
-    ]),
-    body,
-  };
-};
-
-/**
- * An answer of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
- * malformed requests): the API's Error shape, so a client never meets a bare body.
- */
-const errorAnswer = (status: number, requestId?: string): Answer => ({
-  status,
-  headers: [
-    ['Content-Type', 'application/json'],
-    ...(requestId === undefined ? [] : ([['x-amzn-RequestId', requestId]] as [string, string][])),
-  ],
-  body: json({ error: status, message: STATUS_CODES[status] ?? 'Error' }),
-});
-
-/** The answer as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
-const rawAnswer = ({ status, headers, body }: Answer) =>
-  Buffer.concat([
-    Buffer.from(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-        ...headers.map(([name, value]) => `${name}: ${value}`),
-        `Content-Length: ${body.length}`,
-        'Connection: close',
-        '',
-        '',
-      ].join('\r\n'),
-    ),
-    body,
-  ]);
-
 /** The bytes API Gateway's header quota counts: the request line and every header value. */
 const requestLineAndHeaderValuesBytes = (request: IncomingMessage) => {
   let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
@@ -119,89 +33,6 @@ const requestLineAndHeaderValuesBytes = (request: IncomingMessage) => {
     bytes += Buffer.byteLength(request.rawHeaders[index] ?? '');
   }
   return bytes;
-};
-
-type Scalar = string | number | boolean;
-const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
-const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
-
-/** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */
-const proxyResultToAnswer = (result: unknown): Answer | undefined => {
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
-  const {
-    statusCode,
-    headers = {},
-    multiValueHeaders = {},
-    body,
-    isBase64Encoded = false,
-  } = result as Record<string, unknown>;
-  if (Object.keys(result).some((key) => !proxyResultKeys.has(key))) return undefined;
-  const status = Number(statusCode);
-  if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
-  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
-  if (typeof multiValueHeaders !== 'object' || multiValueHeaders === null) return undefined;
-  const multi = Object.entries(multiValueHeaders);
-  if (!multi.every(([, values]) => Array.isArray(values) && values.every(isScalar))) return undefined;
-  if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
-  if (typeof isBase64Encoded !== 'boolean') return undefined;
-
-  // `headers` and `multiValueHeaders` merge; for a name in both, `multiValueHeaders` wins.
-  const multiNames = new Set(multi.map(([name]) => name.toLowerCase()));
-  const merged: [string, string][] = [
-    ...Object.entries(headers as Record<string, Scalar>)
-      .filter(([name]) => !multiNames.has(name.toLowerCase()))
-      .map(([name, value]): [string, string] => [name, String(value)]),
-    ...multi.flatMap(([name, values]) => (values as Scalar[]).map((value): [string, string] => [name, String(value)])),
-  ];
-  const text = typeof body === 'string' ? body : '';
-  return { status, headers: withContentType(merged), body: Buffer.from(text, isBase64Encoded ? 'base64' : 'utf8') };
-};
-
-interface CompiledRoute extends LocalRoute {
-  segments: string[];
-}
-
-/** A path segment decoded, or as sent when its percent-encoding is malformed. */
-const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
-
-/** The route for a path and method: an exact method before ANY; `{name}` matches one segment, `{name+}` the rest. */
-const findRoute = (routes: CompiledRoute[], path: string, method: string) => {
-  const segments = path.split('/').filter(Boolean);
-  const matches = (route: CompiledRoute) => {
-    const parameters: Record<string, string> = {};
-    for (const [index, part] of route.segments.entries()) {
-      const greedy = /^\{(.+)\+\}$/.exec(part);
-      if (greedy?.[1]) {
-        if (index >= segments.length) return undefined;
-        parameters[greedy[1]] = segments.slice(index).map(decodeSegment).join('/');
-        return parameters;
-      }
-      const segment = segments[index];
-      if (segment === undefined) return undefined;
-      const parameter = /^\{(.+)\}$/.exec(part);
-      if (parameter?.[1]) parameters[parameter[1]] = decodeSegment(segment);
-      else if (part !== segment) return undefined;
-    }
-    return route.segments.length === segments.length ? parameters : undefined;
-  };
-  for (const wanted of [method, 'ANY']) {
-    for (const route of routes.filter((candidate) => candidate.method === wanted)) {
-      const parameters = matches(route);
-      if (parameters) return { route, parameters };
-    }
-  }
-  return undefined;
-};
-
-const requestTime = (date: Date) => {
-  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
-  return `${day}/${month}/${year}:${time} +0000`;
 };
 
 /** The client went away before its request was read whole: nothing to answer, nothing the runner did wrong. */
@@ -221,114 +52,6 @@ const readBody = (request: IncomingMessage) =>
     request.on('end', () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
     request.on('error', (error) => reject(new ClientAbortedError(error.message)));
   });
-
-/** Header names as the client sent them: `last` keeps each name's last value, `all` every value. */
-const headersAsSent = (request: IncomingMessage) => {
-  const last: Record<string, string> = {};
-  const all: Record<string, string[]> = {};
-  for (let index = 0; index < request.rawHeaders.length; index += 2) {
-    const [name = '', value = ''] = [request.rawHeaders[index], request.rawHeaders[index + 1]];
-    last[name] = value;
-    all[name] = [...(all[name] ?? []), value];
-  }
-  return { last, all };
-};
-
-/**
- * Whether a request's Content-Type is one of the API's binary media types (patterns with `*` wildcards): then API
- * Gateway hands the body to the function base64-encoded, byte for byte, instead of as UTF-8 text.
- */
-const isBinary = (contentType: string | undefined, binaryMediaTypes: string[]) => {
-  if (contentType === undefined) return false;
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return binaryMediaTypes.some((pattern) =>
-    new RegExp(
-      `^${pattern
-        .toLowerCase()
-        .replace(/[.+^${}()|[\]\\?]/g, '\\$&')
-        .replaceAll('*', '[^/]*')}$`,
-    ).test(type),
-  );
-};
-
-interface ProxyEventParts {
-  app: LocalApp;
-  request: IncomingMessage;
-  url: URL;
-  route: LocalRoute;
-  parameters: Record<string, string>;
-  headers: ReturnType<typeof headersAsSent>;
-  body: Buffer;
-  requestId: string;
-  started: Date;
-  authorizer: Record<string, unknown> | undefined;
-}
-
-/** The Lambda proxy event (v1) API Gateway sends for a REST API request. */
-const proxyEvent = ({
-  app,
-  request,
-  url,
-  route,
-  parameters,
-  headers,
-  body,
-  requestId,
-  started,
-  authorizer,
-}: ProxyEventParts) => {
-  const query = [...url.searchParams.keys()];
-  const binary = isBinary(request.headers['content-type'], app.binaryMediaTypes);
-  return {
-    resource: route.resourcePath,
-    path: url.pathname,
-    httpMethod: request.method,
-    headers: headers.last,
-    multiValueHeaders: headers.all,
-    queryStringParameters: query.length ? Object.fromEntries(url.searchParams) : null,
-    multiValueQueryStringParameters: query.length
-      ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
-      : null,
-    pathParameters: Object.keys(parameters).length ? parameters : null,
-    stageVariables: null,
-    requestContext: {
-      resourceId: route.resourcePath,
-      resourcePath: route.resourcePath,
-      httpMethod: request.method,
-      extendedRequestId: requestId,
-      requestTime: requestTime(started),
-      path: `/${app.stageName}${url.pathname}`,
-      accountId: localAws.accountId,
-      protocol: `HTTP/${request.httpVersion}`,
-      stage: app.stageName,
-      domainPrefix: 'localhost',
-      requestTimeEpoch: started.getTime(),
-      requestId,
-      identity: {
-        cognitoIdentityPoolId: null,
-        accountId: null,
-        cognitoIdentityId: null,
-        caller: null,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        principalOrgId: null,
-        accessKey: null,
-        cognitoAuthenticationType: null,
-        cognitoAuthenticationProvider: null,
-        userArn: null,
-        userAgent: request.headers['user-agent'] ?? null,
-        user: null,
-        apiKey: null,
-        apiKeyId: null,
-        clientCert: null,
-      },
-      domainName: request.headers.host ?? 'localhost',
-      apiId: app.apiId,
-      ...(authorizer && { authorizer }),
-    },
-    body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,
-    isBase64Encoded: body.length > 0 && binary,
-  };
-};
 
 export interface GatewayOptions {
   app: LocalApp;
