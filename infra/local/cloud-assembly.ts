@@ -9,20 +9,20 @@ export const defaultCloudAssembly = join(projectRoot, 'cdk.out');
 /** What a synth reads: when none of it changed since the last synth, cdk.out is up to date. */
 const sources = ['infra', 'functions', 'openapi.yaml', 'cdk.json', 'package-lock.json'];
 /** The runner itself is not part of the app. */
-const notSources = [join(projectRoot, 'infra/local')];
+const notSource = 'infra/local';
 
-const newestChange = (path: string): number => {
-  if (!existsSync(path) || notSources.includes(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
-};
-
-const isUpToDate = (cloudAssemblyDir: string) => {
+/** Whether `cloudAssemblyDir` was synthesized after the last change to anything a synth of `root` reads. */
+export const isUpToDate = (cloudAssemblyDir: string, root = projectRoot) => {
+  const newestChange = (path: string): number => {
+    if (!existsSync(path) || path === join(root, notSource)) return 0;
+    const stat = statSync(path);
+    if (!stat.isDirectory()) return stat.mtimeMs;
+    return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
+  };
   const manifest = join(cloudAssemblyDir, 'manifest.json');
   if (!existsSync(manifest)) return false;
   const synthesized = statSync(manifest).mtimeMs;
-  return sources.every((source) => newestChange(join(projectRoot, source)) <= synthesized);
+  return sources.every((source) => newestChange(join(root, source)) <= synthesized);
 };
 
 /** Runs `cdk synth` (offline, with cdk-nag) unless cdk.out is up to date; its output goes to stderr. */

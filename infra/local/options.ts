@@ -40,14 +40,12 @@ export const dataDirOf = (values: {
 export const envVarsOf = (file: string | boolean | undefined): Record<string, Record<string, string>> | undefined => {
   if (typeof file !== 'string') return undefined;
   const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  const isPlainObject = (value: unknown): value is object =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
   const valid =
-    typeof parsed === 'object' &&
-    parsed !== null &&
+    isPlainObject(parsed) &&
     Object.values(parsed).every(
-      (variables) =>
-        typeof variables === 'object' &&
-        variables !== null &&
-        Object.values(variables).every((value) => typeof value === 'string'),
+      (variables) => isPlainObject(variables) && Object.values(variables).every((value) => typeof value === 'string'),
     );
   if (!valid) throw new Error(`${file}: expected { "<function id>": { "NAME": "value", ... } }`);
   return parsed as Record<string, Record<string, string>>;

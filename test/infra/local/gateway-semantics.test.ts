@@ -1,8 +1,10 @@
 // The local runner's API Gateway semantics over real HTTP, on a fixture app with an echo function, failing
 // functions and a scripted TOKEN authorizer (see fixtures/fixture-app.ts).
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { parseRaw, rawExchange as sendRaw } from '../../helpers/raw-http.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
@@ -21,17 +23,33 @@ const log = (line: string) => {
 
 const rawExchange = (request: string) => sendRaw(api.url, request);
 
+/**
+ * A barrier on loopback: it answers no request until `maxWorkers` wait at it at once, then all of them. Invocations
+ * that pass it ran at the same time, which only that many execution environments can do.
+ */
+const maxWorkers = 3;
+const waiting: (() => void)[] = [];
+const barrier = createServer((_request, response) => {
+  waiting.push(() => response.end());
+  if (waiting.length >= maxWorkers) for (const release of waiting.splice(0)) release();
+});
+
 beforeAll(async () => {
+  const barrierUrl = await listenOnLoopback(barrier);
   api = await startLocalApi({
     cloudAssemblyDir: synthesizeFixtureApp(),
     port: 0,
     dataDir: undefined,
-    maxWorkers: 3,
+    maxWorkers,
+    envVars: { BarrierFunction: { BARRIER_URL: barrierUrl } },
     log,
   });
 }, 30_000);
 
-afterAll(() => api.close());
+afterAll(async () => {
+  await api.close();
+  await new Promise((resolve) => barrier.close(resolve));
+});
 
 const call = (path: string, init: RequestInit = {}) => fetch(`${api.url}${path}`, init);
 const bearer = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
@@ -100,7 +118,16 @@ describe('execution environments', () => {
     expect(second.invocations).toBeGreaterThan(first.invocations);
   });
 
-  test('more start under concurrency, and every request is answered', async () => {
+  test('more start under concurrency, up to --max-workers: that many invocations run at once', async () => {
+    const responses = await Promise.all(Array.from({ length: maxWorkers }, () => call('/barrier')));
+
+    expect(responses.map((response) => response.status)).toEqual(Array(maxWorkers).fill(200));
+    expect(logLines.filter((line) => /^GET \/barrier 200 .*cold start BarrierFunction/.test(line))).toHaveLength(
+      maxWorkers,
+    );
+  });
+
+  test('beyond --max-workers requests wait for a free environment, and every one is answered', async () => {
     const responses = await Promise.all(Array.from({ length: 12 }, () => call('/echo')));
     expect(responses.map((response) => response.status)).toEqual(Array(12).fill(200));
   });
