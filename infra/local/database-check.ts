@@ -1,6 +1,6 @@
 // Checks a data folder's LevelDB before dynalite serves it. LevelDB repairs what it can silently: it drops a log
 // whose tail is truncated or whose records fail their checksum, and starts an empty database when CURRENT is gone —
-// and the plants in them with it. classic-level exposes neither LevelDB's paranoid_checks nor verify_checksums, so
+// and the data in them with it. classic-level exposes neither LevelDB's paranoid_checks nor verify_checksums, so
 // the runner checks the log files' framing itself and reads every stored value once, and refuses a damaged folder
 // instead of serving it as if whole.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -15,12 +15,12 @@ export class DatabaseFolderError extends Error {
 }
 
 const recovery = (path: string) =>
-  `Restore ${path} from a backup; or move it aside and start with an empty store (its plants are then gone); ` +
+  `Restore ${path} from a backup; or move it aside and start with an empty store (what it held is then gone); ` +
   "LevelDB's repair (ClassicLevel.repair in the classic-level package) may recover part of it.";
 
 const damaged = (path: string, what: string) =>
   new DatabaseFolderError(
-    `The database in ${path} is damaged (${what}); serving it would lose plants silently. ${recovery(path)}`,
+    `The database in ${path} is damaged (${what}); serving it would lose data silently. ${recovery(path)}`,
   );
 
 // LevelDB's log format (https://github.com/google/leveldb/blob/main/doc/log_format.md): 32 KiB blocks of records,

@@ -90,17 +90,26 @@ export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOp
     .setExpirationTime(typeof expiresIn === 'number' ? Math.floor(Date.now() / 1000) + expiresIn : expiresIn)
     .sign(key.privateKey);
 
-/** Serves the key's JWKS at http://127.0.0.1:<port>/.well-known/jwks.json. */
-export const serveJwks = async (key: SigningKey) => {
-  const body = JSON.stringify({ keys: [key.publicJwk] });
-  const server = createServer((request, response) => {
-    if (request.url === '/.well-known/jwks.json')
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
-    else response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
+/**
+ * A JWKS endpoint on loopback, `<base>/.well-known/jwks.json`, publishing what `keys()` answers at each request
+ * (the development issuer's key; tests publish and rotate theirs). It counts its fetches.
+ */
+export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
+  let fetches = 0;
+  const server = createServer(async (request, response) => {
+    if (request.url !== '/.well-known/jwks.json') {
+      response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
+      return;
+    }
+    fetches += 1;
+    const body = JSON.stringify({ keys: await keys() });
+    response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   const url = await listenOnLoopback(server);
   return {
+    url,
     jwksUri: `${url}/.well-known/jwks.json`,
+    fetches: () => fetches,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };

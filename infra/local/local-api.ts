@@ -43,7 +43,7 @@ export interface LocalApi {
 /** Starts pools, database and issuer for `app`, and the functions' environments; used by `npm start` and `npm run invoke`. */
 export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
   const signingKey = await loadSigningKey(options.dataDir);
-  const jwks = await serveJwks(signingKey);
+  const jwks = await serveJwks(() => [signingKey.publicJwk]);
   let database: LocalDatabase | undefined;
   const pools = new Map<string, FunctionPool>();
   try {

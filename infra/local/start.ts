@@ -1,5 +1,5 @@
 // `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
 import { requiredScope, signDevToken } from './dev-issuer.ts';
@@ -23,12 +23,17 @@ const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 
 const drainGraceMs = 15_000;
 const started = performance.now();
 
-/** A ready-to-paste request for each POST route that openapi.yaml gives an example body for. */
-const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) => {
-  const openapi = parseYaml(readFileSync(`${projectRoot}openapi.yaml`, 'utf8')) as {
-    paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
-  };
-  return routes.flatMap(({ resourcePath, method }) => {
+/** The project's OpenAPI document, where it has one: what the banner says of the API it serves. */
+interface OpenApiDocument {
+  info?: { title?: string };
+  paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
+}
+const openApiPath = `${projectRoot}openapi.yaml`;
+const openapi = (existsSync(openApiPath) ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
+
+/** A ready-to-paste request for each route that the OpenAPI document gives a JSON example body for. */
+const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) =>
+  routes.flatMap(({ resourcePath, method }) => {
     const example =
       openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
     if (example === undefined) return [];
@@ -36,7 +41,6 @@ const curlExamples = (url: string, token: string, routes: { resourcePath: string
       `curl -s -X ${method} ${url}${resourcePath} -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
     ];
   });
-};
 
 try {
   const dataDir = dataDirOf(values);
@@ -61,7 +65,7 @@ try {
   console.log(
     [
       '',
-      `Plant Store (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${((performance.now() - started) / 1000).toFixed(1)} s]`,
+      `${openapi.info?.title ?? 'The API'} (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${((performance.now() - started) / 1000).toFixed(1)} s]`,
       ...routes,
       `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
       `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,

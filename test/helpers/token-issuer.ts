@@ -1,7 +1,6 @@
 // A token issuer for tests: key pairs generated here, a JWKS served on loopback, and real signed JWTs.
-import { createServer } from 'node:http';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import { serveJwks } from '../../infra/local/dev-issuer.ts';
 
 export interface SigningKey {
   kid: string;
@@ -28,27 +27,19 @@ export interface TestIssuer {
 
 export const startIssuer = async (keys: SigningKey[]): Promise<TestIssuer> => {
   let published = keys;
-  let fetches = 0;
-  const server = createServer(async (request, response) => {
-    if (request.url !== '/.well-known/jwks.json') {
-      response.writeHead(404).end();
-      return;
-    }
-    fetches += 1;
-    const jwks = await Promise.all(
+  const jwks = await serveJwks(() =>
+    Promise.all(
       published.map(async ({ kid, alg, publicKey }) => ({ ...(await exportJWK(publicKey)), kid, alg, use: 'sig' })),
-    );
-    response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: jwks }));
-  });
-  const issuer = await listenOnLoopback(server);
+    ),
+  );
   return {
-    issuer,
-    jwksUri: `${issuer}/.well-known/jwks.json`,
-    fetches: () => fetches,
+    issuer: jwks.url,
+    jwksUri: jwks.jwksUri,
+    fetches: jwks.fetches,
     publish: (keys) => {
       published = keys;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: jwks.close,
   };
 };
 
