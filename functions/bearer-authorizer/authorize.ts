@@ -1,7 +1,6 @@
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { bearerToken } from './bearer.ts';
 import { InvalidTokenError, type VerifiedToken } from './token-verifier.ts';
-
-const bearer = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i;
 
 /**
  * The policy covers every method of the API on this stage, not only `methodArn`: API Gateway caches the result per
@@ -39,7 +38,7 @@ export const authorize = async (
   event: APIGatewayTokenAuthorizerEvent,
   { verify, requiredScope }: AuthorizeDeps,
 ): Promise<APIGatewayAuthorizerResult> => {
-  const token = bearer.exec(event.authorizationToken ?? '')?.[1];
+  const token = bearerToken(event.authorizationToken);
   if (!token) throw new InvalidTokenError('no bearer token');
   const { sub, scopes, clientId } = await verify(token);
   const allowed = requiredScope === '' || scopes.includes(requiredScope);

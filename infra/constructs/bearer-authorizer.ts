@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/metadata.ts';
 import type { TokenTrust } from './identity.ts';
@@ -12,9 +13,6 @@ export interface BearerAuthorizerProps {
   /** How long API Gateway caches a token's result (0 turns caching off). */
   cacheTtl: Duration;
 }
-
-/** `Authorization: Bearer <token>`: API Gateway answers 401 itself for anything else, without invoking the function. */
-export const bearerHeaderPattern = '^Bearer [-0-9A-Za-z._~+/]+=*$';
 
 /** The TOKEN authorizer: the bearer-authorizer function behind API Gateway's token check and result cache. */
 export class BearerAuthorizer extends Construct {
@@ -45,6 +43,7 @@ export class BearerAuthorizer extends Construct {
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler,
       identitySource: IdentitySource.header('Authorization'),
+      // API Gateway answers 401 itself for anything else, without invoking the function.
       validationRegex: bearerHeaderPattern,
       resultsCacheTtl: cacheTtl,
     });

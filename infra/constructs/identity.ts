@@ -8,6 +8,25 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 
+/**
+ * The stack name as the start of the Cognito domain prefix, `<stack name>-<account id>`: Cognito takes lower-case
+ * letters, digits and hyphens, at most 63 characters, and refuses "aws", "amazon" and "cognito" in it
+ * (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-assign-domain-prefix.html).
+ * A name it cannot take stops the synth here, instead of the deploy half-way.
+ */
+export const cognitoDomainPrefixPart = (stackName: string) => {
+  const part = stackName.toLowerCase();
+  const reserved = ['aws', 'amazon', 'cognito'].find((word) => part.includes(word));
+  if (reserved) {
+    throw new Error(
+      `Stack name ${stackName}: Cognito refuses "${reserved}" in its domain prefix; choose another stackName`,
+    );
+  }
+  // 63 characters at most, less "-" and a 12-digit account id.
+  if (part.length > 50) throw new Error(`Stack name ${stackName}: at most 50 characters for the Cognito domain prefix`);
+  return part;
+};
+
 /** Which tokens the authorizer trusts. */
 export interface TokenTrust {
   issuer: string;
@@ -70,7 +89,7 @@ export class Identity extends Construct {
     });
     // Cognito domain prefixes are global per region: the account id makes this one unique.
     const domain = pool.addDomain('Domain', {
-      cognitoDomain: { domainPrefix: `${stack.stackName.toLowerCase()}-${stack.account}` },
+      cognitoDomain: { domainPrefix: `${cognitoDomainPrefixPart(stack.stackName)}-${stack.account}` },
     });
 
     this.trust = {
@@ -88,7 +107,7 @@ export class Identity extends Construct {
     new CfnOutput(stack, 'ClientId', { description: 'App client id', value: this.client.userPoolClientId });
     new CfnOutput(stack, 'ClientSecretCommand', {
       description: 'Prints the app client secret',
-      value: `aws cognito-idp describe-user-pool-client --user-pool-id ${pool.userPoolId} --client-id ${this.client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
+      value: `aws cognito-idp describe-user-pool-client --region ${stack.region} --user-pool-id ${pool.userPoolId} --client-id ${this.client.userPoolClientId} --query UserPoolClient.ClientSecret --output text`,
     });
   }
 }

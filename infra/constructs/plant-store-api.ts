@@ -48,9 +48,10 @@ export class PlantStoreApi extends Construct {
       // API Gateway decodes a proxy result only when it says isBase64Encoded. See "Binary media types for REST APIs",
       // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings.html
       binaryMediaTypes: ['*/*'],
-      // Execution logging needs API Gateway's account-level CloudWatch role.
+      // Execution logging needs API Gateway's account-level CloudWatch role. It is the account's and region's, for
+      // every REST API there: `cdk destroy` leaves it (RETAIN, CDK's own default), so other APIs keep logging.
       cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.DESTROY,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
       deployOptions: {
         stageName: props.stageName,
         throttlingRateLimit: props.throttlingRateLimit,

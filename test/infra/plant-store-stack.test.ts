@@ -9,7 +9,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { bearerHeaderPattern } from '../../infra/constructs/bearer-authorizer.ts';
+import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { gatewayResponses } from '../../infra/constructs/gateway-responses.ts';
 import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
 
@@ -168,6 +168,21 @@ describe('least privilege', () => {
   });
 });
 
+describe('no side effect beyond the stack', () => {
+  test("API Gateway's account-level CloudWatch role (the account's and region's) is retained by cdk destroy", () => {
+    const [roleId] =
+      resourcesOf('AWS::IAM::Role').find(([, role]) =>
+        JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'),
+      ) ?? [];
+    expect(roleId).toBeDefined();
+    expect(template.findResources('AWS::IAM::Role')[roleId ?? '']).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+    template.hasResource('AWS::ApiGateway::Account', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+});
+
 describe('the plants table', () => {
   test('is keyed by a numeric id, on demand, with point-in-time recovery, and survives stack deletion', () => {
     template.hasResource('AWS::DynamoDB::Table', {
@@ -253,6 +268,7 @@ describe('identity', () => {
       'TableName',
       'TokenUrl',
     ]);
+    expect(JSON.stringify(template.toJSON().Outputs.ClientSecretCommand.Value)).toContain('--region');
   });
 
   test('with an external issuer, trusts it and creates no pool', () => {
@@ -275,6 +291,22 @@ describe('identity', () => {
       REQUIRED_SCOPE: 'plants:write',
     });
     expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+  });
+});
+
+describe('the stack name', () => {
+  test.each([
+    ['MyAwsStore', /Cognito refuses "aws" in its domain prefix/],
+    ['AmazonPlants', /Cognito refuses "amazon"/],
+    ['CognitoTest', /Cognito refuses "cognito"/],
+    ['P'.repeat(51), /at most 50 characters for the Cognito domain prefix/],
+  ])('%s stops the synth, naming the Cognito domain prefix rule', (name, message) => {
+    expect(() => new PlantStoreStack(appWithoutBundling(), name)).toThrow(message);
+  });
+
+  test('is no concern with an external issuer (no Cognito domain)', () => {
+    const externalTrust = { issuer: 'https://issuer.example', audience: 'api', requiredScope: '' };
+    expect(() => new PlantStoreStack(appWithoutBundling(), 'MyAwsStore', { externalTrust })).not.toThrow();
   });
 });
 

@@ -127,6 +127,10 @@ describe('a token that is not acceptable is Unauthorized', () => {
     await expectUnauthorized(`${header}.${forged}.${signature}`);
   });
   test('malformed', () => expectUnauthorized('not-a-jwt'));
+  test('with the scheme not written Bearer (the rule API Gateway checks too)', async () => {
+    const token = await signToken(rsa, validClaims());
+    await expect(handler(tokenAuthorizerEvent(`bearer ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
+  });
   test('in another scheme than Bearer', async () => {
     const token = await signToken(rsa, validClaims());
     await expect(handler(tokenAuthorizerEvent(`Basic ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
