@@ -1,8 +1,11 @@
 // Generated POST /plants requests (fast-check), and what the contract says each must be answered — an oracle written
 // from openapi.yaml and README alone, sharing no code with the implementation: big.js reads ids, a hand-written table
 // says which media types are JSON in UTF-8, and each generated body says itself whether its bytes are UTF-8.
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { expect } from '@jest/globals';
 import { Big } from 'big.js';
 import fc from 'fast-check';
+import { contractViolations } from './independent-contract.ts';
 
 export interface PlantRequest {
   /** The Content-Type header as sent (name and value), or none. */
@@ -254,4 +257,37 @@ export const expectedAnswer = ({ contentType, bytes, utf8 }: PlantRequest): Expe
   const isText = (value: unknown): value is string => typeof value === 'string' && value.isWellFormed();
   if (id === undefined || !isText(name) || (tag !== undefined && !isText(tag))) return { status: 400 };
   return { status: 'create', id, name, tag };
+};
+
+type StoredItem = Record<string, AttributeValue> | undefined;
+
+/**
+ * Judges `answer` to `expected`'s request: valid against openapi.yaml; the status the contract says; for a valid
+ * NewPlant, 200 with the plant and the plant stored exactly (or 409 when `before`, the item stored for its id before
+ * the request, has other content), and nothing stored changed by a retry or a conflict. `stored` reads an item.
+ */
+export const judgeAnswer = async (
+  expected: Expectation,
+  answer: { statusCode: number; headers?: Record<string, unknown>; body: string },
+  before: StoredItem,
+  stored: (id: string) => Promise<StoredItem>,
+) => {
+  expect(contractViolations(answer)).toEqual([]);
+  if (expected.status !== 'create') {
+    expect(answer.statusCode).toBe(expected.status);
+    return;
+  }
+  const sameAsStored = before === undefined || (before.name?.S === expected.name && before.tag?.S === expected.tag);
+  expect(answer.statusCode).toBe(sameAsStored ? 200 : 409);
+  const after = await stored(expected.id);
+  if (sameAsStored) {
+    expect(JSON.parse(answer.body)).toEqual({
+      name: expected.name,
+      ...(expected.tag !== undefined && { tag: expected.tag }),
+    });
+    expect(after?.id).toEqual({ N: expected.id });
+    expect(after?.name).toEqual({ S: expected.name });
+    expect(after?.tag).toEqual(expected.tag === undefined ? undefined : { S: expected.tag });
+  }
+  if (before) expect(after).toEqual(before); // a retry or a conflict changes nothing
 };

@@ -4,12 +4,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
+import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 
-let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+let handler: CreatePlantHandler;
 const sockets = new Set<Socket>();
 /** Answers the first `answered` requests as dynalite would for an existing id; holds every later one forever. */
 let answered = 0;
@@ -24,9 +24,7 @@ const database = createServer((request: IncomingMessage, response) => {
 }).on('connection', (socket) => sockets.add(socket));
 
 beforeAll(async () => {
-  process.env.TABLE_NAME = 'plants';
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = await listenOnLoopback(database);
-  ({ handler } = await import('../../../functions/create-plant/handler.ts'));
+  handler = await loadCreatePlantHandler('plants', await listenOnLoopback(database));
 });
 
 afterAll(async () => {

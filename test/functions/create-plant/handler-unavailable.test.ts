@@ -1,16 +1,14 @@
 // createPlant through its Middy chain when DynamoDB refuses every connection: 503 with Retry-After.
 import { beforeAll, expect, test } from '@jest/globals';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 
-let handler: (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+let handler: CreatePlantHandler;
 
 beforeAll(async () => {
-  process.env.TABLE_NAME = 'plants';
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = await refusedEndpoint();
-  ({ handler } = await import('../../../functions/create-plant/handler.ts'));
+  handler = await loadCreatePlantHandler('plants', await refusedEndpoint());
 });
 
 test('an unreachable database answers 503 with Retry-After and no internals', async () => {

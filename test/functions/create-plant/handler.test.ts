@@ -2,21 +2,20 @@
 import { readFileSync } from 'node:fs';
 import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 
 const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;
-let handler: (event: APIGatewayProxyEvent, context: ReturnType<typeof lambdaContext>) => Promise<APIGatewayProxyResult>;
+let handler: CreatePlantHandler;
 
 beforeAll(async () => {
   db = await startDynalite();
   await db.createPlantsTable(tableName);
-  process.env.TABLE_NAME = tableName;
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = db.endpoint;
-  ({ handler } = await import('../../../functions/create-plant/handler.ts'));
+  handler = await loadCreatePlantHandler(tableName, db.endpoint);
 });
 
 afterAll(async () => {

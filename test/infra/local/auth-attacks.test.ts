@@ -10,31 +10,19 @@ import {
   type KeyObject as KeyObjectType,
   sign,
 } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { devAudience, devIssuer, signDevToken } from '../../../infra/local/dev-issuer.ts';
-import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../../infra/local/local-api.ts';
+import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
-import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
+import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 import { parseRaw, rawExchange } from '../../helpers/raw-http.ts';
 import { report } from '../../helpers/report.ts';
 
-const options = (envVars: Record<string, string> = {}): LocalApiOptions => ({
-  cloudAssemblyDir: synthesizedCloudAssembly(),
-  port: 0,
-  dataDir: mkdtempSync(join(tmpdir(), 'plant-store-attacks-')),
-  maxWorkers: 2,
-  envVars: {
-    CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars },
-  },
-  log: () => undefined,
-});
+const options = (authorizerEnvironment: Record<string, string> = {}) =>
+  plantStoreOptions({ maxWorkers: 2, envVars: { BearerAuthorizerFunction: authorizerEnvironment } });
 
 let api: LocalApi;
 let devKey: KeyObjectType;

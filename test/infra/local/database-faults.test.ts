@@ -7,31 +7,17 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../../../infra/local/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
-import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
+import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { startDatabaseGate } from '../../helpers/database-gate.ts';
 import { responseContractViolations } from '../../helpers/independent-contract.ts';
+import { recordedLog } from '../../helpers/log-lines.ts';
 
 /** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
 const serve = async (dataDir: string, createPlantEnvironment: Record<string, string> = {}) => {
-  const lines: string[] = [];
-  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
-  const api = await startLocalApi({
-    cloudAssemblyDir: synthesizedCloudAssembly(),
-    port: 0,
-    dataDir,
-    maxWorkers: 2,
-    envVars: {
-      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...createPlantEnvironment },
-      BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    },
-    log: (line) => {
-      lines.push(line);
-      for (const waiter of waiters.filter(({ pattern }) => pattern.test(line))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-    },
-  });
+  const { lines, log, next, seen } = recordedLog();
+  const api = await startLocalApi(
+    plantStoreOptions({ dataDir, maxWorkers: 2, envVars: { CreatePlantFunction: createPlantEnvironment }, log }),
+  );
   const token = await signDevToken(api.signingKey, { sub: 'faults', scope: 'plants/write', expiresIn: '1h' });
   const create = async (id: number, name: string) => {
     const response = await fetch(`${api.url}/plants`, {
@@ -42,19 +28,13 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
     expect(await responseContractViolations(response)).toEqual([]);
     return response;
   };
-  const logged = (pattern: RegExp) =>
-    lines.some((line) => pattern.test(line))
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => waiters.push({ pattern, resolve }));
   /** Resolves once the database serves again after its last failure (at once when it already does). */
   const databaseBack = () => {
     const lastFailure = lines.findLastIndex((line) => line.startsWith('database failed'));
     const lastBack = lines.lastIndexOf('database is back');
-    return lastBack > lastFailure
-      ? Promise.resolve()
-      : new Promise<void>((resolve) => waiters.push({ pattern: /^database is back$/, resolve }));
+    return lastBack > lastFailure ? Promise.resolve() : next(/^database is back$/).then(() => undefined);
   };
-  return { api, create, logged, databaseBack };
+  return { api, create, logged: seen, databaseBack };
 };
 
 const running: LocalApi[] = [];

@@ -5,22 +5,12 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
+import { recordedLog } from '../../helpers/log-lines.ts';
 import { parseRaw, rawExchange as sendRaw } from '../../helpers/raw-http.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
 let api: LocalApi;
-const logLines: string[] = [];
-const logWaiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
-/** Resolves with the first log line (from now on) that matches `pattern`. */
-const nextLogLine = (pattern: RegExp) => new Promise<string>((resolve) => logWaiters.push({ pattern, resolve }));
-const log = (line: string) => {
-  logLines.push(line);
-  for (const waiter of logWaiters.filter(({ pattern }) => pattern.test(line))) {
-    logWaiters.splice(logWaiters.indexOf(waiter), 1);
-    waiter.resolve(line);
-  }
-};
-
+const { lines: logLines, log, next: nextLogLine } = recordedLog();
 const rawExchange = (request: string) => sendRaw(api.url, request);
 
 /**

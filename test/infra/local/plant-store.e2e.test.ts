@@ -1,26 +1,10 @@
-// The Plant Store stack as `npm start` serves it (the synthesized template and the very bundles `cdk deploy` would
-// upload), over real HTTP. Every answer is checked against openapi.yaml by an independent validator.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../../../infra/local/dev-issuer.ts';
-import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../../infra/local/local-api.ts';
-import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
+import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { responseContractViolations } from '../../helpers/independent-contract.ts';
 
-const options: LocalApiOptions = {
-  cloudAssemblyDir: synthesizedCloudAssembly(),
-  port: 0,
-  dataDir: mkdtempSync(join(tmpdir(), 'plant-store-e2e-')),
-  maxWorkers: 4,
-  // The functions' own JSON logs would fill the test output.
-  envVars: {
-    CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
-  },
-  log: () => undefined,
-};
+const options = plantStoreOptions();
 let api: LocalApi;
 let token: string;
 

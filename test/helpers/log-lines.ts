@@ -1,0 +1,22 @@
+/** A log to hand the local runner, whose lines a test can read and wait for (a fact, never a sleep). */
+export const recordedLog = () => {
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  return {
+    lines,
+    log: (line: string) => {
+      lines.push(line);
+      for (const waiter of waiters.filter(({ pattern }) => pattern.test(line))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    },
+    /** The first line from now on that matches `pattern`. */
+    next: (pattern: RegExp) => new Promise<string>((resolve) => waiters.push({ pattern, resolve })),
+    /** Resolves once a line matching `pattern` was logged (at once when one was). */
+    seen: (pattern: RegExp) =>
+      lines.some((line) => pattern.test(line))
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ pattern, resolve: () => resolve() })),
+  };
+};
