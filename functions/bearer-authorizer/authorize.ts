@@ -22,7 +22,7 @@ const policy = (principalId: string, effect: 'Allow' | 'Deny', methodArn: string
 });
 
 /** API Gateway answers 500 for an authorizer result larger than this (Lambda authorizer quotas). */
-export const maxResultBytes = 8 * 1024;
+const maxResultBytes = 8 * 1024;
 
 export interface AuthorizeDeps {
   verify: (token: string) => Promise<VerifiedToken>;

@@ -30,10 +30,10 @@ const symmetric = /^HS/;
  * How long the issuer's keys may take to arrive: well within the authorizer's 5 s timeout, so that an issuer that
  * hangs is reported as the failure it is (500) before Lambda cuts the invocation off.
  */
-export const jwksTimeoutMs = 2_000;
+const jwksTimeoutMs = 2_000;
 
 /** OpenID Connect Core 1.0, section 2: `sub` "MUST NOT exceed 255 ASCII characters in length". */
-export const maxSubjectLength = 255;
+const maxSubjectLength = 255;
 
 /** RSA keys shorter than this are refused (RFC 7518, section 3.3: "A key of size 2048 bits or larger MUST be used"). */
 const minRsaModulusBits = 2048;

@@ -10,7 +10,7 @@ import { exactNumbers } from './exact-json.ts';
 const jsonMediaType = /^application\/([a-z0-9.!#$&^_-]+\+)?json$/;
 
 /** Deeper than this, a body is refused before parsing (NewPlant is one level; JSON.parse's reviver recurses). */
-export const maxNestingDepth = 64;
+const maxNestingDepth = 64;
 
 /** Fails on the first byte sequence that is not UTF-8 (overlong forms, surrogates, > U+10FFFF, truncations). */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -24,7 +24,7 @@ type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
  * Each invocation's deadline: the function's remaining time less this margin, in which the 503 is still answered
  * (instead of Lambda cutting the invocation off, which API Gateway answers 502).
  */
-export const deadlineMarginMs = 500;
+const deadlineMarginMs = 500;
 
 const createPlantHandler = async (
   event: CreatePlantEvent,

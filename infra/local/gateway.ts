@@ -21,7 +21,7 @@ const maxPayloadBytes = 10 * 1024 * 1024;
  * API Gateway's quota "Total combined size of request line and header values" for REST APIs: 10,240 bytes
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
  */
-export const maxRequestLineAndHeaderValuesBytes = 10_240;
+const maxRequestLineAndHeaderValuesBytes = 10_240;
 
 /** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
 const nodeMaxHeaderSize = 64 * 1024;
