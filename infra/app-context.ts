@@ -34,6 +34,8 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
   const throttlingRateLimit = count('throttlingRateLimit');
   const throttlingBurstLimit = count('throttlingBurstLimit');
   const maxBodyBytes = count('maxBodyBytes');
+  const createPlantReservedConcurrency = count('createPlantReservedConcurrency');
+  const authorizerReservedConcurrency = count('authorizerReservedConcurrency');
   return {
     stackName: text('stackName') ?? 'PlantStore',
     ...(externalTrust && { externalTrust }),
@@ -41,5 +43,7 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(throttlingRateLimit !== undefined && { throttlingRateLimit }),
     ...(throttlingBurstLimit !== undefined && { throttlingBurstLimit }),
     ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+    ...(createPlantReservedConcurrency !== undefined && { createPlantReservedConcurrency }),
+    ...(authorizerReservedConcurrency !== undefined && { authorizerReservedConcurrency }),
   };
 };

@@ -13,6 +13,9 @@ export interface PlantStoreStackProps extends StackProps {
   throttlingRateLimit?: number;
   throttlingBurstLimit?: number;
   maxBodyBytes?: number;
+  /** Concurrent executions reserved for each function (unset: none reserved). */
+  createPlantReservedConcurrency?: number;
+  authorizerReservedConcurrency?: number;
 }
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
@@ -34,6 +37,9 @@ export class PlantStoreStack extends Stack {
       description: 'Plant Store: POST /plants',
       logicalId: 'CreatePlantFunction',
       timeout: Duration.seconds(10),
+      ...(props.createPlantReservedConcurrency !== undefined && {
+        reservedConcurrency: props.createPlantReservedConcurrency,
+      }),
       environment: {
         TABLE_NAME: plants.table.tableName,
         MAX_BODY_BYTES: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
@@ -45,6 +51,9 @@ export class PlantStoreStack extends Stack {
     const { authorizer } = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
+      ...(props.authorizerReservedConcurrency !== undefined && {
+        reservedConcurrency: props.authorizerReservedConcurrency,
+      }),
     });
 
     const api = new PlantStoreApi(this, 'PlantStoreApi', {

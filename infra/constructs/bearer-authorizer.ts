@@ -12,19 +12,21 @@ export interface BearerAuthorizerProps {
   trust: TokenTrust;
   /** How long API Gateway caches a token's result (0 turns caching off). */
   cacheTtl: Duration;
+  reservedConcurrency?: number;
 }
 
 /** The TOKEN authorizer: the bearer-authorizer function behind API Gateway's token check and result cache. */
 export class BearerAuthorizer extends Construct {
   readonly authorizer: TokenAuthorizer;
 
-  constructor(scope: Construct, id: string, { trust, cacheTtl }: BearerAuthorizerProps) {
+  constructor(scope: Construct, id: string, { trust, cacheTtl, reservedConcurrency }: BearerAuthorizerProps) {
     super(scope, id);
     const { function: handler } = new PlantStoreFunction(this, 'Function', {
       entry: 'functions/bearer-authorizer/handler.ts',
       description: 'Plant Store: verifies bearer JWTs for API Gateway',
       logicalId: 'BearerAuthorizerFunction',
       timeout: Duration.seconds(5),
+      ...(reservedConcurrency !== undefined && { reservedConcurrency }),
       environment: {
         [names.issuer]: trust.issuer,
         [names.audience]: trust.audience,

@@ -1,5 +1,6 @@
 import { Aws, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
+  AccessLogField,
   AccessLogFormat,
   type Authorizer,
   EndpointType,
@@ -22,6 +23,36 @@ export interface PlantStoreApiProps {
   /** Burst capacity for the stage. */
   throttlingBurstLimit: number;
 }
+
+/**
+ * One JSON line per request: who, what, the answer, and why when it failed — the gateway's own error type, the
+ * integration's and the authorizer's errors — with the latencies. Fields: "Variables for access logging",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-variables-for-access-logging.html
+ */
+const accessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    caller: AccessLogField.contextIdentityCaller(),
+    user: AccessLogField.contextIdentityUser(),
+    principalId: AccessLogField.contextAuthorizerPrincipalId(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    protocol: AccessLogField.contextProtocol(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    // The integration's own fields (CDK's helpers name the older $context.integrationLatency / ErrorMessage).
+    integrationLatency: '$context.integration.latency',
+    authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+    errorResponseType: AccessLogField.contextErrorResponseType(),
+    errorMessage: AccessLogField.contextErrorMessage(),
+    integrationError: '$context.integration.error',
+    authorizerError: AccessLogField.contextAuthorizerError(),
+    xrayTraceId: AccessLogField.contextXrayTraceId(),
+  }),
+);
 
 /**
  * The REST API: one stage, only `POST /plants` (proxied to createPlant, behind the authorizer), JSON answers for
@@ -57,7 +88,9 @@ export class PlantStoreApi extends Construct {
         throttlingRateLimit: props.throttlingRateLimit,
         throttlingBurstLimit: props.throttlingBurstLimit,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+        accessLogFormat: accessLogFormat,
+        // X-Ray: the stage traces each request, the functions (active tracing) their part; no SDK in the functions.
+        tracingEnabled: true,
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,

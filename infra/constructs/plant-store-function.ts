@@ -1,6 +1,6 @@
-import { type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, LoggingFormat, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -14,6 +14,8 @@ export interface PlantStoreFunctionProps {
   /** Merged over the defaults below. */
   environment?: Record<string, string>;
   timeout: Duration;
+  /** Concurrent executions reserved for (and capping) this function; unset: the account's unreserved pool. */
+  reservedConcurrency?: number;
 }
 
 const projectRoot = new URL('../../', import.meta.url).pathname;
@@ -47,6 +49,9 @@ export class PlantStoreFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: props.timeout,
+      ...(props.reservedConcurrency !== undefined && { reservedConcurrentExecutions: props.reservedConcurrency }),
+      // X-Ray active tracing: Lambda records each invocation's segments itself, no SDK on the cold path.
+      tracing: Tracing.ACTIVE,
       role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
@@ -69,6 +74,12 @@ export class PlantStoreFunction extends Construct {
       },
     });
     this.logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        "Active tracing's xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions " +
+        '(Service Authorization Reference, AWS X-Ray): they take Resource "*" and nothing else does.',
+    });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(props.logicalId);
   }
 }

@@ -39,6 +39,8 @@ describe('propsFromContext', () => {
         throttlingRateLimit: '10',
         throttlingBurstLimit: 20,
         maxBodyBytes: '1024',
+        createPlantReservedConcurrency: '5',
+        authorizerReservedConcurrency: 2,
       }),
     ).toEqual({
       stackName: 'PlantStore',
@@ -46,6 +48,8 @@ describe('propsFromContext', () => {
       throttlingRateLimit: 10,
       throttlingBurstLimit: 20,
       maxBodyBytes: 1024,
+      createPlantReservedConcurrency: 5,
+      authorizerReservedConcurrency: 2,
     });
     expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
       /throttlingRateLimit must be a whole number >= 0, not fast/,

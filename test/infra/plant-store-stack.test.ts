@@ -80,7 +80,19 @@ describe('the API', () => {
     const [[, stage] = []] = resourcesOf('AWS::ApiGateway::Stage');
     const { AccessLogSetting, MethodSettings } = stage?.Properties ?? {};
     const format = JSON.parse(AccessLogSetting.Format);
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      principalId: '$context.authorizer.principalId',
+      errorResponseType: '$context.error.responseType',
+      integrationError: '$context.integration.error',
+      authorizerError: '$context.authorizer.error',
+      responseLatency: '$context.responseLatency',
+      integrationLatency: '$context.integration.latency',
+      authorizerLatency: '$context.authorizer.latency',
+      xrayTraceId: '$context.xrayTraceId',
+    });
+    expect(stage?.Properties.TracingEnabled).toBe(true);
     expect(MethodSettings).toEqual([
       {
         HttpMethod: '*',
@@ -139,10 +151,15 @@ describe('least privilege', () => {
       )
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 
-  test('createPlant may only PutItem and GetItem on the table, and write its own logs', () => {
+  test('createPlant may only PutItem and GetItem on the table, write its own logs, and send its traces', () => {
     const role = template.findResources('AWS::Lambda::Function').CreatePlantFunction?.Properties.Role['Fn::GetAtt'][0];
     const statements = statementsOfRole(role);
     expect(statements).toEqual([
+      {
+        Action: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'],
+        Effect: 'Allow',
+        Resource: '*',
+      },
       {
         Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         Effect: 'Allow',
@@ -156,13 +173,16 @@ describe('least privilege', () => {
     ]);
   });
 
-  test('no IAM statement uses a * resource or action', () => {
+  test('no IAM statement uses a * resource (but X-Ray tracing, which has no resource-level permissions) or action', () => {
     const statements = resourcesOf('AWS::IAM::Policy').flatMap(
       ([, policy]) => policy.Properties.PolicyDocument.Statement,
     );
     expect(statements.length).toBeGreaterThan(0);
     for (const { Action, Resource } of statements) {
-      expect([Resource].flat()).not.toContain('*');
+      // Only X-Ray's tracing actions, which support no resource-level permissions, take Resource "*".
+      if ([Resource].flat().includes('*')) {
+        expect([Action].flat().sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      }
       expect([Action].flat().some((action: string) => action.endsWith('*'))).toBe(false);
     }
   });
@@ -224,6 +244,21 @@ describe('the functions', () => {
         requiredScope: 'REQUIRED_SCOPE',
       },
     });
+  });
+
+  test('both are traced by X-Ray (active tracing), and reserve no concurrency unless told', () => {
+    for (const id of ['CreatePlantFunction', 'BearerAuthorizerFunction']) {
+      const { Properties } = template.findResources('AWS::Lambda::Function')[id] ?? {};
+      expect(Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
+  });
+
+  test('reserve the concurrency the context gives each', () => {
+    const reserved = synth({ createPlantReservedConcurrency: 20, authorizerReservedConcurrency: 5 });
+    const functions = reserved.findResources('AWS::Lambda::Function');
+    expect(functions.CreatePlantFunction?.Properties.ReservedConcurrentExecutions).toBe(20);
+    expect(functions.BearerAuthorizerFunction?.Properties.ReservedConcurrentExecutions).toBe(5);
   });
 
   test('createPlant knows its table and body limit', () => {
