@@ -34,6 +34,24 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
   const throttlingRateLimit = count('throttlingRateLimit');
   const throttlingBurstLimit = count('throttlingBurstLimit');
   const maxBodyBytes = count('maxBodyBytes');
+  const decimal = (name: string): number | undefined => {
+    const value = text(name);
+    if (value === undefined) return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`Context ${name} must be a number >= 0, not ${value}`);
+    return parsed;
+  };
+  const alarmThresholds = Object.fromEntries(
+    (
+      [
+        ['api5xxRate', decimal('alarmApi5xxRate')],
+        ['api4xxRate', decimal('alarmApi4xxRate')],
+        ['apiLatencyP99Ms', count('alarmApiLatencyP99Ms')],
+        ['integrationLatencyP99Ms', count('alarmIntegrationLatencyP99Ms')],
+      ] as const
+    ).filter(([, value]) => value !== undefined),
+  );
+  const alarmEmail = text('alarmEmail');
   const createPlantReservedConcurrency = count('createPlantReservedConcurrency');
   const authorizerReservedConcurrency = count('authorizerReservedConcurrency');
   return {
@@ -45,5 +63,7 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     ...(createPlantReservedConcurrency !== undefined && { createPlantReservedConcurrency }),
     ...(authorizerReservedConcurrency !== undefined && { authorizerReservedConcurrency }),
+    ...(Object.keys(alarmThresholds).length > 0 && { alarmThresholds }),
+    ...(alarmEmail && { alarmEmail }),
   };
 };

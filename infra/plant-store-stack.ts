@@ -2,6 +2,7 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
+import { type AlarmThresholds, Monitoring } from './constructs/monitoring.ts';
 import { PlantStoreApi } from './constructs/plant-store-api.ts';
 import { PlantStoreFunction } from './constructs/plant-store-function.ts';
 import { PlantsTable } from './constructs/plants-table.ts';
@@ -16,6 +17,9 @@ export interface PlantStoreStackProps extends StackProps {
   /** Concurrent executions reserved for each function (unset: none reserved). */
   createPlantReservedConcurrency?: number;
   authorizerReservedConcurrency?: number;
+  /** Each unset threshold keeps its default (`defaults.alarms`). */
+  alarmThresholds?: Partial<AlarmThresholds>;
+  alarmEmail?: string;
 }
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
@@ -25,6 +29,12 @@ export const defaults = {
   throttlingBurstLimit: 100,
   maxBodyBytes: 64 * 1024,
   stageName: 'v1',
+  alarms: {
+    api5xxRate: 0.01,
+    api4xxRate: 0.25,
+    apiLatencyP99Ms: 3_000,
+    integrationLatencyP99Ms: 2_500,
+  } satisfies AlarmThresholds,
 };
 
 export class PlantStoreStack extends Stack {
@@ -48,7 +58,7 @@ export class PlantStoreStack extends Stack {
     plants.grantCreatePlant(createPlant.function);
 
     const trust = props.externalTrust ?? new Identity(this, 'Identity').trust;
-    const { authorizer } = new BearerAuthorizer(this, 'BearerAuthorizer', {
+    const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
       ...(props.authorizerReservedConcurrency !== undefined && {
@@ -58,10 +68,23 @@ export class PlantStoreStack extends Stack {
 
     const api = new PlantStoreApi(this, 'PlantStoreApi', {
       createPlant: createPlant.function,
-      authorizer,
+      authorizer: bearerAuthorizer.authorizer,
       stageName: defaults.stageName,
       throttlingRateLimit: props.throttlingRateLimit ?? defaults.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit ?? defaults.throttlingBurstLimit,
+    });
+
+    new Monitoring(this, 'Monitoring', {
+      api: api.api,
+      createPlant: { fn: createPlant.function, timeout: createPlant.timeout },
+      authorizer: {
+        fn: bearerAuthorizer.function.function,
+        timeout: bearerAuthorizer.function.timeout,
+        logGroup: bearerAuthorizer.function.logGroup,
+      },
+      table: plants.table,
+      thresholds: { ...defaults.alarms, ...props.alarmThresholds },
+      ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
     });
 
     new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });

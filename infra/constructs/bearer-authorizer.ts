@@ -18,10 +18,12 @@ export interface BearerAuthorizerProps {
 /** The TOKEN authorizer: the bearer-authorizer function behind API Gateway's token check and result cache. */
 export class BearerAuthorizer extends Construct {
   readonly authorizer: TokenAuthorizer;
+  /** The authorizer's function, with its log group and timeout. */
+  readonly function: PlantStoreFunction;
 
   constructor(scope: Construct, id: string, { trust, cacheTtl, reservedConcurrency }: BearerAuthorizerProps) {
     super(scope, id);
-    const { function: handler } = new PlantStoreFunction(this, 'Function', {
+    this.function = new PlantStoreFunction(this, 'Function', {
       entry: 'functions/bearer-authorizer/handler.ts',
       description: 'Plant Store: verifies bearer JWTs for API Gateway',
       logicalId: 'BearerAuthorizerFunction',
@@ -34,6 +36,7 @@ export class BearerAuthorizer extends Construct {
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
       },
     });
+    const handler = this.function.function;
     // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
     // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
     (handler.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {

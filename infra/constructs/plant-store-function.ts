@@ -28,9 +28,11 @@ const projectRoot = new URL('../../', import.meta.url).pathname;
 export class PlantStoreFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly timeout: Duration;
 
   constructor(scope: Construct, id: string, props: PlantStoreFunctionProps) {
     super(scope, id);
+    this.timeout = props.timeout;
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,

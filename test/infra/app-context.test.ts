@@ -41,6 +41,9 @@ describe('propsFromContext', () => {
         maxBodyBytes: '1024',
         createPlantReservedConcurrency: '5',
         authorizerReservedConcurrency: 2,
+        alarmApi5xxRate: '0.05',
+        alarmApiLatencyP99Ms: '2000',
+        alarmEmail: 'ops@example.com',
       }),
     ).toEqual({
       stackName: 'PlantStore',
@@ -50,7 +53,10 @@ describe('propsFromContext', () => {
       maxBodyBytes: 1024,
       createPlantReservedConcurrency: 5,
       authorizerReservedConcurrency: 2,
+      alarmThresholds: { api5xxRate: 0.05, apiLatencyP99Ms: 2000 },
+      alarmEmail: 'ops@example.com',
     });
+    expect(() => props({ alarmApi4xxRate: 'half' })).toThrow(/alarmApi4xxRate must be a number >= 0, not half/);
     expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
       /throttlingRateLimit must be a whole number >= 0, not fast/,
     );

@@ -188,6 +188,66 @@ describe('least privilege', () => {
   });
 });
 
+describe('monitoring', () => {
+  const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+  /** Alarms on a metric, alone or inside a metric-math expression (DynamoDB's per-operation metrics). */
+  const alarmOn = (namespace: string, metricName: string) =>
+    alarms().filter(
+      ({ Properties }) =>
+        (Properties.Namespace === namespace && Properties.MetricName === metricName) ||
+        JSON.stringify(Properties.Metrics ?? []).includes(`"MetricName":"${metricName}","Namespace":"${namespace}"`),
+    );
+
+  test('alarms on the API, both functions, the authorizer and the table', () => {
+    expect(alarmOn('AWS/ApiGateway', '5XXError')).toHaveLength(1);
+    expect(alarmOn('AWS/ApiGateway', '4XXError')).toHaveLength(1);
+    expect(alarmOn('AWS/ApiGateway', 'Latency')).toHaveLength(1);
+    expect(alarmOn('AWS/ApiGateway', 'IntegrationLatency')).toHaveLength(1);
+    expect(alarmOn('AWS/Lambda', 'Errors')).toHaveLength(1); // createPlant's: the authorizer's errors include 401s
+    expect(alarmOn('AWS/Lambda', 'Throttles')).toHaveLength(2);
+    expect(alarmOn('AWS/Lambda', 'Duration')).toHaveLength(2);
+    expect(alarmOn('AWS/DynamoDB', 'ThrottledRequests')).toHaveLength(1);
+    expect(alarmOn('AWS/DynamoDB', 'SystemErrors')).toHaveLength(1);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: '{ $.level = "ERROR" }',
+      LogGroupName: { Ref: Match.stringLikeRegexp('^BearerAuthorizerFunctionLogs') },
+      MetricTransformations: [Match.objectLike({ MetricName: 'AuthorizerFailures', MetricValue: '1' })],
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'AuthorizerFailures', Threshold: 0 });
+    expect(alarms()).toHaveLength(12);
+  });
+
+  test('with the documented default thresholds, and duration alarms at 80 % of each timeout', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: 0.01,
+      Period: 300,
+    });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', Threshold: 8000 });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', Threshold: 4000 });
+    const overridden = synth({ alarmThresholds: { api5xxRate: 0.05 } });
+    overridden.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: '5XXError', Threshold: 0.05 });
+  });
+
+  test('every alarm notifies the SNS topic, whose ARN is an output; an email subscribes only when given', () => {
+    const topic = logicalIdOf('AWS::SNS::Topic');
+    for (const { Properties } of alarms()) expect(Properties.AlarmActions).toEqual([{ Ref: topic }]);
+    expect(template.toJSON().Outputs.AlarmTopicArn.Value).toEqual({ Ref: topic });
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    synth({ alarmEmail: 'ops@example.com' }).hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  test('one dashboard shows every alarm', () => {
+    const [[, dashboard] = []] = resourcesOf('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    for (const [id] of resourcesOf('AWS::CloudWatch::Alarm')) expect(body).toContain(id);
+  });
+});
+
 describe('no side effect beyond the stack', () => {
   test("API Gateway's account-level CloudWatch role (the account's and region's) is retained by cdk destroy", () => {
     const [roleId] =
@@ -297,6 +357,7 @@ describe('identity', () => {
     });
     expect(authorizerEnvironment.REQUIRED_SCOPE).toBe('plants/write');
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual([
+      'AlarmTopicArn',
       'ApiUrl',
       'ClientId',
       'ClientSecretCommand',
@@ -325,7 +386,7 @@ describe('identity', () => {
       JWKS_URI: 'https://id.example.com/keys',
       REQUIRED_SCOPE: 'plants:write',
     });
-    expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['ApiUrl', 'TableName']);
+    expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
   });
 });
 

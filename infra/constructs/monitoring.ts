@@ -1,0 +1,168 @@
+import { CfnOutput, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmWidget,
+  ComparisonOperator,
+  Dashboard,
+  type IMetric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { Operation, type Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+/** When an alarm fires (README, "Alarms"); each may be set by CDK context. */
+export interface AlarmThresholds {
+  /** Share of requests answered 5xx in 5 minutes. */
+  api5xxRate: number;
+  /** Share of requests answered 4xx in 5 minutes, three periods in a row (clients misbehaving, or a broken client). */
+  api4xxRate: number;
+  /** p99 of the API's latency in 5 minutes, in milliseconds. */
+  apiLatencyP99Ms: number;
+  /** p99 of the integration's (createPlant's) latency in 5 minutes, in milliseconds. */
+  integrationLatencyP99Ms: number;
+}
+
+export interface MonitoredFunction {
+  fn: IFunction;
+  timeout: Duration;
+}
+
+export interface MonitoringProps {
+  api: RestApi;
+  createPlant: MonitoredFunction;
+  authorizer: MonitoredFunction & { logGroup: ILogGroup };
+  table: Table;
+  thresholds: AlarmThresholds;
+  /** An address the alarms are mailed to (it must confirm the subscription). */
+  alarmEmail?: string;
+}
+
+const fiveMinutes = { period: Duration.minutes(5) };
+
+/**
+ * The alarms an operator of this service needs, on one SNS topic, and one dashboard that shows them: the API's error
+ * rates and latency, each function's errors, throttles and duration near its timeout, the authorizer's failures, and
+ * DynamoDB's throttling and system errors.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { api, createPlant, authorizer, table, thresholds } = props;
+    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Plant Store alarms', enforceSSL: true });
+    Validations.of(this.topic).acknowledge({
+      id: 'AwsSolutions-SNS2',
+      reason:
+        'The topic carries alarm state changes only; CloudWatch cannot publish to a topic under the AWS-managed key, ' +
+        'and a customer-managed key costs more than the data is worth protecting at rest.',
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    new CfnOutput(Stack.of(this), 'AlarmTopicArn', {
+      description: 'The SNS topic the alarms notify',
+      value: this.topic.topicArn,
+    });
+
+    const alarm = (name: string, metric: IMetric, threshold: number, description: string, evaluationPeriods = 1) => {
+      const created = new Alarm(this, name, {
+        metric,
+        threshold,
+        evaluationPeriods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      });
+      created.addAlarmAction(new SnsAction(this.topic));
+      this.alarms.push(created);
+    };
+
+    alarm(
+      'Api5xxRate',
+      api.metricServerError({ ...fiveMinutes, statistic: 'Average' }),
+      thresholds.api5xxRate,
+      'Share of requests the API answered 5xx',
+    );
+    alarm(
+      'Api4xxRate',
+      api.metricClientError({ ...fiveMinutes, statistic: 'Average' }),
+      thresholds.api4xxRate,
+      'Share of requests the API answered 4xx, for 15 minutes',
+      3,
+    );
+    alarm(
+      'ApiLatencyP99',
+      api.metricLatency({ ...fiveMinutes, statistic: 'p99' }),
+      thresholds.apiLatencyP99Ms,
+      'p99 of the API latency, ms',
+    );
+    alarm(
+      'IntegrationLatencyP99',
+      api.metricIntegrationLatency({ ...fiveMinutes, statistic: 'p99' }),
+      thresholds.integrationLatencyP99Ms,
+      'p99 of the integration (createPlant) latency, ms',
+    );
+
+    for (const [name, { fn, timeout }] of [
+      ['CreatePlant', createPlant],
+      ['Authorizer', authorizer],
+    ] as const) {
+      // The authorizer's every refused token is a Lambda error (it throws "Unauthorized"): its failures are counted
+      // from its logs below instead.
+      if (name === 'CreatePlant') {
+        alarm(`${name}Errors`, fn.metricErrors({ ...fiveMinutes, statistic: 'Sum' }), 0, `${name}: invocations failed`);
+      }
+      alarm(`${name}Throttles`, fn.metricThrottles({ ...fiveMinutes, statistic: 'Sum' }), 0, `${name}: throttled`);
+      alarm(
+        `${name}DurationNearTimeout`,
+        fn.metricDuration({ ...fiveMinutes, statistic: 'Maximum' }),
+        timeout.toMilliseconds() * 0.8,
+        `${name}: an invocation took over 80 % of its timeout`,
+      );
+    }
+
+    // The authorizer logs "Authorizer failed" at ERROR for everything but a refused token: API Gateway answers 500.
+    const failures = new MetricFilter(this, 'AuthorizerFailureFilter', {
+      logGroup: authorizer.logGroup,
+      filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
+      metricNamespace: Stack.of(this).stackName,
+      metricName: 'AuthorizerFailures',
+      metricValue: '1',
+      defaultValue: 0,
+    });
+    alarm(
+      'AuthorizerFailures',
+      failures.metric({ ...fiveMinutes, statistic: 'Sum' }),
+      0,
+      'The authorizer failed (API Gateway answered 500), e.g. the issuer keys could not be had',
+    );
+
+    const operations = [Operation.PUT_ITEM, Operation.GET_ITEM];
+    alarm(
+      'TableThrottledRequests',
+      table.metricThrottledRequestsForOperations({ ...fiveMinutes, operations }),
+      0,
+      'DynamoDB throttled requests of createPlant',
+    );
+    alarm(
+      'TableSystemErrors',
+      table.metricSystemErrorsForOperations({ ...fiveMinutes, operations }),
+      0,
+      'DynamoDB answered system errors',
+    );
+
+    new Dashboard(this, 'Dashboard', {
+      dashboardName: Stack.of(this).stackName,
+      // Rows of three (a dashboard is 24 units wide).
+      widgets: Array.from({ length: Math.ceil(this.alarms.length / 3) }, (_, row) =>
+        this.alarms.slice(row * 3, row * 3 + 3).map((each) => new AlarmWidget({ alarm: each, width: 8, height: 6 })),
+      ),
+    });
+  }
+}
