@@ -52,6 +52,10 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ).filter(([, value]) => value !== undefined),
   );
   const alarmEmail = text('alarmEmail');
+  const deployment = text('deployment');
+  if (deployment !== undefined && deployment !== 'canary' && deployment !== 'allAtOnce') {
+    throw new Error(`Context deployment must be canary or allAtOnce, not ${deployment}`);
+  }
   const createPlantReservedConcurrency = count('createPlantReservedConcurrency');
   const authorizerReservedConcurrency = count('authorizerReservedConcurrency');
   return {
@@ -65,5 +69,6 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(authorizerReservedConcurrency !== undefined && { authorizerReservedConcurrency }),
     ...(Object.keys(alarmThresholds).length > 0 && { alarmThresholds }),
     ...(alarmEmail && { alarmEmail }),
+    ...(deployment && { deployment }),
   };
 };

@@ -1,4 +1,5 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import type { Construct } from 'constructs';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
@@ -20,6 +21,8 @@ export interface PlantStoreStackProps extends StackProps {
   /** Each unset threshold keeps its default (`defaults.alarms`). */
   alarmThresholds?: Partial<AlarmThresholds>;
   alarmEmail?: string;
+  /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes, default) or `allAtOnce`. */
+  deployment?: 'canary' | 'allAtOnce';
 }
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
@@ -67,18 +70,18 @@ export class PlantStoreStack extends Stack {
     });
 
     const api = new PlantStoreApi(this, 'PlantStoreApi', {
-      createPlant: createPlant.function,
+      createPlant: createPlant.alias,
       authorizer: bearerAuthorizer.authorizer,
       stageName: defaults.stageName,
       throttlingRateLimit: props.throttlingRateLimit ?? defaults.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit ?? defaults.throttlingBurstLimit,
     });
 
-    new Monitoring(this, 'Monitoring', {
+    const monitoring = new Monitoring(this, 'Monitoring', {
       api: api.api,
-      createPlant: { fn: createPlant.function, timeout: createPlant.timeout },
+      createPlant: { fn: createPlant.alias, timeout: createPlant.timeout },
       authorizer: {
-        fn: bearerAuthorizer.function.function,
+        fn: bearerAuthorizer.function.alias,
         timeout: bearerAuthorizer.function.timeout,
         logGroup: bearerAuthorizer.function.logGroup,
       },
@@ -86,6 +89,22 @@ export class PlantStoreStack extends Stack {
       thresholds: { ...defaults.alarms, ...props.alarmThresholds },
       ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
     });
+
+    // New code reaches the `live` aliases through CodeDeploy, which rolls it back when an alarm fires meanwhile.
+    const deploymentConfig =
+      props.deployment === 'allAtOnce'
+        ? LambdaDeploymentConfig.ALL_AT_ONCE
+        : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
+    for (const [id, fn, alarms] of [
+      ['CreatePlantDeployment', createPlant, monitoring.createPlantDeploymentAlarms],
+      ['AuthorizerDeployment', bearerAuthorizer.function, monitoring.authorizerDeploymentAlarms],
+    ] as const) {
+      const group = new LambdaDeploymentGroup(this, id, { alias: fn.alias, deploymentConfig, alarms });
+      Validations.of(group).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        reason: "CodeDeploy's role for Lambda deployments uses the managed policy AWS made for exactly it.",
+      });
+    }
 
     new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
     new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });

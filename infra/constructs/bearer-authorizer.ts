@@ -46,7 +46,7 @@ export class BearerAuthorizer extends Construct {
       requiredScope: names.requiredScope,
     } satisfies TokenIssuerVariables);
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
-      handler,
+      handler: this.function.alias,
       identitySource: IdentitySource.header('Authorization'),
       // API Gateway answers 401 itself for anything else, without invoking the function.
       validationRegex: bearerHeaderPattern,

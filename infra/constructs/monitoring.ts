@@ -53,6 +53,10 @@ const fiveMinutes = { period: Duration.minutes(5) };
 export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly alarms: Alarm[] = [];
+  /** What a deployment of createPlant watches to roll back: its errors, and the API's 5XX rate. */
+  readonly createPlantDeploymentAlarms: Alarm[];
+  /** What a deployment of the authorizer watches: its failures, and the API's 5XX rate. */
+  readonly authorizerDeploymentAlarms: Alarm[];
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -70,7 +74,13 @@ export class Monitoring extends Construct {
       value: this.topic.topicArn,
     });
 
-    const alarm = (name: string, metric: IMetric, threshold: number, description: string, evaluationPeriods = 1) => {
+    const alarm = (
+      name: string,
+      metric: IMetric,
+      threshold: number,
+      description: string,
+      evaluationPeriods = 1,
+    ): Alarm => {
       const created = new Alarm(this, name, {
         metric,
         threshold,
@@ -81,9 +91,10 @@ export class Monitoring extends Construct {
       });
       created.addAlarmAction(new SnsAction(this.topic));
       this.alarms.push(created);
+      return created;
     };
 
-    alarm(
+    const api5xxRate = alarm(
       'Api5xxRate',
       api.metricServerError({ ...fiveMinutes, statistic: 'Average' }),
       thresholds.api5xxRate,
@@ -109,15 +120,18 @@ export class Monitoring extends Construct {
       'p99 of the integration (createPlant) latency, ms',
     );
 
+    // The authorizer's every refused token is a Lambda error (it throws "Unauthorized"): its failures are counted
+    // from its logs below instead.
+    const createPlantErrors = alarm(
+      'CreatePlantErrors',
+      createPlant.fn.metricErrors({ ...fiveMinutes, statistic: 'Sum' }),
+      0,
+      'CreatePlant: invocations failed',
+    );
     for (const [name, { fn, timeout }] of [
       ['CreatePlant', createPlant],
       ['Authorizer', authorizer],
     ] as const) {
-      // The authorizer's every refused token is a Lambda error (it throws "Unauthorized"): its failures are counted
-      // from its logs below instead.
-      if (name === 'CreatePlant') {
-        alarm(`${name}Errors`, fn.metricErrors({ ...fiveMinutes, statistic: 'Sum' }), 0, `${name}: invocations failed`);
-      }
       alarm(`${name}Throttles`, fn.metricThrottles({ ...fiveMinutes, statistic: 'Sum' }), 0, `${name}: throttled`);
       alarm(
         `${name}DurationNearTimeout`,
@@ -136,7 +150,7 @@ export class Monitoring extends Construct {
       metricValue: '1',
       defaultValue: 0,
     });
-    alarm(
+    const authorizerFailures = alarm(
       'AuthorizerFailures',
       failures.metric({ ...fiveMinutes, statistic: 'Sum' }),
       0,
@@ -156,6 +170,9 @@ export class Monitoring extends Construct {
       0,
       'DynamoDB answered system errors',
     );
+
+    this.createPlantDeploymentAlarms = [createPlantErrors, api5xxRate];
+    this.authorizerDeploymentAlarms = [authorizerFailures, api5xxRate];
 
     new Dashboard(this, 'Dashboard', {
       dashboardName: Stack.of(this).stackName,

@@ -1,6 +1,6 @@
 import { type Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -27,6 +27,8 @@ const projectRoot = new URL('../../', import.meta.url).pathname;
  */
 export class PlantStoreFunction extends Construct {
   readonly function: NodejsFunction;
+  /** `live`: the published version API Gateway calls, which a deployment shifts to the next one. */
+  readonly alias: Alias;
   readonly logGroup: LogGroup;
   readonly timeout: Duration;
 
@@ -75,6 +77,7 @@ export class PlantStoreFunction extends Construct {
         banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
+    this.alias = new Alias(this, 'Live', { aliasName: 'live', version: this.function.currentVersion });
     this.logGroup.grantWrite(role);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -92,20 +92,30 @@ const getAttOf = (value: unknown): [string, string] | undefined => {
   return Array.isArray(att) && att.length === 2 ? [String(att[0]), String(att[1])] : undefined;
 };
 
-/** The logical id of the Lambda function an integration or authorizer URI points at. */
-const functionOfUri = (uri: unknown, where: string): string => {
+const props = (resource: CfnResource) => resource.Properties ?? {};
+
+/**
+ * The logical id of the Lambda function an integration or authorizer URI points at: by its Arn, or through an alias.
+ */
+const functionOfUri = (uri: unknown, where: string, resources: Record<string, CfnResource>): string => {
   const parts =
     typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [];
-  const arns = parts.map(getAttOf).filter((att) => att?.[1] === 'Arn');
-  if (arns.length !== 1 || !arns[0])
+  const targets = parts.flatMap((part) => {
+    const att = getAttOf(part);
+    if (att?.[1] === 'Arn') return [att[0]];
+    // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
+    const ref = refOf(part);
+    const alias = ref === undefined ? undefined : resources[ref];
+    const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
+    return aliased === undefined ? [] : [aliased];
+  });
+  if (targets.length !== 1 || !targets[0])
     throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
-  return arns[0][0];
+  return targets[0];
 };
 
 const ofType = (resources: Record<string, CfnResource>, type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
-
-const props = (resource: CfnResource) => resource.Properties ?? {};
 
 /** Lambda's handler setting `file.export`: the module file in the asset folder and the export's name. */
 const handlerModule = (assetDir: string, handler: string, id: string) => {
@@ -166,7 +176,7 @@ const readAuthorizers = (resources: Record<string, CfnResource>) => {
     const expression = properties.IdentityValidationExpression;
     authorizers.set(id, {
       id,
-      functionId: functionOfUri(properties.AuthorizerUri, id),
+      functionId: functionOfUri(properties.AuthorizerUri, id, resources),
       headerName: source[1],
       // API Gateway matches the whole value, as Java's matches() does.
       validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
@@ -202,7 +212,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
     return {
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
-      functionId: functionOfUri(integration.Uri, id),
+      functionId: functionOfUri(integration.Uri, id, resources),
       authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
       integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
     };

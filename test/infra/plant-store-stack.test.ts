@@ -33,6 +33,16 @@ const logicalIdOf = (type: string) => {
   return entry[0];
 };
 
+/** The logical id of the `live` alias of a function: what API Gateway calls. */
+const liveAliasOf = (functionId: string) => {
+  const [id] =
+    resourcesOf('AWS::Lambda::Alias').find(
+      ([, alias]) => alias.Properties.FunctionName.Ref === functionId && alias.Properties.Name === 'live',
+    ) ?? [];
+  if (!id) throw new Error(`no live alias of ${functionId}`);
+  return id;
+};
+
 describe('the API', () => {
   test('has exactly one method: POST /plants, proxied to createPlant, behind the TOKEN authorizer', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', 1);
@@ -46,7 +56,7 @@ describe('the API', () => {
       Integration: {
         Type: 'AWS_PROXY',
         IntegrationHttpMethod: 'POST',
-        Uri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': ['CreatePlantFunction', 'Arn'] }])] },
+        Uri: { 'Fn::Join': ['', Match.arrayWith([{ Ref: liveAliasOf('CreatePlantFunction') }])] },
       },
     });
   });
@@ -61,7 +71,7 @@ describe('the API', () => {
       IdentitySource: 'method.request.header.Authorization',
       IdentityValidationExpression: bearerHeaderPattern,
       AuthorizerResultTtlInSeconds: 300,
-      AuthorizerUri: { 'Fn::Join': ['', Match.arrayWith([{ 'Fn::GetAtt': ['BearerAuthorizerFunction', 'Arn'] }])] },
+      AuthorizerUri: { 'Fn::Join': ['', Match.arrayWith([{ Ref: liveAliasOf('BearerAuthorizerFunction') }])] },
     });
     expect(new RegExp(bearerHeaderPattern).test('Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
     expect(new RegExp(bearerHeaderPattern).test('Basic dXNlcjpwYXNz')).toBe(false);
@@ -245,6 +255,36 @@ describe('monitoring', () => {
     const [[, dashboard] = []] = resourcesOf('AWS::CloudWatch::Dashboard');
     const body = JSON.stringify(dashboard?.Properties.DashboardBody);
     for (const [id] of resourcesOf('AWS::CloudWatch::Alarm')) expect(body).toContain(id);
+  });
+});
+
+describe('safe deploys', () => {
+  test("each function's new code reaches its live alias through a CodeDeploy canary that rolls back on alarms", () => {
+    const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
+    const groups = resourcesOf('AWS::CodeDeploy::DeploymentGroup');
+    expect(groups).toHaveLength(2);
+    for (const [, group] of groups) {
+      expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
+      expect(group.Properties.AutoRollbackConfiguration).toEqual({
+        Enabled: true,
+        Events: ['DEPLOYMENT_FAILURE', 'DEPLOYMENT_STOP_ON_ALARM'],
+      });
+      const watched = group.Properties.AlarmConfiguration.Alarms.map(({ Name }: { Name: { Ref: string } }) => Name.Ref);
+      expect(watched).toHaveLength(2);
+      for (const id of watched) expect(alarmIds).toContain(id);
+    }
+    for (const functionId of ['CreatePlantFunction', 'BearerAuthorizerFunction']) {
+      const [, alias] = resourcesOf('AWS::Lambda::Alias').find(([id]) => id === liveAliasOf(functionId)) ?? [];
+      expect(alias?.UpdatePolicy.CodeDeployLambdaAliasUpdate).toBeDefined();
+    }
+  });
+
+  test('deploy all at once when the context says so (a dev stage)', () => {
+    for (const [, group] of Object.entries(
+      synth({ deployment: 'allAtOnce' }).findResources('AWS::CodeDeploy::DeploymentGroup'),
+    )) {
+      expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaAllAtOnce');
+    }
   });
 });
 
