@@ -52,6 +52,9 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ).filter(([, value]) => value !== undefined),
   );
   const alarmEmail = text('alarmEmail');
+  const env = text('env');
+  if (env !== undefined && env !== 'dev' && env !== 'prod')
+    throw new Error(`Context env must be dev or prod, not ${env}`);
   const deployment = text('deployment');
   if (deployment !== undefined && deployment !== 'canary' && deployment !== 'allAtOnce') {
     throw new Error(`Context deployment must be canary or allAtOnce, not ${deployment}`);
@@ -70,5 +73,6 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(Object.keys(alarmThresholds).length > 0 && { alarmThresholds }),
     ...(alarmEmail && { alarmEmail }),
     ...(deployment && { deployment }),
+    ...(env && { environment: env }),
   };
 };

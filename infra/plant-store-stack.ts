@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
@@ -21,17 +22,40 @@ export interface PlantStoreStackProps extends StackProps {
   /** Each unset threshold keeps its default (`defaults.alarms`). */
   alarmThresholds?: Partial<AlarmThresholds>;
   alarmEmail?: string;
-  /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes, default) or `allAtOnce`. */
+  /** The environment whose settings apply (`environments`; context `env`); each setting above still overrides its own. */
+  environment?: EnvironmentName;
+  /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes) or `allAtOnce`. */
   deployment?: 'canary' | 'allAtOnce';
 }
+
+/**
+ * What differs between a development and a production deployment (`-c env=dev`; `prod` by default): the stage, its
+ * throttling, alarms, how new code is deployed, and how long logs are kept.
+ */
+export const environments = {
+  prod: {
+    stageName: 'v1',
+    throttlingRateLimit: 50,
+    throttlingBurstLimit: 100,
+    alarms: true,
+    deployment: 'canary',
+    logRetention: RetentionDays.ONE_MONTH,
+  },
+  dev: {
+    stageName: 'dev',
+    throttlingRateLimit: 10,
+    throttlingBurstLimit: 20,
+    alarms: false,
+    deployment: 'allAtOnce',
+    logRetention: RetentionDays.ONE_WEEK,
+  },
+} as const;
+export type EnvironmentName = keyof typeof environments;
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
 export const defaults = {
   authorizerCacheTtlSeconds: 300,
-  throttlingRateLimit: 50,
-  throttlingBurstLimit: 100,
   maxBodyBytes: 64 * 1024,
-  stageName: 'v1',
   alarms: {
     api5xxRate: 0.01,
     api4xxRate: 0.25,
@@ -43,6 +67,7 @@ export const defaults = {
 export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps = {}) {
     super(scope, id, props);
+    const environment = environments[props.environment ?? 'prod'];
     const plants = new PlantsTable(this, 'Plants');
 
     const createPlant = new PlantStoreFunction(this, 'CreatePlant', {
@@ -50,6 +75,7 @@ export class PlantStoreStack extends Stack {
       description: 'Plant Store: POST /plants',
       logicalId: 'CreatePlantFunction',
       timeout: Duration.seconds(10),
+      logRetention: environment.logRetention,
       ...(props.createPlantReservedConcurrency !== undefined && {
         reservedConcurrency: props.createPlantReservedConcurrency,
       }),
@@ -64,6 +90,7 @@ export class PlantStoreStack extends Stack {
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
+      logRetention: environment.logRetention,
       ...(props.authorizerReservedConcurrency !== undefined && {
         reservedConcurrency: props.authorizerReservedConcurrency,
       }),
@@ -72,12 +99,44 @@ export class PlantStoreStack extends Stack {
     const api = new PlantStoreApi(this, 'PlantStoreApi', {
       createPlant: createPlant.alias,
       authorizer: bearerAuthorizer.authorizer,
-      stageName: defaults.stageName,
-      throttlingRateLimit: props.throttlingRateLimit ?? defaults.throttlingRateLimit,
-      throttlingBurstLimit: props.throttlingBurstLimit ?? defaults.throttlingBurstLimit,
+      stageName: environment.stageName,
+      throttlingRateLimit: props.throttlingRateLimit ?? environment.throttlingRateLimit,
+      throttlingBurstLimit: props.throttlingBurstLimit ?? environment.throttlingBurstLimit,
+      logRetention: environment.logRetention,
     });
 
-    const monitoring = new Monitoring(this, 'Monitoring', {
+    const monitoring = environment.alarms
+      ? this.#monitoring(props, api, createPlant, bearerAuthorizer, plants)
+      : undefined;
+
+    // New code reaches the `live` aliases through CodeDeploy, which rolls it back when an alarm fires meanwhile.
+    const deploymentConfig =
+      (props.deployment ?? environment.deployment) === 'allAtOnce'
+        ? LambdaDeploymentConfig.ALL_AT_ONCE
+        : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
+    for (const [id, fn, alarms = []] of [
+      ['CreatePlantDeployment', createPlant, monitoring?.createPlantDeploymentAlarms],
+      ['AuthorizerDeployment', bearerAuthorizer.function, monitoring?.authorizerDeploymentAlarms],
+    ] as const) {
+      const group = new LambdaDeploymentGroup(this, id, { alias: fn.alias, deploymentConfig, alarms });
+      Validations.of(group).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        reason: "CodeDeploy's role for Lambda deployments uses the managed policy AWS made for exactly it.",
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
+    new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });
+  }
+
+  #monitoring(
+    props: PlantStoreStackProps,
+    api: PlantStoreApi,
+    createPlant: PlantStoreFunction,
+    bearerAuthorizer: BearerAuthorizer,
+    plants: PlantsTable,
+  ) {
+    return new Monitoring(this, 'Monitoring', {
       api: api.api,
       createPlant: { fn: createPlant.alias, timeout: createPlant.timeout },
       authorizer: {
@@ -89,24 +148,5 @@ export class PlantStoreStack extends Stack {
       thresholds: { ...defaults.alarms, ...props.alarmThresholds },
       ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
     });
-
-    // New code reaches the `live` aliases through CodeDeploy, which rolls it back when an alarm fires meanwhile.
-    const deploymentConfig =
-      props.deployment === 'allAtOnce'
-        ? LambdaDeploymentConfig.ALL_AT_ONCE
-        : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
-    for (const [id, fn, alarms] of [
-      ['CreatePlantDeployment', createPlant, monitoring.createPlantDeploymentAlarms],
-      ['AuthorizerDeployment', bearerAuthorizer.function, monitoring.authorizerDeploymentAlarms],
-    ] as const) {
-      const group = new LambdaDeploymentGroup(this, id, { alias: fn.alias, deploymentConfig, alarms });
-      Validations.of(group).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-        reason: "CodeDeploy's role for Lambda deployments uses the managed policy AWS made for exactly it.",
-      });
-    }
-
-    new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
-    new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });
   }
 }

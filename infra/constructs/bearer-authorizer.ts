@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
@@ -13,6 +14,7 @@ export interface BearerAuthorizerProps {
   /** How long API Gateway caches a token's result (0 turns caching off). */
   cacheTtl: Duration;
   reservedConcurrency?: number;
+  logRetention: RetentionDays;
 }
 
 /** The TOKEN authorizer: the bearer-authorizer function behind API Gateway's token check and result cache. */
@@ -21,13 +23,18 @@ export class BearerAuthorizer extends Construct {
   /** The authorizer's function, with its log group and timeout. */
   readonly function: PlantStoreFunction;
 
-  constructor(scope: Construct, id: string, { trust, cacheTtl, reservedConcurrency }: BearerAuthorizerProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { trust, cacheTtl, reservedConcurrency, logRetention }: BearerAuthorizerProps,
+  ) {
     super(scope, id);
     this.function = new PlantStoreFunction(this, 'Function', {
       entry: 'functions/bearer-authorizer/handler.ts',
       description: 'Plant Store: verifies bearer JWTs for API Gateway',
       logicalId: 'BearerAuthorizerFunction',
       timeout: Duration.seconds(5),
+      logRetention,
       ...(reservedConcurrency !== undefined && { reservedConcurrency }),
       environment: {
         [names.issuer]: trust.issuer,

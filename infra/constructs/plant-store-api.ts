@@ -10,7 +10,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { addGatewayResponses } from './gateway-responses.ts';
 
@@ -18,6 +18,8 @@ export interface PlantStoreApiProps {
   createPlant: IFunction;
   authorizer: Authorizer;
   stageName: string;
+  /** How long the access logs are kept. */
+  logRetention: RetentionDays;
   /** Steady-state requests per second for the stage. */
   throttlingRateLimit: number;
   /** Burst capacity for the stage. */
@@ -67,7 +69,7 @@ export class PlantStoreApi extends Construct {
   constructor(scope: Construct, id: string, props: PlantStoreApiProps) {
     super(scope, id);
     const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: RetentionDays.ONE_MONTH,
+      retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.api = new RestApi(this, 'Api', {

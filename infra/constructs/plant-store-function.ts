@@ -2,7 +2,7 @@ import { type Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
 export interface PlantStoreFunctionProps {
@@ -14,6 +14,8 @@ export interface PlantStoreFunctionProps {
   /** Merged over the defaults below. */
   environment?: Record<string, string>;
   timeout: Duration;
+  /** How long its logs are kept. */
+  logRetention: RetentionDays;
   /** Concurrent executions reserved for (and capping) this function; unset: the account's unreserved pool. */
   reservedConcurrency?: number;
 }
@@ -36,7 +38,7 @@ export class PlantStoreFunction extends Construct {
     super(scope, id);
     this.timeout = props.timeout;
     this.logGroup = new LogGroup(this, 'Logs', {
-      retention: RetentionDays.ONE_MONTH,
+      retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const role = new Role(this, 'Role', {

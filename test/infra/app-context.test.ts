@@ -58,6 +58,8 @@ describe('propsFromContext', () => {
     });
     expect(() => props({ alarmApi4xxRate: 'half' })).toThrow(/alarmApi4xxRate must be a number >= 0, not half/);
     expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
+    expect(props({ env: 'dev' })).toEqual({ stackName: 'PlantStore', environment: 'dev' });
+    expect(() => props({ env: 'staging' })).toThrow(/env must be dev or prod, not staging/);
     expect(() => props({ deployment: 'blue-green' })).toThrow(/deployment must be canary or allAtOnce, not blue-green/);
     expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
       /throttlingRateLimit must be a whole number >= 0, not fast/,

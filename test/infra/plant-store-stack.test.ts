@@ -288,6 +288,43 @@ describe('safe deploys', () => {
   });
 });
 
+describe('environments (context env)', () => {
+  const stageOf = (stack: Template) => Object.values(stack.findResources('AWS::ApiGateway::Stage'))[0]?.Properties;
+  const retentions = (stack: Template) =>
+    Object.values(stack.findResources('AWS::Logs::LogGroup')).map(({ Properties }) => Properties.RetentionInDays);
+
+  test('prod, the default: stage v1, throttling 50/100, alarms, canary deploys, logs kept 30 days', () => {
+    expect(stageOf(template)).toMatchObject({
+      StageName: 'v1',
+      MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })],
+    });
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
+    expect(new Set(retentions(template))).toEqual(new Set([30]));
+  });
+
+  test('dev: stage dev, throttling 10/20, no alarms, deploys all at once, logs kept a week', () => {
+    const dev = synth({ environment: 'dev' });
+    expect(stageOf(dev)).toMatchObject({
+      StageName: 'dev',
+      MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })],
+    });
+    dev.resourceCountIs('AWS::CloudWatch::Alarm', 0);
+    dev.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const group of Object.values(dev.findResources('AWS::CodeDeploy::DeploymentGroup'))) {
+      expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaAllAtOnce');
+    }
+    expect(new Set(retentions(dev))).toEqual(new Set([7]));
+  });
+
+  test('a setting given on its own wins over the environment', () => {
+    const dev = synth({ environment: 'dev', throttlingRateLimit: 30, deployment: 'canary' });
+    expect(stageOf(dev).MethodSettings[0].ThrottlingRateLimit).toBe(30);
+    for (const group of Object.values(dev.findResources('AWS::CodeDeploy::DeploymentGroup'))) {
+      expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
+    }
+  });
+});
+
 describe('no side effect beyond the stack', () => {
   test("API Gateway's account-level CloudWatch role (the account's and region's) is retained by cdk destroy", () => {
     const [roleId] =
