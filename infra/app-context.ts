@@ -52,6 +52,25 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ).filter(([, value]) => value !== undefined),
   );
   const alarmEmail = text('alarmEmail');
+  const wafRateLimit = count('wafRateLimit');
+  const waf =
+    text('waf') === 'true' ? { ...(wafRateLimit !== undefined && { rateLimitPer5Minutes: wafRateLimit }) } : undefined;
+  const domainName = text('domainName');
+  const certificateArn = text('certificateArn');
+  if ((domainName === undefined) !== (certificateArn === undefined)) {
+    throw new Error('Context domainName and certificateArn go together: the certificate is for the domain');
+  }
+  const hostedZoneId = text('hostedZoneId');
+  const hostedZoneName = text('hostedZoneName');
+  const customDomain =
+    domainName && certificateArn
+      ? {
+          domainName,
+          certificateArn,
+          ...(hostedZoneId && { hostedZoneId }),
+          ...(hostedZoneName && { hostedZoneName }),
+        }
+      : undefined;
   const env = text('env');
   if (env !== undefined && env !== 'dev' && env !== 'prod')
     throw new Error(`Context env must be dev or prod, not ${env}`);
@@ -74,5 +93,7 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(alarmEmail && { alarmEmail }),
     ...(deployment && { deployment }),
     ...(env && { environment: env }),
+    ...(waf && { waf }),
+    ...(customDomain && { customDomain }),
   };
 };

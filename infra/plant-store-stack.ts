@@ -3,6 +3,7 @@ import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-c
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
+import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
 import { type AlarmThresholds, Monitoring } from './constructs/monitoring.ts';
 import { PlantStoreApi } from './constructs/plant-store-api.ts';
@@ -26,6 +27,10 @@ export interface PlantStoreStackProps extends StackProps {
   environment?: EnvironmentName;
   /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes) or `allAtOnce`. */
   deployment?: 'canary' | 'allAtOnce';
+  /** A WAF web ACL in front of the API (off without it). */
+  waf?: { rateLimitPer5Minutes?: number };
+  /** The API under its own domain name (off without it). */
+  customDomain?: Omit<CustomDomainProps, 'api'>;
 }
 
 /**
@@ -56,6 +61,7 @@ export type EnvironmentName = keyof typeof environments;
 export const defaults = {
   authorizerCacheTtlSeconds: 300,
   maxBodyBytes: 64 * 1024,
+  wafRateLimitPer5Minutes: 1_000,
   alarms: {
     api5xxRate: 0.01,
     api4xxRate: 0.25,
@@ -124,6 +130,15 @@ export class PlantStoreStack extends Stack {
         reason: "CodeDeploy's role for Lambda deployments uses the managed policy AWS made for exactly it.",
       });
     }
+
+    if (props.waf) {
+      new WebFirewall(this, 'WebFirewall', {
+        api: api.api,
+        rateLimitPer5Minutes: props.waf.rateLimitPer5Minutes ?? defaults.wafRateLimitPer5Minutes,
+        maxBodyBytes: props.maxBodyBytes ?? defaults.maxBodyBytes,
+      });
+    }
+    if (props.customDomain) new CustomDomain(this, 'CustomDomain', { api: api.api, ...props.customDomain });
 
     new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
     new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });

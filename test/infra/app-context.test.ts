@@ -60,6 +60,15 @@ describe('propsFromContext', () => {
     expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
     expect(props({ env: 'dev' })).toEqual({ stackName: 'PlantStore', environment: 'dev' });
     expect(() => props({ env: 'staging' })).toThrow(/env must be dev or prod, not staging/);
+    expect(props({ waf: 'true', wafRateLimit: '500' })).toEqual({
+      stackName: 'PlantStore',
+      waf: { rateLimitPer5Minutes: 500 },
+    });
+    expect(props({ domainName: 'a.example.com', certificateArn: 'arn:c' })).toEqual({
+      stackName: 'PlantStore',
+      customDomain: { domainName: 'a.example.com', certificateArn: 'arn:c' },
+    });
+    expect(() => props({ domainName: 'a.example.com' })).toThrow(/domainName and certificateArn go together/);
     expect(() => props({ deployment: 'blue-green' })).toThrow(/deployment must be canary or allAtOnce, not blue-green/);
     expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
       /throttlingRateLimit must be a whole number >= 0, not fast/,

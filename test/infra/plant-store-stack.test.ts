@@ -325,6 +325,65 @@ describe('environments (context env)', () => {
   });
 });
 
+describe('optional edges, off by default', () => {
+  const domain = {
+    domainName: 'plants.example.com',
+    certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc',
+  };
+
+  test('none without context: no WAF, no custom domain', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+    template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+  });
+
+  test('WAF: common managed rules, a rate limit per IP (429) and a body-size rule (413), on the stage', () => {
+    const withWaf = synth({ waf: { rateLimitPer5Minutes: 500 } });
+    withWaf.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Scope: 'REGIONAL',
+      DefaultAction: { Allow: {} },
+      AssociationConfig: { RequestBody: { API_GATEWAY: { DefaultSizeInspectionLimit: 'KB_64' } } },
+      Rules: [
+        Match.objectLike({
+          Name: 'BodySize',
+          Statement: {
+            SizeConstraintStatement: Match.objectLike({ ComparisonOperator: 'GT', Size: 65536 }),
+          },
+          Action: { Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'tooLarge' } } },
+        }),
+        Match.objectLike({
+          Name: 'RatePerIp',
+          Statement: { RateBasedStatement: { Limit: 500, AggregateKeyType: 'IP' } },
+          Action: { Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'tooMany' } } },
+        }),
+        Match.objectLike({
+          Name: 'AwsCommonRules',
+          Statement: { ManagedRuleGroupStatement: { VendorName: 'AWS', Name: 'AWSManagedRulesCommonRuleSet' } },
+        }),
+      ],
+    });
+    const bodies = Object.values(withWaf.findResources('AWS::WAFv2::WebACL'))[0]?.Properties.CustomResponseBodies;
+    expect(JSON.parse(bodies.tooLarge.Content)).toEqual({ error: 413, message: 'Request body is over 65536 bytes' });
+    expect(JSON.parse(bodies.tooMany.Content)).toEqual({ error: 429, message: 'Too many requests' });
+    withWaf.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+  });
+
+  test('a custom domain with TLS 1.2 mapped to the stage, its URL an output; an alias record only with a zone', () => {
+    const withDomain = synth({ customDomain: domain });
+    withDomain.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      DomainName: 'plants.example.com',
+      RegionalCertificateArn: domain.certificateArn,
+      SecurityPolicy: 'TLS_1_2',
+    });
+    withDomain.resourceCountIs('AWS::ApiGateway::BasePathMapping', 1);
+    withDomain.resourceCountIs('AWS::Route53::RecordSet', 0);
+    expect(withDomain.toJSON().Outputs.CustomDomainUrl.Value).toBe('https://plants.example.com');
+    synth({ customDomain: { ...domain, hostedZoneId: 'Z123', hostedZoneName: 'example.com' } }).hasResourceProperties(
+      'AWS::Route53::RecordSet',
+      { Name: 'plants.example.com.', Type: 'A', HostedZoneId: 'Z123' },
+    );
+  });
+});
+
 describe('no side effect beyond the stack', () => {
   test("API Gateway's account-level CloudWatch role (the account's and region's) is retained by cdk destroy", () => {
     const [roleId] =
@@ -493,6 +552,23 @@ describe('cdk-nag AwsSolutions', () => {
 
   test('finds nothing unacknowledged in the stack', () => {
     expect(synthWithNag((app) => new PlantStoreStack(app, 'Nag'))).not.toThrow();
+  });
+
+  test('finds nothing unacknowledged with every option on (dev environment, WAF, custom domain)', () => {
+    const everything = synthWithNag(
+      (app) =>
+        new PlantStoreStack(app, 'NagAll', {
+          environment: 'dev',
+          waf: {},
+          customDomain: {
+            domainName: 'plants.example.com',
+            certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/abc',
+            hostedZoneId: 'Z123',
+            hostedZoneName: 'example.com',
+          },
+        }),
+    );
+    expect(everything).not.toThrow();
   });
 
   test('does fail a synth with a finding (a table without point-in-time recovery)', () => {
