@@ -17,7 +17,8 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
   } catch (error) {
     // Never log the token; the reason is enough to tell an expired token from a forged one.
     if (error instanceof InvalidTokenError) {
-      logger.info('Token refused', { reason: error.message });
+      // The access log records the 401 already; the reason helps when debugging an issuer.
+      logger.debug('Token refused', { reason: error.message });
       // API Gateway answers 401 for exactly this error message, and 500 for any other error.
       throw new Error('Unauthorized');
     }

@@ -84,7 +84,8 @@ export const httpErrors = (): MiddlewareObj<unknown, APIGatewayProxyResult> => (
     const response = toErrorResponse(request.error);
     const { error } = request;
     if (response.statusCode >= 500) logger.error('Request failed', { statusCode: response.statusCode, error });
-    else logger.info('Request refused', { statusCode: response.statusCode, reason: error?.message });
+    // A refusal is the client's: API Gateway's access log records its status already, so it is DEBUG here.
+    else logger.debug('Request refused', { statusCode: response.statusCode, reason: error?.message });
     request.response = response;
   },
 });

@@ -8,7 +8,7 @@ import { synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 const outdir = synthesizedCloudAssembly();
 const template = () => JSON.parse(readFileSync(join(outdir, 'PlantStore.template.json'), 'utf8'));
 
-test('bundles both functions as ESM, where the template says (the path sam local uses)', () => {
+test('bundles both functions as ESM with their source maps, where the template says (the path sam local uses)', () => {
   const functions = Object.entries(template().Resources).filter(
     ([, r]) => (r as { Type: string }).Type === 'AWS::Lambda::Function',
   );
@@ -17,6 +17,8 @@ test('bundles both functions as ESM, where the template says (the path sam local
     const assetPath = (resource as { Metadata: Record<string, string> }).Metadata['aws:asset:path'];
     expect(assetPath).toMatch(/^asset\./);
     expect(existsSync(join(outdir, String(assetPath), 'index.mjs'))).toBe(true);
+    // Deployed with the bundle, for decoding its stack traces (README).
+    expect(existsSync(join(outdir, String(assetPath), 'index.mjs.map'))).toBe(true);
   }
 });
 

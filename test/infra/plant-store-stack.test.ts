@@ -457,6 +457,13 @@ describe('the functions', () => {
     expect(functions.BearerAuthorizerFunction?.Properties.ReservedConcurrentExecutions).toBe(5);
   });
 
+  test('neither pays for source maps at each cold start: no NODE_OPTIONS (the maps ship beside the bundles)', () => {
+    for (const id of ['CreatePlantFunction', 'BearerAuthorizerFunction']) {
+      const { Properties } = template.findResources('AWS::Lambda::Function')[id] ?? {};
+      expect(Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
+    }
+  });
+
   test('createPlant knows its table and body limit', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: Match.absent(),
@@ -464,7 +471,6 @@ describe('the functions', () => {
         Variables: Match.objectLike({
           TABLE_NAME: { Ref: logicalIdOf('AWS::DynamoDB::Table') },
           MAX_BODY_BYTES: '65536',
-          NODE_OPTIONS: '--enable-source-maps',
         }),
       },
     });
