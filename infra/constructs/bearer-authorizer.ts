@@ -43,10 +43,9 @@ export class BearerAuthorizer extends Construct {
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
       },
     });
-    const handler = this.function.function;
     // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
     // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
-    (handler.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
+    (this.function.function.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
       issuer: names.issuer,
       audience: names.audience,
       jwksUri: names.jwksUri,
