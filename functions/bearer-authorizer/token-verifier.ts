@@ -1,7 +1,12 @@
-// Verifies bearer JWTs with jose: it is maintained, has no dependencies, verifies tokens of any OIDC provider
-// (aws-jwt-verify targets Cognito first), and its remote JWKS caches keys across warm invocations and refetches
-// them when a token names an unknown `kid` (key rotation), with a cool-down against floods of unknown kids.
-import { createRemoteJWKSet, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
+// Verifies bearer JWTs with aws-jwt-verify (AWS Labs): it verifies with node:crypto and fetches the JWKS over
+// node:https, so a cold start loads neither WebCrypto nor fetch (undici), which is what made jose's cold start twice
+// as slow; it verifies tokens of any OIDC issuer (`JwtVerifier`), caches the keys across warm invocations and
+// refetches them when a token names an unknown `kid` (key rotation), with a penalty box against floods of unknown kids.
+import { JwtVerifier } from 'aws-jwt-verify';
+import { FetchError, JwksValidationError, JwkValidationError, JwtBaseError } from 'aws-jwt-verify/error';
+import { SimpleFetcher } from 'aws-jwt-verify/https';
+import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 
 export interface TokenVerifierConfig {
   issuer: string;
@@ -27,10 +32,11 @@ export class InvalidTokenError extends Error {
 const symmetric = /^HS/;
 
 /**
- * How long the issuer's keys may take to arrive: well within the authorizer's 5 s timeout, so that an issuer that
- * hangs is reported as the failure it is (500) before Lambda cuts the invocation off.
+ * How long the issuer's keys may take to arrive. aws-jwt-verify tries a failed fetch once more at once, so an issuer
+ * that hangs is reported after twice this, well within the authorizer's 5 s timeout: the failure it is (500), before
+ * Lambda cuts the invocation off.
  */
-const jwksTimeoutMs = 2_000;
+const jwksTimeoutMs = 1_500;
 
 /** OpenID Connect Core 1.0, section 2: `sub` "MUST NOT exceed 255 ASCII characters in length". */
 const maxSubjectLength = 255;
@@ -38,44 +44,69 @@ const maxSubjectLength = 255;
 /** RSA keys shorter than this are refused (RFC 7518, section 3.3: "A key of size 2048 bits or larger MUST be used"). */
 const minRsaModulusBits = 2048;
 
-/**
- * jose errors that say the token itself is not acceptable. Every other error (the JWKS endpoint answering an HTTP
- * error, garbage, or nothing in time; a bug) is a failure on our side: the client's token may well be valid.
- */
-const tokenErrors = [
-  errors.JWTExpired, // exp in the past
-  errors.JWTClaimValidationFailed, // iss, nbf, required claims
-  errors.JWTInvalid, // payload not a JWT claims set
-  errors.JWSInvalid, // malformed compact serialization, bad header
-  errors.JWSSignatureVerificationFailed,
-  errors.JOSEAlgNotAllowed, // alg not on the allow-list, `none`
-  errors.JOSENotSupported, // crit extensions, algorithms jose does not know
-  errors.JWKSNoMatchingKey, // no key for the kid, even after a refetch
-  errors.JWKSMultipleMatchingKeys,
-];
+/** The JWK key type each algorithm family needs (RFC 7518, section 6.1; RFC 8037 for OKP). */
+const keyTypeOf = (algorithm: string) => ({ RS: 'RSA', ES: 'EC', Ed: 'OKP' })[algorithm.slice(0, 2)];
 
-const audienceMatches = (payload: JWTPayload, audience: string) => {
+/**
+ * aws-jwt-verify errors that say the issuer's keys could not be had (not reachable, not a JWKS, a key in it broken):
+ * a failure on our side, since the client's token may well be valid. Every other error of the library is about the
+ * token; anything else (a bug) is ours too.
+ */
+const issuerErrors = [FetchError, JwksValidationError, JwkValidationError];
+
+const audienceMatches = (payload: JwtPayload, audience: string) => {
   if (payload.aud !== undefined) return [payload.aud].flat().includes(audience);
   return payload.client_id === audience && payload.token_use === 'access';
 };
 
 /** `scope` (space-separated, RFC 8693 / Cognito) or `scp` (a list, some providers). */
-const scopesOf = (payload: JWTPayload): string[] => {
+const scopesOf = (payload: JwtPayload): string[] => {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
   if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === 'string');
   return [];
 };
 
-/** The claims jose does not check itself. */
-const checkClaims = (payload: JWTPayload, config: TokenVerifierConfig): string => {
-  const { sub, iat } = payload;
+/** What aws-jwt-verify leaves to its caller: the header and key checks, before the claims. */
+const checkHeaderAndKey = (header: JwtHeader, jwk: Record<string, unknown>, config: TokenVerifierConfig) => {
+  const algorithm = String(header.alg);
+  if (!config.algorithms.includes(algorithm)) throw new InvalidTokenError(`alg ${algorithm} is not allowed`);
+  if (jwk.kty !== keyTypeOf(algorithm)) throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.kty} key`);
+  // RFC 7515, section 4.1.11: extensions listed in `crit` that are not understood (we understand none) MUST fail.
+  if (header.crit !== undefined) throw new InvalidTokenError('crit extensions are not supported');
+  const modulusBits = typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : undefined;
+  // A weak key in the issuer's JWKS cannot vouch for a token.
+  if (modulusBits !== undefined && modulusBits < minRsaModulusBits) {
+    throw new InvalidTokenError(`the issuer's key ${String(jwk.kid ?? '')} is a ${modulusBits}-bit RSA key`);
+  }
+};
+
+const checkClaims = (payload: JwtPayload, config: TokenVerifierConfig) => {
+  const { sub, iat, exp } = payload;
+  if (typeof exp !== 'number') throw new InvalidTokenError('exp must be a number');
   if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('sub must be a non-empty string');
   if (sub.length > maxSubjectLength) throw new InvalidTokenError(`sub is longer than ${maxSubjectLength} characters`);
   if (typeof iat === 'number' && iat > Date.now() / 1000 + config.clockToleranceSeconds) {
     throw new InvalidTokenError('iat is in the future');
   }
   if (!audienceMatches(payload, config.audience)) throw new InvalidTokenError('audience mismatch');
-  return sub;
+};
+
+const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * The JWKS fetcher: over https, as aws-jwt-verify requires. Plain http is accepted for a loopback issuer only (the
+ * local runner's development issuer), which no deployed function can reach; it goes through node:http's agent, loaded
+ * only then (a request with an http.Agent is plain HTTP).
+ */
+const jwksFetcher = (jwksUri: string) => {
+  const { protocol, hostname } = new URL(jwksUri);
+  const defaultRequestOptions = { timeout: jwksTimeoutMs, responseTimeout: jwksTimeoutMs };
+  if (protocol === 'https:') return new SimpleFetcher({ defaultRequestOptions });
+  if (protocol === 'http:' && loopbackHosts.has(hostname)) {
+    const { Agent } = process.getBuiltinModule('node:http');
+    return new SimpleFetcher({ defaultRequestOptions: { ...defaultRequestOptions, agent: new Agent() } });
+  }
+  throw new Error(`The JWKS URI must be https (plain http only for a loopback issuer), not ${jwksUri}`);
 };
 
 /**
@@ -87,35 +118,33 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
   const unsafe = config.algorithms.filter((algorithm) => symmetric.test(algorithm) || algorithm === 'none');
   if (unsafe.length > 0)
     throw new Error(`JWT_ALGORITHMS must list asymmetric algorithms only, not ${unsafe.join(', ')}`);
-  const remoteKeys = createRemoteJWKSet(new URL(config.jwksUri), { timeoutDuration: jwksTimeoutMs });
-  // A weak key in the issuer's JWKS cannot vouch for a token: refused as the token's problem, before jose would
-  // throw a TypeError for it.
-  const keys: JWTVerifyGetKey = async (header, token) => {
-    const key = await remoteKeys(header, token);
-    const { modulusLength } = key.algorithm as { modulusLength?: number };
-    if (modulusLength !== undefined && modulusLength < minRsaModulusBits) {
-      throw new InvalidTokenError(`the issuer's key ${header.kid ?? ''} is a ${modulusLength}-bit RSA key`);
-    }
-    return key;
-  };
+  const verifier = JwtVerifier.create(
+    {
+      issuer: config.issuer,
+      jwksUri: config.jwksUri,
+      // Checked below: Cognito access tokens carry the audience in client_id.
+      audience: null,
+      graceSeconds: config.clockToleranceSeconds,
+      customJwtCheck: ({ header, payload, jwk }) => {
+        checkHeaderAndKey(header, jwk as unknown as Record<string, unknown>, config);
+        checkClaims(payload, config);
+      },
+    },
+    { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher(config.jwksUri) }) },
+  );
 
   return async (token: string): Promise<VerifiedToken> => {
-    let payload: JWTPayload;
+    let payload: JwtPayload;
     try {
-      ({ payload } = await jwtVerify(token, keys, {
-        issuer: config.issuer,
-        algorithms: config.algorithms,
-        clockTolerance: config.clockToleranceSeconds,
-        requiredClaims: ['exp', 'sub'],
-      }));
+      payload = await verifier.verify(token);
     } catch (error) {
-      if (tokenErrors.some((type) => error instanceof type)) {
-        throw new InvalidTokenError((error as errors.JOSEError).code, { cause: error });
+      if (error instanceof InvalidTokenError) throw error;
+      if (error instanceof JwtBaseError && !issuerErrors.some((type) => error instanceof type)) {
+        throw new InvalidTokenError(error.name, { cause: error });
       }
       throw error;
     }
-    const sub = checkClaims(payload, config);
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
-    return { sub, scopes: scopesOf(payload), clientId };
+    return { sub: payload.sub as string, scopes: scopesOf(payload), clientId };
   };
 };

@@ -29,6 +29,15 @@ describe('createTokenVerifier', () => {
     );
     expect(() => createTokenVerifier({ ...config, jwksUri, algorithms: ['none'] })).toThrow(/not none/);
   });
+
+  test('fetches keys over https, or over plain http from a loopback issuer only', () => {
+    for (const jwksUri of ['http://issuer.test/jwks.json', 'http://10.0.0.1/jwks.json', 'ftp://issuer.test/jwks']) {
+      expect(() => createTokenVerifier({ ...config, jwksUri })).toThrow(/must be https/);
+    }
+    for (const jwksUri of ['https://issuer.test/jwks.json', 'http://127.0.0.1:1/jwks.json', 'http://[::1]:1/jwks']) {
+      expect(typeof createTokenVerifier({ ...config, jwksUri })).toBe('function');
+    }
+  });
 });
 
 describe('issuer keys that cannot be had are a server-side failure, never an invalid token', () => {
