@@ -1,25 +1,9 @@
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/service-error-classification';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UnavailableError } from '../commons/errors.ts';
+import { type DynamoDbClient, DynamoDbError } from './dynamodb-client.ts';
 import type { CreateResult, PlantRecord, PlantStore } from './plant-store.ts';
 
-/**
- * The DynamoDB client for createPlant (one per cold start): up to three attempts of at most 1 s to connect and 2 s to
- * answer. What bounds a whole invocation is its deadline: the handler's abort signal stops every call at it.
- */
-export const createDynamoDbClient = () =>
-  new DynamoDBClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000, throwOnRequestTimeout: true },
-  });
-
-/** Seconds a client should wait after DynamoDB was unavailable or throttling (the SDK has already retried). */
+/** Seconds a client should wait after DynamoDB was unavailable or throttling (the client has already retried). */
 const retryAfterSeconds = 1;
 
 const toItem = (record: PlantRecord): Record<string, AttributeValue> => ({
@@ -45,12 +29,10 @@ const fromItem = (item: Record<string, AttributeValue>): PlantRecord => {
   };
 };
 
-type SdkError = Parameters<typeof isTransientError>[0];
-
 /**
  * DynamoDB errors a retry may cure become UnavailableError (503): throttling, server faults, and requests DynamoDB
- * never answered (refused, reset or timed out: the SDK attaches `$metadata` without an HTTP status). The rest stay as
- * they are (500). Not `instanceof Error`: network errors come from Node's realm, which a test VM does not share.
+ * never answered (refused, reset or timed out), once the client's own retries are spent. The rest stay as they are
+ * (500).
  */
 const translated = (error: unknown, signal: AbortSignal | undefined): unknown => {
   if (signal?.aborted) {
@@ -58,10 +40,7 @@ const translated = (error: unknown, signal: AbortSignal | undefined): unknown =>
       cause: error,
     });
   }
-  if (typeof error !== 'object' || error === null) return error;
-  const sdkError = error as SdkError;
-  const unanswered = sdkError.$metadata !== undefined && sdkError.$metadata.httpStatusCode === undefined;
-  if (unanswered || isThrottlingError(sdkError) || isTransientError(sdkError) || isServerError(sdkError)) {
+  if (error instanceof DynamoDbError && error.retryable) {
     return new UnavailableError('The plant store is unavailable, please retry', retryAfterSeconds, { cause: error });
   }
   return error;
@@ -71,28 +50,20 @@ const translated = (error: unknown, signal: AbortSignal | undefined): unknown =>
  * The PlantStore on a DynamoDB table keyed by `id` (N). The happy path is one conditional PutItem; only when the id
  * exists does a consistent GetItem read the stored plant.
  */
-export const dynamoDbPlantStore = (client: DynamoDBClient, tableName: string): PlantStore => ({
+export const dynamoDbPlantStore = (client: DynamoDbClient, tableName: string): PlantStore => ({
   async createIfAbsent(record: PlantRecord, signal?: AbortSignal): Promise<CreateResult> {
-    const options = { abortSignal: signal };
     try {
-      await client.send(
-        new PutItemCommand({
-          TableName: tableName,
-          Item: toItem(record),
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-        options,
-      );
+      const put = { TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(id)' };
+      await client.call('PutItem', put, signal);
       return { created: true };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw translated(error, signal);
+      const exists = error instanceof DynamoDbError && error.name === 'ConditionalCheckFailedException';
+      if (!exists) throw translated(error, signal);
     }
     let stored: Record<string, AttributeValue> | undefined;
     try {
-      ({ Item: stored } = await client.send(
-        new GetItemCommand({ TableName: tableName, Key: { id: { N: record.id.toString() } }, ConsistentRead: true }),
-        options,
-      ));
+      const get = { TableName: tableName, Key: { id: { N: record.id.toString() } }, ConsistentRead: true };
+      ({ Item: stored } = await client.call<{ Item?: Record<string, AttributeValue> }>('GetItem', get, signal));
     } catch (error) {
       throw translated(error, signal);
     }

@@ -14,7 +14,8 @@ import { jsonBody } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
 import { config } from './config.ts';
 import { createPlant } from './create-plant.ts';
-import { createDynamoDbClient, dynamoDbPlantStore } from './dynamodb-plant-store.ts';
+import { createDynamoDbClient } from './dynamodb-client.ts';
+import { dynamoDbPlantStore } from './dynamodb-plant-store.ts';
 
 const store = dynamoDbPlantStore(createDynamoDbClient(), config.tableName);
 

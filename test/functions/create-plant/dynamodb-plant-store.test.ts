@@ -1,23 +1,28 @@
 // The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
-import { createDynamoDbClient, dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
+import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/create-plant/dynamodb-client.ts';
+import { dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
 import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';
 let db: LocalDynamoDb;
+/** The function's own client, on the test database. */
+let client: DynamoDbClient;
 
 beforeAll(async () => {
   db = await startDynalite();
   await db.createPlantsTable(tableName);
+  client = createDynamoDbClient({ endpoint: db.endpoint });
 });
 
 afterAll(async () => {
+  client.destroy();
   await db.close();
 });
 
@@ -32,7 +37,7 @@ const record = (overrides: Partial<PlantRecord> = {}): PlantRecord => ({
 
 describe('dynamoDbPlantStore', () => {
   test('stores a new plant with a conditional put and reports it created', async () => {
-    const store = dynamoDbPlantStore(db.client, tableName);
+    const store = dynamoDbPlantStore(client, tableName);
 
     expect(await store.createIfAbsent(record({ id: 100n }))).toEqual({ created: true });
     const { Item } = await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: '100' } } }));
@@ -46,7 +51,7 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('does not overwrite an existing id: it answers the plant stored first', async () => {
-    const store = dynamoDbPlantStore(db.client, tableName);
+    const store = dynamoDbPlantStore(client, tableName);
     const first = record({ id: 101n, name: 'First', tag: undefined });
     await store.createIfAbsent(first);
 
@@ -58,7 +63,7 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('keeps int64 ids exact at both ends of the range', async () => {
-    const store = dynamoDbPlantStore(db.client, tableName);
+    const store = dynamoDbPlantStore(client, tableName);
     for (const id of [9223372036854775807n, -9223372036854775808n]) {
       await store.createIfAbsent(record({ id }));
       expect(await store.createIfAbsent(record({ id, name: 'again' }))).toMatchObject({
@@ -69,7 +74,7 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('reports an unreachable database as UnavailableError with a retry delay', async () => {
-    const client = new DynamoDBClient({ endpoint: await refusedEndpoint(), maxAttempts: 1 });
+    const client = createDynamoDbClient({ endpoint: await refusedEndpoint(), maxAttempts: 1 });
     const store = dynamoDbPlantStore(client, tableName);
 
     const failure = store.createIfAbsent(record({ id: 102n }));
@@ -86,7 +91,7 @@ describe('dynamoDbPlantStore', () => {
         JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate exceeded' }),
       );
     });
-    const client = new DynamoDBClient({ endpoint: await listenOnLoopback(throttling), maxAttempts: 1 });
+    const client = createDynamoDbClient({ endpoint: await listenOnLoopback(throttling), maxAttempts: 1 });
 
     await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record())).rejects.toBeInstanceOf(
       UnavailableError,
@@ -98,7 +103,7 @@ describe('dynamoDbPlantStore', () => {
   test("reports a DynamoDB that accepts connections but never answers as UnavailableError at the caller's deadline", async () => {
     const sockets = new Set<Socket>();
     const hanging = createServer(() => undefined).on('connection', (socket) => sockets.add(socket));
-    // The handler's client takes its endpoint from the environment, as on Lambda (read when it first sends).
+    // The handler's client takes its endpoint from the environment, as on Lambda.
     process.env.AWS_ENDPOINT_URL_DYNAMODB = await listenOnLoopback(hanging);
     const client = createDynamoDbClient();
     const deadline = new AbortController();
@@ -121,7 +126,7 @@ describe('dynamoDbPlantStore', () => {
       new PutItemCommand({ TableName: tableName, Item: { id: { N: '103' }, colour: { S: 'green' } } }),
     );
 
-    await expect(dynamoDbPlantStore(db.client, tableName).createIfAbsent(record({ id: 103n }))).rejects.toThrow(
+    await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 103n }))).rejects.toThrow(
       'Stored plant item is malformed: attributes id, colour',
     );
   });
@@ -138,7 +143,7 @@ describe('dynamoDbPlantStore', () => {
           : '{}',
       );
     });
-    const client = new DynamoDBClient({ endpoint: await listenOnLoopback(vanishing), maxAttempts: 1 });
+    const client = createDynamoDbClient({ endpoint: await listenOnLoopback(vanishing), maxAttempts: 1 });
 
     const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 104n }));
 
@@ -151,7 +156,7 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
-    const store = dynamoDbPlantStore(db.client, 'no-such-table');
+    const store = dynamoDbPlantStore(client, 'no-such-table');
 
     await expect(store.createIfAbsent(record())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
