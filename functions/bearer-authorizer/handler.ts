@@ -2,7 +2,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { logger } from '../commons/logger.ts';
+import { logDebug, logger } from '../commons/logger.ts';
 import { authorize } from './authorize.ts';
 import { config } from './config.ts';
 import { createTokenVerifier, InvalidTokenError } from './token-verifier.ts';
@@ -12,13 +12,14 @@ const verify = createTokenVerifier(config);
 const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   try {
     const result = await authorize(event, { verify, requiredScope: config.requiredScope });
-    logger.info('Authorized', { principalId: result.principalId, effect: result.policyDocument.Statement[0]?.Effect });
+    // API Gateway's access log records the principal and the answer of every request (and caches this result).
+    logDebug('Authorized', { principalId: result.principalId, effect: result.policyDocument.Statement[0]?.Effect });
     return result;
   } catch (error) {
     // Never log the token; the reason is enough to tell an expired token from a forged one.
     if (error instanceof InvalidTokenError) {
       // The access log records the 401 already; the reason helps when debugging an issuer.
-      logger.debug('Token refused', { reason: error.message });
+      logDebug('Token refused', { reason: error.message });
       // API Gateway answers 401 for exactly this error message, and 500 for any other error.
       throw new Error('Unauthorized');
     }
@@ -27,6 +28,10 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
   }
 };
 
-export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
+export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>({
+  // No early timeout (a timer and an abort signal per invocation): the only wait, the JWKS fetch, is bounded well
+  // within the function's timeout (token-verifier.ts).
+  timeoutEarlyInMillis: 0,
+})
   .use(injectLambdaContext(logger))
   .handler(authorizeOrRefuse);

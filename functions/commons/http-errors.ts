@@ -6,7 +6,7 @@ import type { ErrorObject } from 'ajv';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Error as ErrorBody } from './contract/openapi-types.ts';
 import { HttpError } from './errors.ts';
-import { logger } from './logger.ts';
+import { logDebug, logger } from './logger.ts';
 
 export const jsonResponse = (
   statusCode: number,
@@ -85,7 +85,7 @@ export const httpErrors = (): MiddlewareObj<unknown, APIGatewayProxyResult> => (
     const { error } = request;
     if (response.statusCode >= 500) logger.error('Request failed', { statusCode: response.statusCode, error });
     // A refusal is the client's: API Gateway's access log records its status already, so it is DEBUG here.
-    else logger.debug('Request refused', { statusCode: response.statusCode, reason: error?.message });
+    else logDebug('Request refused', { statusCode: response.statusCode, reason: error?.message });
     request.response = response;
   },
 });

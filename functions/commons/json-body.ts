@@ -15,8 +15,12 @@ const maxNestingDepth = 64;
 /** Fails on the first byte sequence that is not UTF-8 (overlong forms, surrogates, > U+10FFFF, truncations). */
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-const headerValue = (headers: APIGatewayProxyEvent['headers'], name: string) =>
-  Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
+/**
+ * Whether JSON.parse may have rounded a number in `text`: only a literal with a fraction, an exponent or 16 digits
+ * or more can be inexact as a double (any integer of up to 15 digits is exact). Strings may match too; that costs
+ * only the exact second parse.
+ */
+const mayHoldInexactNumbers = (text: string) => /[.eE]|\d{16}/.test(text);
 
 /** 415 unless the Content-Type is JSON, in UTF-8 (RFC 8259: JSON exchanged between systems is UTF-8). */
 const checkMediaType = (contentType: string | undefined) => {
@@ -60,8 +64,9 @@ const nestedDeeperThan = (text: string, max: number) => {
 /**
  * The request body as JSON, before anything reads it: 413 over `maxBytes`; 415 for a media type other than JSON in
  * UTF-8; 400 for bytes that are not UTF-8 or nesting deeper than `maxNestingDepth`. Then @middy/http-json-body-parser
- * (prototype-pollution guard, malformed JSON), and the same text once more with `exactNumbers`, since middy calls its
- * reviver without JSON.parse's source-text argument (a few microseconds for a body within the limit).
+ * (prototype-pollution guard, malformed JSON), and, when a number in it may have been rounded, the same text once more
+ * with `exactNumbers`, since middy calls its reviver without JSON.parse's source-text argument. The middleware goes
+ * after @middy/http-header-normalizer.
  */
 export const jsonBody = (maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> => {
   const { before: middyParse } = httpJsonBodyParser<APIGatewayProxyEvent>({ disableContentTypeCheck: true });
@@ -74,7 +79,8 @@ export const jsonBody = (maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> 
           throw new PayloadTooLargeError(`Request body is ${bytes} bytes; the limit is ${maxBytes} bytes`);
         }
       }
-      checkMediaType(headerValue(event.headers, 'content-type'));
+      // @middy/http-header-normalizer has lower-cased the header names.
+      checkMediaType(event.headers?.['content-type']);
       if (event.body === null) return; // the validator answers that a JSON object is required
       const text = bodyText(event.body, event.isBase64Encoded);
       if (nestedDeeperThan(text, maxNestingDepth)) {
@@ -82,7 +88,7 @@ export const jsonBody = (maxBytes: number): MiddlewareObj<APIGatewayProxyEvent> 
       }
       Object.assign(event, { body: text, isBase64Encoded: false });
       await middyParse?.(request);
-      (event as { body: unknown }).body = JSON.parse(text, exactNumbers);
+      if (mayHoldInexactNumbers(text)) (event as { body: unknown }).body = JSON.parse(text, exactNumbers);
     },
   };
 };

@@ -3,12 +3,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import validator from '@middy/validator';
-import type { Ajv } from 'ajv';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
 import { UnavailableError } from '../commons/errors.ts';
+import { eventValidator } from '../commons/event-validator.ts';
 import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
 import { jsonBody } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
@@ -47,8 +46,7 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
   .use(injectLambdaContext(logger))
   .use(httpHeaderNormalizer())
   .use(jsonBody(config.maxBodyBytes))
-  // middy's types name an Ajv instance, but it takes (and calls) a compiled validate function such as this one.
-  .use(validator({ eventSchema: validateCreatePlantEvent as unknown as Ajv }))
+  .use(eventValidator(validateCreatePlantEvent))
   .use(httpErrors())
   // The validator has checked the parsed body against NewPlant.
   .handler((event, _context, options) => createPlantHandler(event as unknown as CreatePlantEvent, options));

@@ -1,9 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+
+/** node:http as the bundles get it (see the file: the cost of importing it as an ES module). */
+const nodeHttpForBundles = fileURLToPath(new URL('./bundling/node-http.ts', import.meta.url));
 
 export interface PlantStoreFunctionProps {
   /** The handler file, relative to the project root, e.g. `functions/create-plant/handler.ts`. */
@@ -77,7 +81,8 @@ export class PlantStoreFunction extends Construct {
         mainFields: ['module', 'main'],
         externalModules: [],
         // CommonJS dependencies inside an ESM bundle still call require().
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        banner: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+        esbuildArgs: { '--alias:node:http': nodeHttpForBundles },
       },
     });
     this.alias = new Alias(this, 'Live', { aliasName: 'live', version: this.function.currentVersion });

@@ -1,5 +1,7 @@
 // API Gateway's TOKEN authorizer semantics: the header check before any invocation, the result cache per token, the
 // policy evaluated against each method ARN, and which failure becomes which gateway response.
+
+import { compiledPattern } from './compiled-pattern.ts';
 import type { FunctionPool, InvocationReport } from './function-pool.ts';
 import type { LocalAuthorizer } from './template.ts';
 import { withinTime } from './time-limit.ts';
@@ -28,7 +30,7 @@ const configurationError = () => refuse('AUTHORIZER_CONFIGURATION_ERROR', 'Inter
 
 /** IAM's wildcards: `*` any run of characters, `?` any one. */
 const matchesPattern = (pattern: string, value: string) =>
-  new RegExp(
+  compiledPattern(
     `^${pattern
       .replace(/[.+^${}()|[\]\\]/g, '\\$&')
       .replaceAll('*', '.*')

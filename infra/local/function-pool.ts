@@ -60,7 +60,7 @@ export class FunctionPool {
     this.invocations += 1;
     return new Promise((resolve) => {
       const pending = {
-        request: { id: this.#nextId++, event, requestId, deadline: 0 },
+        request: { id: this.#nextId++, event: JSON.stringify(event) ?? 'null', requestId, deadline: 0 },
         resolve,
         started: Date.now(),
         startsEnvironment: false,
@@ -119,7 +119,7 @@ export class FunctionPool {
         this.#finish(
           environment,
           message.type === 'result'
-            ? { outcome: 'result', result: message.result }
+            ? { outcome: 'result', result: JSON.parse(message.result) }
             : { outcome: 'error', errorType: message.errorType, message: message.message },
         );
       }

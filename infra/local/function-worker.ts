@@ -11,11 +11,15 @@ export interface WorkerData {
   memoryMb: number;
 }
 
-export type WorkerRequest = { id: number; event: unknown; requestId: string; deadline: number };
+/**
+ * Events and results cross as JSON text, as they reach and leave a function on Lambda (and a string is far cheaper to
+ * pass between threads than the structured clone of an object).
+ */
+export type WorkerRequest = { id: number; event: string; requestId: string; deadline: number };
 export type WorkerMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; message: string }
-  | { type: 'result'; id: number; result: unknown }
+  | { type: 'result'; id: number; result: string }
   | { type: 'error'; id: number; errorType: string; message: string };
 
 const port = parentPort;
@@ -51,13 +55,16 @@ port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => 
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
   try {
-    const result = await handler(event, context);
+    const result = await handler(JSON.parse(event), context);
+    let json: string;
     try {
-      post({ type: 'result', id, result });
+      json = JSON.stringify(result) ?? 'null';
     } catch {
-      // Not structured-cloneable (a function, a class instance…): Lambda could not serialize it either.
+      // Not JSON (a bigint, a cycle): Lambda could not serialize it either.
       post({ type: 'error', id, errorType: 'Runtime.MalformedResult', message: 'The result cannot be serialized' });
+      return;
     }
+    post({ type: 'result', id, result: json });
   } catch (error) {
     const { name = 'Error', message = String(error) } = error instanceof Error ? error : {};
     post({ type: 'error', id, errorType: name, message });

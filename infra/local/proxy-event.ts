@@ -1,5 +1,6 @@
 // The Lambda proxy event (v1) API Gateway sends a function for a REST API request.
 import type { IncomingMessage } from 'node:http';
+import { compiledPattern } from './compiled-pattern.ts';
 import { localAws } from './environment.ts';
 import type { LocalApp, LocalRoute } from './template.ts';
 
@@ -28,7 +29,7 @@ const isBinary = (contentType: string | undefined, binaryMediaTypes: string[]) =
   if (contentType === undefined) return false;
   const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
   return binaryMediaTypes.some((pattern) =>
-    new RegExp(
+    compiledPattern(
       `^${pattern
         .toLowerCase()
         .replace(/[.+^${}()|[\]\\?]/g, '\\$&')

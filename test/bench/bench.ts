@@ -1,0 +1,460 @@
+// `npm run bench`: the performance figures of the synthesized stack, side by side with their references, measured in
+// one run on this machine and written to docs/benchmarks.md. Loopback only. Targets are reported (met or not), never
+// asserted by the tests.
+import { execFile, fork } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { parse } from 'yaml';
+import { devIssuer, devIssuerEnvironment, serveJwks, signDevToken } from '../../infra/local/dev-issuer.ts';
+import { functionEnvironment } from '../../infra/local/environment.ts';
+import { startLocalApi } from '../../infra/local/local-api.ts';
+import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import type { LocalFunction } from '../../infra/local/template.ts';
+import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
+import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
+import { cpuProfileSummary, profiling } from './cpu-profile.ts';
+import { priceList } from './prices.ts';
+import { median, medianAndSpread, medianRatio } from './statistics.ts';
+import type { WarmResults, WarmSettings } from './warm-paths.ts';
+
+const projectRoot = new URL('../../', import.meta.url).pathname;
+const here = new URL('./', import.meta.url).pathname;
+const scratch = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
+const cloudAssemblyDir = join(scratch, 'cdk.out');
+const coldRuns = 20;
+const progress = (line: string) => console.error(`[bench] ${line}`);
+/** Plant ids far from anything else's, one range per use. */
+let nextId = 7_000_000_000_000 + (Date.now() % 1_000_000) * 1_000_000;
+const ids = (count: number) => {
+  const first = nextId;
+  nextId += count;
+  return first;
+};
+
+// 1. What a fresh clone does first: the real `cdk synth` (bundling both functions, cdk-nag); then serving it.
+progress('cdk synth');
+let started = performance.now();
+await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', cloudAssemblyDir], {
+  cwd: projectRoot,
+  env: { ...process.env, CDK_HOME: join(scratch, '.cdk-home') },
+});
+const synthMs = performance.now() - started;
+const initTimes: string[] = [];
+started = performance.now();
+const maxWorkers = 4;
+const api = await startLocalApi({
+  cloudAssemblyDir,
+  port: 0,
+  dataDir: join(scratch, 'data'),
+  maxWorkers,
+  log: (line) =>
+    initTimes.push(...[...line.matchAll(/cold start (\w+), init (\d+) ms/g)].map(([, id, ms]) => `${id} ${ms} ms`)),
+});
+const readyMs = performance.now() - started;
+const token = await signDevToken(api.signingKey, { sub: 'bench', scope: 'plants/write', expiresIn: '1h' });
+started = performance.now();
+const first = await fetch(`${api.url}/plants`, {
+  method: 'POST',
+  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify({ id: ids(1), name: 'Monstera deliciosa' }),
+});
+if (first.status !== 200) throw new Error(`the first request answered ${first.status}: ${await first.text()}`);
+const firstRequestMs = performance.now() - started;
+
+const fnById = (id: string): LocalFunction => {
+  const fn = api.app.functions.get(id);
+  if (!fn) throw new Error(`no function ${id} in the template`);
+  return fn;
+};
+const createPlantFn = fnById('CreatePlantFunction');
+const authorizerFn = fnById('BearerAuthorizerFunction');
+
+// DynamoDB requests are counted by a loopback proxy in front of the runner's database.
+const dynamoDbRequests: string[] = [];
+const countingProxy = createServer((incoming, outgoing) => {
+  dynamoDbRequests.push(String(incoming.headers['x-amz-target']));
+  const target = new URL(api.databaseEndpoint);
+  incoming.pipe(
+    request(
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: incoming.url,
+        method: incoming.method,
+        headers: incoming.headers,
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    ),
+  );
+});
+const countingEndpoint = await listenOnLoopback(countingProxy);
+const jwks = await serveJwks(() => [api.signingKey.publicJwk]);
+const environmentOf = (fn: LocalFunction, endpoint: string) =>
+  functionEnvironment(fn, api.app, { ...devIssuerEnvironment(fn, jwks.jwksUri), AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+
+// 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.
+progress('bundling the references');
+const schemas = (parse(readFileSync(join(projectRoot, 'openapi.yaml'), 'utf8')) as { components: { schemas: object } })
+  .components.schemas;
+const textbookEventSchema = JSON.parse(
+  JSON.stringify({
+    type: 'object',
+    required: ['body'],
+    properties: { body: { $ref: '#/definitions/NewPlant' } },
+    definitions: schemas,
+  }).replaceAll('#/components/schemas/', '#/definitions/'),
+  // The textbook compiles the schema as written; Ajv knows no int64/int32 formats, so they go.
+  (key, value) => (key === 'format' ? undefined : value),
+);
+const floorModule = join(scratch, 'floor', 'index.mjs');
+mkdirSync(join(scratch, 'floor'));
+writeFileSync(floorModule, 'export const handler = async () => ({ statusCode: 200, body: \'{"hello":"world"}\' });\n');
+const textbookModule = join(scratch, 'textbook', 'index.mjs');
+await build({
+  entryPoints: [join(here, 'textbook-create-plant.ts')],
+  outfile: textbookModule,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  minify: true,
+  mainFields: ['module', 'main'],
+  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  define: { TEXTBOOK_EVENT_SCHEMA: JSON.stringify(textbookEventSchema) },
+  logLevel: 'error',
+});
+
+// 3. Cold starts, interleaved.
+const base64Body = (id: number) => ({
+  body: Buffer.from(JSON.stringify({ id, name: 'Monstera deliciosa', tag: 'aroid' })).toString('base64'),
+  isBase64Encoded: true,
+});
+const answered = (status: number) => (answer: unknown) => {
+  const statusCode = (answer as { statusCode?: unknown }).statusCode;
+  if (statusCode !== status) throw new Error(`cold start answered ${JSON.stringify(answer)}`);
+};
+const createPlantEnv = environmentOf(createPlantFn, countingEndpoint);
+const coldIds = ids(10 * coldRuns);
+const subjects: ColdSubject[] = [
+  {
+    name: 'floor',
+    modulePath: floorModule,
+    exportName: 'handler',
+    env: createPlantEnv,
+    event: () => ({}),
+    check: answered(200),
+  },
+  {
+    name: 'createPlant',
+    modulePath: createPlantFn.modulePath,
+    exportName: createPlantFn.exportName,
+    env: createPlantEnv,
+    event: (run) => createPlantEvent(base64Body(coldIds + run)),
+    check: answered(200),
+  },
+  {
+    name: 'textbook',
+    modulePath: textbookModule,
+    exportName: 'handler',
+    env: createPlantEnv,
+    event: (run) => createPlantEvent(base64Body(coldIds + coldRuns + run)),
+    check: answered(200),
+  },
+  {
+    name: 'authorizer',
+    modulePath: authorizerFn.modulePath,
+    exportName: authorizerFn.exportName,
+    env: environmentOf(authorizerFn, countingEndpoint),
+    event: () => tokenAuthorizerEvent(`Bearer ${token}`),
+    check: (answer) => {
+      const effect = (answer as { policyDocument?: { Statement?: { Effect?: string }[] } }).policyDocument
+        ?.Statement?.[0];
+      if (effect?.Effect !== 'Allow') throw new Error(`the authorizer answered ${JSON.stringify(answer)}`);
+    },
+  },
+];
+progress(`cold starts: ${coldRuns} interleaved runs of ${subjects.length} subjects`);
+const cold = await measureColdStarts(subjects, coldRuns, scratch);
+const coldOf = (name: string) => cold.get(name) ?? { loadedMs: [], answeredMs: [] };
+
+// DynamoDB requests of one more cold create: a new id, then the same id again (the conflict path reads the plant).
+const createSubject = subjects[1] as ColdSubject;
+dynamoDbRequests.length = 0;
+await runColdProbe({ ...createSubject, event: () => createPlantEvent(base64Body(coldIds + 3 * coldRuns)) }, 0, scratch);
+const requestsFirstCreate = [...dynamoDbRequests];
+dynamoDbRequests.length = 0;
+await runColdProbe(
+  { ...createSubject, event: () => createPlantEvent(base64Body(coldIds + 3 * coldRuns)), check: () => undefined },
+  1,
+  scratch,
+);
+const requestsRepeatedId = [...dynamoDbRequests];
+
+// 4. Warm paths and the ceiling, in their own process; then the runner and the ceiling under the same load.
+progress('warm paths');
+const settingsFile = join(scratch, 'warm-settings.json');
+const warmSettings: WarmSettings = {
+  createPlant: { modulePath: createPlantFn.modulePath, env: environmentOf(createPlantFn, api.databaseEndpoint) },
+  authorizer: {
+    modulePath: authorizerFn.modulePath,
+    env: environmentOf(authorizerFn, api.databaseEndpoint),
+    token,
+    issuer: devIssuer,
+    jwksUri: jwks.jwksUri,
+  },
+  firstId: ids(100_000),
+};
+writeFileSync(settingsFile, JSON.stringify(warmSettings));
+const warmChild = fork(join(here, 'warm-paths.ts'), [settingsFile], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+const { results: warm, ceilingUrl } = await new Promise<{ results: WarmResults; ceilingUrl: string }>(
+  (resolve, reject) => {
+    warmChild.once('message', (message) => resolve(message as { results: WarmResults; ceilingUrl: string }));
+    warmChild.once('exit', (code) => reject(new Error(`warm-paths.ts exited with ${code}`)));
+  },
+);
+
+const loadSeconds = 5;
+const load = async (url: string, connections: number, seconds = loadSeconds) => {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    join(here, 'http-load.ts'),
+    url,
+    token,
+    String(connections),
+    String(seconds),
+    String(ids(200_000)),
+  ]);
+  return JSON.parse(stdout) as { requests: number; perSecond: number; p50: number; p99: number };
+};
+const throughput: Record<string, Awaited<ReturnType<typeof load>>> = {};
+for (const connections of [1, 32]) {
+  for (const [name, url] of [
+    ['ceiling', ceilingUrl],
+    ['runner', api.url],
+  ] as const) {
+    progress(`${name} at ${connections} connection(s)`);
+    await load(url, connections, 1); // warm-up: every execution environment started
+    throughput[`${name}-${connections}`] = await load(url, connections);
+  }
+}
+// The runner's own thread (the gateway; the functions run in worker threads), profiled under the same load.
+const runnerBelowTarget = (throughput['runner-32']?.perSecond ?? 0) < 0.8 * (throughput['ceiling-32']?.perSecond ?? 0);
+const runnerProfile = runnerBelowTarget ? await profiling(() => load(api.url, 32, 3)) : undefined;
+warmChild.send('stop');
+await api.close();
+countingProxy.close();
+await jwks.close();
+
+// 5. Where the time goes when a cold-start target is missed: a CPU profile of one more cold start.
+const ratios = {
+  createFloor: medianRatio(coldOf('createPlant').answeredMs, coldOf('floor').answeredMs),
+  createTextbook: medianRatio(coldOf('createPlant').answeredMs, coldOf('textbook').answeredMs),
+  authorizerFloor: medianRatio(coldOf('authorizer').answeredMs, coldOf('floor').answeredMs),
+  authorizerBare: warm.authorizerMicros.p50 / warm.bareVerifyMicros.p50,
+  runnerCeiling: (throughput['runner-32']?.perSecond ?? 0) / (throughput['ceiling-32']?.perSecond ?? 1),
+};
+const profiles: string[] = [];
+for (const [name, missed] of [
+  ['createPlant', ratios.createFloor > 2.2 || ratios.createTextbook > 0.35],
+  ['authorizer', ratios.authorizerFloor > 2],
+] as const) {
+  if (!missed) continue;
+  const subject = subjects.find((candidate) => candidate.name === name) as ColdSubject;
+  const profileDir = join(scratch, `profile-${name}`);
+  await runColdProbe(
+    {
+      ...subject,
+      nodeFlags: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`],
+      check: () => undefined,
+    },
+    99,
+    scratch,
+  );
+  profiles.push(`### ${name} cold start: where its CPU time goes\n\n${cpuProfileSummary(profileDir)}`);
+}
+if (warm.refusedMicros.p50 > 12) {
+  profiles.push(`### createPlant warm, the 400 path: 5,000 invocations\n\n${warm.profiles.refused}`);
+}
+if (ratios.authorizerBare > 1.1) {
+  profiles.push(
+    `### authorizer warm: 5,000 invocations (the bare verify is in aws-jwt-verify and Node: crypto)\n\n${warm.profiles.authorizer}`,
+  );
+}
+if (runnerProfile) {
+  profiles.push(`### the runner's main thread (the gateway) at 32 connections, 3 s\n\n${runnerProfile}`);
+}
+
+// 6. The cost of a million creates on AWS.
+const stage = Object.values(
+  (
+    JSON.parse(readFileSync(join(cloudAssemblyDir, `${api.app.stackName}.template.json`), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties?: { AccessLogSetting?: { Format?: string } } }>;
+    }
+  ).Resources,
+).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+// An access log line: its format with each $context variable written as a typical 12-character value.
+const accessLogBytes = (stage?.Properties?.AccessLogSetting?.Format ?? '').replace(
+  /\$context\.[\w.]+/g,
+  'x'.repeat(12),
+).length;
+/** Lambda's own lines per invocation in the JSON log format (platform.start and platform.report), about. */
+const platformLogBytes = 700;
+const billedMs = (ms: number) => Math.max(1, Math.ceil(ms));
+const gbSeconds = (memoryMb: number, ms: number) => (memoryMb / 1024) * (billedMs(ms) / 1000);
+const createMs = warm.createMillis.p50;
+const authorizerMs = warm.authorizerMicros.p50 / 1000;
+const logGb = (accessLogBytes + 2 * platformLogBytes + warm.logBytes.create + warm.logBytes.authorizer) / 1024 ** 3;
+const costRows: [string, string, number][] = [
+  ['API Gateway REST requests', '1 M requests', priceList.apiGatewayRestPerMillion.usd],
+  [
+    'Lambda requests',
+    '2 M invocations (createPlant, and the authorizer when no cached policy: at most)',
+    2 * priceList.lambdaRequestsPerMillion.usd,
+  ],
+  [
+    'Lambda duration, createPlant',
+    `1 M x ${billedMs(createMs)} ms x ${createPlantFn.memoryMb} MB arm64`,
+    1e6 * gbSeconds(createPlantFn.memoryMb, createMs) * priceList.lambdaArmPerGbSecond.usd,
+  ],
+  [
+    'Lambda duration, authorizer',
+    `1 M x ${billedMs(authorizerMs)} ms x ${authorizerFn.memoryMb} MB arm64 (at most)`,
+    1e6 * gbSeconds(authorizerFn.memoryMb, authorizerMs) * priceList.lambdaArmPerGbSecond.usd,
+  ],
+  [
+    'DynamoDB on-demand writes',
+    `1 M conditional puts x ${requestsFirstCreate.length} request, 1 WRU each (item < 1 KB)`,
+    requestsFirstCreate.length * priceList.dynamoDbOnDemandWritePerMillion.usd,
+  ],
+  [
+    'CloudWatch Logs ingestion',
+    `1 M x ${Math.round(logGb * 1024 ** 3)} bytes (access log ${accessLogBytes}, Lambda 2 x ${platformLogBytes}, functions ${warm.logBytes.create + warm.logBytes.authorizer})`,
+    1e6 * logGb * priceList.cloudWatchLogsIngestionPerGb.usd,
+  ],
+  [
+    'X-Ray traces',
+    'about 5 % of requests recorded (the default sampling rule: 1 a second, then 5 %)',
+    0.05 * priceList.xRayTracesRecordedPerMillion.usd,
+  ],
+];
+const totalUsd = costRows.reduce((sum, [, , usd]) => sum + usd, 0);
+
+// 7. The report.
+const met = (ok: boolean) => (ok ? 'met' : '**NOT met**');
+const x = (ratio: number) => `${ratio.toFixed(2)}x`;
+const bundleKiB = (path: string) => `${(statSync(path).size / 1024).toFixed(0)} KiB`;
+const loadRow = (name: string, connections: number) => {
+  const figures = throughput[`${name}-${connections}`];
+  return figures
+    ? `${figures.perSecond.toFixed(0)} req/s (p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms)`
+    : 'n/a';
+};
+const coldRow = (name: string, label: string, versus: string) =>
+  `| ${label} | ${medianAndSpread(coldOf(name).answeredMs, 'ms')} | ${medianAndSpread(coldOf(name).loadedMs, 'ms')} | ${versus} |`;
+const targetRows = [
+  ['createPlant cold / hello-world floor', x(ratios.createFloor), '<= 2.2x', ratios.createFloor <= 2.2],
+  ['createPlant cold / textbook Middy build', x(ratios.createTextbook), '<= 0.35x', ratios.createTextbook <= 0.35],
+  ['authorizer cold / floor (JWKS fetch included)', x(ratios.authorizerFloor), '<= 2.0x', ratios.authorizerFloor <= 2],
+  [
+    'createPlant warm, 400 path, p50',
+    `${warm.refusedMicros.p50.toFixed(1)} µs`,
+    '<= 12 µs',
+    warm.refusedMicros.p50 <= 12,
+  ],
+  ['authorizer warm / bare library verify (p50)', x(ratios.authorizerBare), '<= 1.1x', ratios.authorizerBare <= 1.1],
+  ['runner / in-process ceiling, 32 connections', x(ratios.runnerCeiling), '>= 0.8x', ratios.runnerCeiling >= 0.8],
+  [
+    'DynamoDB requests per successful first create',
+    String(requestsFirstCreate.length),
+    '1',
+    requestsFirstCreate.length === 1,
+  ],
+] as const;
+
+const report = `# Benchmarks
+
+Written by \`npm run bench\` (test/bench/bench.ts) on ${new Date().toISOString().slice(0, 10)}: one run, this machine,
+Node ${process.versions.node}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB.
+Every figure is measured against the real synthesized bundles (\`cdk synth\` into a scratch folder) and dynalite. They
+are local figures: Lambda's own machines differ, but what a bundle loads and computes is paid there too.
+
+## Targets
+
+| figure | measured | target | |
+|---|---|---|---|
+${targetRows.map(([figure, measured, target, ok]) => `| ${figure} | ${measured} | ${target} | ${met(ok)} |`).join('\n')}
+
+## Cold starts
+
+${coldRuns} runs of each, interleaved. A run is a fresh \`node\` process (test/bench/cold-probe.mjs) that imports the
+bundle and answers one event, timed from the process's start: what Lambda's init and first invoke pay. Ratios are
+medians of the per-run ratios. createPlant and the textbook build store a new plant in dynalite; the authorizer fetches
+the issuer's JWKS (loopback) and verifies an ES256 token.
+
+| bundle | first answer, median (IQR) | module loaded | compared |
+|---|---|---|---|
+${coldRow('floor', 'hello-world floor (returns a constant)', '1x')}
+${coldRow('createPlant', `createPlant (${bundleKiB(createPlantFn.modulePath)})`, `${x(ratios.createFloor)} the floor, ${x(ratios.createTextbook)} the textbook`)}
+${coldRow('textbook', `textbook Middy build: parser, validator with \`transpileSchema\` at init, AWS SDK v3 (${bundleKiB(textbookModule)})`, `${x(medianRatio(coldOf('textbook').answeredMs, coldOf('floor').answeredMs))} the floor`)}
+${coldRow('authorizer', `authorizer (${bundleKiB(authorizerFn.modulePath)})`, `${x(ratios.authorizerFloor)} the floor`)}
+
+## Warm paths
+
+Each bundle loaded once in a process of its own (logs to /dev/null), then each invocation timed.
+
+| path | p50 | p99 | invocations |
+|---|---|---|---|
+| createPlant, 400 (a string id) | ${warm.refusedMicros.p50.toFixed(1)} µs | ${warm.refusedMicros.p99.toFixed(1)} µs | ${warm.refusedMicros.count} |
+| createPlant, a new plant stored in dynalite | ${warm.createMillis.p50.toFixed(2)} ms | ${warm.createMillis.p99.toFixed(2)} ms | ${warm.createMillis.count} |
+| authorizer, a valid ES256 token | ${warm.authorizerMicros.p50.toFixed(1)} µs | ${warm.authorizerMicros.p99.toFixed(1)} µs | ${warm.authorizerMicros.count} |
+| bare aws-jwt-verify \`verify\`, same token, keys cached | ${warm.bareVerifyMicros.p50.toFixed(1)} µs | ${warm.bareVerifyMicros.p99.toFixed(1)} µs | ${warm.bareVerifyMicros.count} |
+
+## The local runner
+
+| measure | result |
+|---|---|
+| \`cdk synth\` (both bundles, cdk-nag) | ${(synthMs / 1000).toFixed(2)} s |
+| start serving (database, issuer, gateway) | ${(readyMs / 1000).toFixed(2)} s |
+| first request (both functions cold) | ${firstRequestMs.toFixed(0)} ms (init: ${initTimes.join(', ')}) |
+| runner, 1 connection | ${loadRow('runner', 1)} |
+| in-process ceiling, 1 connection | ${loadRow('ceiling', 1)} |
+| runner, 32 connections (${maxWorkers} workers a function) | ${loadRow('runner', 32)} |
+| in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
+
+The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
+gateway (no authorizer cache, no access log, no worker threads). Load: test/bench/http-load.ts, ${loadSeconds} s each after
+a 1 s warm-up, every request a new plant.
+
+## DynamoDB requests
+
+- a create of a new id: ${requestsFirstCreate.length} (${requestsFirstCreate.join(', ')})
+- a create of an id that exists: ${requestsRepeatedId.length} (${requestsRepeatedId.join(', ')})
+
+## Cost of a million creates on AWS
+
+Public on-demand prices, ${priceList.region}, in effect since ${priceList.inEffectSince} (test/bench/prices.ts links each
+page; they were not re-read here, there is no network: check before budgeting). Durations are the warm p50s above,
+rounded up to Lambda's 1 ms billing; on AWS, DynamoDB's own latency (single-digit ms) adds to createPlant's. Free
+tiers are left out.
+
+| item | quantity | USD |
+|---|---|---|
+${costRows.map(([item, quantity, usd]) => `| ${item} | ${quantity} | ${usd.toFixed(3)} |`).join('\n')}
+| **total** | | **${totalUsd.toFixed(2)}** |
+
+API Gateway is ${((priceList.apiGatewayRestPerMillion.usd / totalUsd) * 100).toFixed(0)} % of it: the functions' speed
+moves the bill little, their cold starts move the latency users see.
+${profiles.length > 0 ? `\n## Profiles of missed targets\n\n${profiles.join('\n\n')}\n` : ''}`;
+
+writeFileSync(join(projectRoot, 'docs', 'benchmarks.md'), report);
+console.log(report);
+rmSync(scratch, { recursive: true, force: true });
+progress(
+  `written to docs/benchmarks.md (median cold createPlant ${median(coldOf('createPlant').answeredMs).toFixed(1)} ms)`,
+);
