@@ -78,6 +78,7 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
   if (deployment !== undefined && deployment !== 'canary' && deployment !== 'allAtOnce') {
     throw new Error(`Context deployment must be canary or allAtOnce, not ${deployment}`);
   }
+  const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
   const createPlantReservedConcurrency = count('createPlantReservedConcurrency');
   const authorizerReservedConcurrency = count('authorizerReservedConcurrency');
   return {
@@ -95,5 +96,6 @@ export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName
     ...(env && { environment: env }),
     ...(waf && { waf }),
     ...(customDomain && { customDomain }),
+    ...(localDynamoDbEndpoint && { localDynamoDbEndpoint }),
   };
 };

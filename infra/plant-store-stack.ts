@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -31,6 +31,11 @@ export interface PlantStoreStackProps extends StackProps {
   waf?: { rateLimitPer5Minutes?: number };
   /** The API under its own domain name (off without it). */
   customDomain?: Omit<CustomDomainProps, 'api'>;
+  /**
+   * For `sam local` only: createPlant's AWS_ENDPOINT_URL_DYNAMODB, declared in the template with this value (sam
+   * overrides only the variables a template declares). Never set for a deployment.
+   */
+  localDynamoDbEndpoint?: string;
 }
 
 /**
@@ -88,9 +93,16 @@ export class PlantStoreStack extends Stack {
       environment: {
         TABLE_NAME: plants.table.tableName,
         MAX_BODY_BYTES: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
+        ...(props.localDynamoDbEndpoint && { AWS_ENDPOINT_URL_DYNAMODB: props.localDynamoDbEndpoint }),
       },
     });
     plants.grantCreatePlant(createPlant.function);
+    if (props.localDynamoDbEndpoint) {
+      Annotations.of(createPlant.function).addWarningV2(
+        'plant-store:local-dynamodb-endpoint',
+        `createPlant stores plants at ${props.localDynamoDbEndpoint}: a template for sam local, not for deployment`,
+      );
+    }
 
     const trust = props.externalTrust ?? new Identity(this, 'Identity').trust;
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {

@@ -106,8 +106,9 @@ const pause = (ms: number, signal: AbortSignal | undefined) =>
  * https://docs.aws.amazon.com/general/latest/gr/ddb.html).
  */
 export const dynamoDbEndpoint = (region: string, environment = process.env): string =>
-  environment.AWS_ENDPOINT_URL_DYNAMODB ??
-  environment.AWS_ENDPOINT_URL ??
+  // An empty value is no value (as `sam local --env-vars` writes one to clear a variable).
+  environment.AWS_ENDPOINT_URL_DYNAMODB ||
+  environment.AWS_ENDPOINT_URL ||
   `https://dynamodb.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}`;
 
 /** One client per cold start: its agent keeps connections to DynamoDB open across warm invocations. */

@@ -154,6 +154,10 @@ test('without an endpoint variable, the regional endpoint is the one', () => {
   expect(dynamoDbEndpoint('eu-west-3', {})).toBe('https://dynamodb.eu-west-3.amazonaws.com');
   expect(dynamoDbEndpoint('cn-north-1', {})).toBe('https://dynamodb.cn-north-1.amazonaws.com.cn');
   expect(dynamoDbEndpoint('eu-west-3', { AWS_ENDPOINT_URL: 'http://127.0.0.1:8000' })).toBe('http://127.0.0.1:8000');
+  // An empty value (sam local --env-vars clears a variable so) is no value.
+  expect(dynamoDbEndpoint('eu-west-3', { AWS_ENDPOINT_URL_DYNAMODB: '' })).toBe(
+    'https://dynamodb.eu-west-3.amazonaws.com',
+  );
 });
 
 describe('retries', () => {
