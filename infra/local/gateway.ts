@@ -58,9 +58,14 @@ export interface GatewayOptions {
   pools: Map<string, FunctionPool>;
   authorizers: Map<string, TokenAuthorizer>;
   log: (line: string) => void;
+  /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
+  localRoutes?: LocalRoutes;
 }
 
-export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions): Server => {
+/** Routes the local runner serves besides the app's API (the entry file's API reference): true when answered. */
+export type LocalRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+export const createGateway = ({ app, pools, authorizers, log, localRoutes }: GatewayOptions): Server => {
   const routes: CompiledRoute[] = app.routes.map((route) => ({
     ...route,
     segments: route.resourcePath.split('/').filter(Boolean),
@@ -134,6 +139,7 @@ export const createGateway = ({ app, pools, authorizers, log }: GatewayOptions):
   };
 
   const server = createServer({ maxHeaderSize: nodeMaxHeaderSize }, (request, response: ServerResponse) => {
+    if (localRoutes?.(request, response)) return;
     const started = performance.now();
     // Logged without the query string, which may carry a token.
     const logLine = (outcome: string) =>

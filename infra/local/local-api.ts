@@ -5,7 +5,7 @@ import { type LocalDatabase, startDatabase } from './database.ts';
 import { devIssuerEnvironment, loadSigningKey, type SigningKey, serveJwks } from './dev-issuer.ts';
 import { functionEnvironment } from './environment.ts';
 import { FunctionPool } from './function-pool.ts';
-import { createGateway } from './gateway.ts';
+import { createGateway, type LocalRoutes } from './gateway.ts';
 import { listenOnLoopback } from './loopback.ts';
 import { type LocalApp, readLocalApp } from './template.ts';
 
@@ -23,6 +23,8 @@ export interface LocalApiOptions {
    */
   envVars?: Record<string, Record<string, string>>;
   log: (line: string) => void;
+  /** Routes served besides the app's API, before the gateway sees a request (the API reference of `npm start`). */
+  localRoutes?: LocalRoutes;
 }
 
 export interface LocalApi {
@@ -84,7 +86,13 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     if (!pool) throw new Error(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
   }
-  const server = createGateway({ app, pools: functions.pools, authorizers, log: options.log });
+  const server = createGateway({
+    app,
+    pools: functions.pools,
+    authorizers,
+    log: options.log,
+    ...(options.localRoutes && { localRoutes: options.localRoutes }),
+  });
   let url: string;
   try {
     url = await listenOnLoopback(server, options.port);

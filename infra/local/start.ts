@@ -1,6 +1,7 @@
 // `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT.
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { apiReference } from './api-reference.ts';
 import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
 import { requiredScope, signDevToken } from './dev-issuer.ts';
 import { startLocalApi } from './local-api.ts';
@@ -53,6 +54,7 @@ try {
     maxWorkers: maxWorkersOf(values['max-workers'], log),
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
     log,
+    ...(existsSync(openApiPath) && { localRoutes: apiReference(openApiPath) }),
   });
   const token = await signDevToken(api.signingKey, {
     sub: 'local-developer',
@@ -69,6 +71,7 @@ try {
       ...routes,
       `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
       `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
+      ...(existsSync(openApiPath) ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
       '',
       `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
       token,
