@@ -1,7 +1,8 @@
 // The synthesized app the runner serves: `cdk synth` into cdk.out, skipped when cdk.out is newer than every source.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 export const projectRoot = new URL('../../', import.meta.url).pathname;
 export const defaultCloudAssembly = join(projectRoot, 'cdk.out');
@@ -38,4 +39,17 @@ export const ensureSynthesized = (log: (line: string) => void) => {
   });
   if (synth.status !== 0) throw new Error(`cdk synth failed (exit ${synth.status ?? synth.signal})`);
   return defaultCloudAssembly;
+};
+
+/** `cdk synth` into `outputDir`, without blocking (the runner goes on serving); rejects with cdk's own output. */
+export const synthesize = async (outputDir: string) => {
+  try {
+    await promisify(execFile)(join(projectRoot, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', outputDir], {
+      cwd: projectRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
+    throw new Error(`${stderr}${stdout}`.trim() || (error as Error).message);
+  }
 };

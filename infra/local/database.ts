@@ -17,6 +17,8 @@ import type { LocalTable } from './template.ts';
 
 export interface LocalDatabase {
   endpoint: string;
+  /** Creates the tables that are missing (a reloaded app may declare new ones). */
+  createTables(tables: LocalTable[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,11 +100,24 @@ export const startDatabase = async (
   const port = await first.ready;
   supervise(first.child, port);
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: localAws.region,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  const createTables = async (tables: LocalTable[]) => {
+    const client = new DynamoDBClient({
+      endpoint,
+      region: localAws.region,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      for (const table of tables) {
+        try {
+          await client.send(new CreateTableCommand(createTableInput(table)));
+        } catch (error) {
+          if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
+        }
+      }
+    } finally {
+      client.destroy();
+    }
+  };
   const close = async () => {
     closing = true;
     const child = current;
@@ -113,18 +128,10 @@ export const startDatabase = async (
     await exited;
   };
   try {
-    for (const table of tables) {
-      try {
-        await client.send(new CreateTableCommand(createTableInput(table)));
-      } catch (error) {
-        if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
-      }
-    }
+    await createTables(tables);
   } catch (error) {
     await close();
     throw error;
-  } finally {
-    client.destroy();
   }
-  return { endpoint, close };
+  return { endpoint, createTables, close };
 };

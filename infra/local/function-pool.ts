@@ -49,6 +49,8 @@ export class FunctionPool {
   #closed = false;
   /** Invocations so far (tests read it to prove what was or was not invoked). */
   invocations = 0;
+  #inFlight = 0;
+  readonly #drained: (() => void)[] = [];
 
   constructor(fn: LocalFunction, env: Record<string, string>, maxWorkers: number) {
     this.#fn = fn;
@@ -58,6 +60,7 @@ export class FunctionPool {
 
   invoke(event: unknown, requestId: string): Promise<InvocationReport> {
     this.invocations += 1;
+    this.#inFlight += 1;
     return new Promise((resolve) => {
       const pending = {
         request: { id: this.#nextId++, event: JSON.stringify(event) ?? 'null', requestId, deadline: 0 },
@@ -73,6 +76,8 @@ export class FunctionPool {
 
   #settle(pending: Pending, invocation: Invocation) {
     clearTimeout(pending.timer);
+    this.#inFlight -= 1;
+    if (this.#inFlight === 0) for (const resolve of this.#drained.splice(0)) resolve();
     pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs: pending.initMs });
   }
 
@@ -169,6 +174,12 @@ export class FunctionPool {
     }
     const next = this.#waiting.shift();
     if (next && !this.#closed) this.#dispatch(next);
+  }
+
+  /** Lets the invocations in flight finish (no new ones come: the pool was replaced), then stops. */
+  async drain() {
+    if (this.#inFlight > 0) await new Promise<void>((resolve) => this.#drained.push(resolve));
+    await this.close();
   }
 
   /** Stops every execution environment; call once nothing is in flight. */

@@ -53,10 +53,16 @@ const readBody = (request: IncomingMessage) =>
     request.on('error', (error) => reject(new ClientAbortedError(error.message)));
   });
 
-export interface GatewayOptions {
+/** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
+export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
   authorizers: Map<string, TokenAuthorizer>;
+}
+
+export interface GatewayOptions {
+  /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
+  deployment: () => Deployment;
   log: (line: string) => void;
   /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
   localRoutes?: LocalRoutes;
@@ -65,12 +71,19 @@ export interface GatewayOptions {
 /** Routes the local runner serves besides the app's API (the entry file's API reference): true when answered. */
 export type LocalRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-export const createGateway = ({ app, pools, authorizers, log, localRoutes }: GatewayOptions): Server => {
-  const routes: CompiledRoute[] = app.routes.map((route) => ({
-    ...route,
-    segments: route.resourcePath.split('/').filter(Boolean),
-  }));
+export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions): Server => {
+  const compiledRoutes = new WeakMap<LocalApp, CompiledRoute[]>();
+  const routesOf = (app: LocalApp) => {
+    let routes = compiledRoutes.get(app);
+    if (!routes) {
+      routes = app.routes.map((route) => ({ ...route, segments: route.resourcePath.split('/').filter(Boolean) }));
+      compiledRoutes.set(app, routes);
+    }
+    return routes;
+  };
   const handle = async (request: IncomingMessage): Promise<{ answer: Answer; notes: string[] }> => {
+    const { app, pools, authorizers } = deployment();
+    const routes = routesOf(app);
     const requestId = randomUUID();
     const started = new Date();
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -180,7 +193,7 @@ export const createGateway = ({ app, pools, authorizers, log, localRoutes }: Gat
   // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const answer = gatewayAnswer(
-      app.gatewayResponses,
+      deployment().app.gatewayResponses,
       'MISSING_AUTHENTICATION_TOKEN',
       'Missing Authentication Token',
       randomUUID(),

@@ -5,7 +5,7 @@ import { type LocalDatabase, startDatabase } from './database.ts';
 import { devIssuerEnvironment, loadSigningKey, type SigningKey, serveJwks } from './dev-issuer.ts';
 import { functionEnvironment } from './environment.ts';
 import { FunctionPool } from './function-pool.ts';
-import { createGateway, type LocalRoutes } from './gateway.ts';
+import { createGateway, type Deployment, type LocalRoutes } from './gateway.ts';
 import { listenOnLoopback } from './loopback.ts';
 import { type LocalApp, readLocalApp } from './template.ts';
 
@@ -29,12 +29,19 @@ export interface LocalApiOptions {
 
 export interface LocalApi {
   url: string;
-  app: LocalApp;
+  /** The app being served (another after a reload). */
+  readonly app: LocalApp;
   signingKey: SigningKey;
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
-  /** How often each function was invoked. */
+  /** How often each function was invoked (since the last reload). */
   invocations(functionId: string): number;
+  /**
+   * Serves the app synthesized into `cloudAssemblyDir` instead (`npm run dev`): the same database (its new tables
+   * created), issuer and address; new execution environments with the new bundles. Requests that arrived before are
+   * answered by the old ones, which stop once they have.
+   */
+  reload(cloudAssemblyDir: string): Promise<void>;
   /**
    * Stops accepting, finishes what is in flight, then stops the functions and closes the database. Requests still in
    * flight after `graceMs` are cut off (their connections closed), and the runner says so.
@@ -42,54 +49,72 @@ export interface LocalApi {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Starts pools, database and issuer for `app`, and the functions' environments; used by `npm start` and `npm run invoke`. */
+/**
+ * Starts database and issuer, and pools for `app` with the functions' environments; `poolsFor` makes those of another
+ * app on the same database and issuer (a reload). Used by `npm start` and `npm run invoke`.
+ */
 export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
   const signingKey = await loadSigningKey(options.dataDir);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
-  let database: LocalDatabase | undefined;
-  const pools = new Map<string, FunctionPool>();
+  let database: LocalDatabase;
   try {
     database = await startDatabase(app.tables, options.dataDir, options.log);
-    for (const fn of app.functions.values()) {
+  } catch (error) {
+    await jwks.close();
+    throw error;
+  }
+  const poolsFor = (served: LocalApp) => {
+    const pools = new Map<string, FunctionPool>();
+    for (const fn of served.functions.values()) {
       const overrides = {
         ...devIssuerEnvironment(fn, jwks.jwksUri),
         AWS_ENDPOINT_URL_DYNAMODB: database.endpoint,
         ...options.envVars?.[fn.id],
       };
-      const environment = functionEnvironment(fn, app, overrides);
-      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers));
+      pools.set(fn.id, new FunctionPool(fn, functionEnvironment(fn, served, overrides), options.maxWorkers));
     }
+    return pools;
+  };
+  let pools: Map<string, FunctionPool>;
+  try {
+    pools = poolsFor(app);
   } catch (error) {
-    await database?.close();
+    await database.close();
     await jwks.close();
     throw error;
   }
-  const openDatabase = database;
   return {
     signingKey,
-    databaseEndpoint: openDatabase.endpoint,
+    database,
     pools,
-    close: async () => {
-      await Promise.all([...pools.values()].map((pool) => pool.close()));
-      await openDatabase.close();
+    poolsFor,
+    /** Stops `running` pools (by default the first ones), then the database and the issuer. */
+    close: async (running: FunctionPool[] = [...pools.values()]) => {
+      await Promise.all(running.map((pool) => pool.close()));
+      await database.close();
       await jwks.close();
     },
   };
 };
 
-export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
-  const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
-  const functions = await startFunctions(app, options);
+const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployment => {
   const authorizers = new Map<string, TokenAuthorizer>();
   for (const authorizer of app.authorizers.values()) {
-    const pool = functions.pools.get(authorizer.functionId);
+    const pool = pools.get(authorizer.functionId);
     if (!pool) throw new Error(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
   }
+  return { app, pools, authorizers };
+};
+
+export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
+  const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
+  const functions = await startFunctions(app, options);
+  let deployment = deploymentOf(app, functions.pools);
+  /** Pools replaced by a reload, finishing what they had. */
+  const draining = new Set<Promise<void>>();
   const server = createGateway({
-    app,
-    pools: functions.pools,
-    authorizers,
+    deployment: () => deployment,
     log: options.log,
     ...(options.localRoutes && { localRoutes: options.localRoutes }),
   });
@@ -102,13 +127,25 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   }
   return {
     url,
-    app,
+    get app() {
+      return deployment.app;
+    },
     signingKey: functions.signingKey,
-    databaseEndpoint: functions.databaseEndpoint,
+    databaseEndpoint: functions.database.endpoint,
     invocations: (functionId) => {
-      const pool = functions.pools.get(functionId);
-      if (!pool) throw new Error(`no function ${functionId} in ${app.stackName}`);
+      const pool = deployment.pools.get(functionId);
+      if (!pool) throw new Error(`no function ${functionId} in ${deployment.app.stackName}`);
       return pool.invocations;
+    },
+    reload: async (cloudAssemblyDir) => {
+      const next = readLocalApp(cloudAssemblyDir, options.stackName);
+      await functions.database.createTables(next.tables);
+      const previous = deployment;
+      deployment = deploymentOf(next, functions.poolsFor(next));
+      for (const pool of previous.pools.values()) {
+        const drained = pool.drain().finally(() => draining.delete(drained));
+        draining.add(drained);
+      }
     },
     close: async (graceMs = Number.POSITIVE_INFINITY) => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -120,7 +157,8 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
         : undefined;
       await drained;
       clearTimeout(cutOff);
-      await functions.close();
+      await Promise.all(draining);
+      await functions.close([...deployment.pools.values()]);
     },
   };
 };

@@ -6,6 +6,7 @@ import { ensureSynthesized, projectRoot } from './cloud-assembly.ts';
 import { requiredScope, signDevToken } from './dev-issuer.ts';
 import { startLocalApi } from './local-api.ts';
 import { dataDirOf, envVarsOf, maxWorkersOf, parse, sharedOptions, wholeNumber } from './options.ts';
+import { reloadOnChange } from './watch.ts';
 
 const usage = `npm start -- [options]
   --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
@@ -13,10 +14,16 @@ const usage = `npm start -- [options]
   --in-memory       keep nothing on disk
   --max-workers N   execution environments per function at most (default 4; at least 1, at most 4 per core)
   --env-vars FILE   {"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)
-  --stack NAME      the stack to serve when the app has several`;
+  --stack NAME      the stack to serve when the app has several
+  --watch           synthesize and serve again when functions/, infra/ or openapi.yaml change (npm run dev)`;
 
 const { values } = parse(
-  { ...sharedOptions, port: { type: 'string' }, 'max-workers': { type: 'string', default: '4' } },
+  {
+    ...sharedOptions,
+    port: { type: 'string' },
+    'max-workers': { type: 'string', default: '4' },
+    watch: { type: 'boolean', default: false },
+  },
   usage,
 );
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
@@ -82,10 +89,13 @@ try {
     ].join('\n'),
   );
 
+  const stopWatching = values.watch ? reloadOnChange(api, log) : () => undefined;
+
   let stopping = false;
   const stop = async (reason: string) => {
     if (stopping) process.exit(1); // a second signal: stop at once
     stopping = true;
+    stopWatching();
     log(`${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s), then stopping`);
     await api.close(drainGraceMs);
     log('stopped');

@@ -26,12 +26,16 @@ export interface Started {
 }
 
 /** Starts `npm start`'s script (or `npm start` itself, through npm) on a free port and waits for its banner. */
-export const start = async (dataDir: string, { viaNpm = false, args = [] as string[] } = {}): Promise<Started> => {
+/** `root`: a project folder to run it in (a copy, for tests that change sources); the project itself by default. */
+export const start = async (
+  dataDir: string,
+  { viaNpm = false, args = [] as string[], root = projectRoot } = {},
+): Promise<Started> => {
   const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
   const child = viaNpm
-    ? spawn('npm', ['start', '--', ...runnerArgs], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('npm', ['start', '--', ...runnerArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn(process.execPath, ['infra/local/start.ts', ...runnerArgs], {
-        cwd: projectRoot,
+        cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
   running.push(child);
