@@ -16,7 +16,7 @@ export const loadProblems = (result: LoadResult, { memory }: { memory: boolean }
     : []),
   ...(memory && result.memory.growth > 0.1
     ? [
-        `memory grew ${(result.memory.growth * 100).toFixed(0)} % after warm-up ` +
+        `the runner's memory grew ${(result.memory.growth * 100).toFixed(0)} % after warm-up ` +
           `(${result.memory.afterWarmUpMb.toFixed(0)} -> ${result.memory.atEndMb.toFixed(0)} MB)`,
       ]
     : []),

@@ -38,7 +38,17 @@ export interface LoadResult {
   stored: number;
   missing: string[];
   extra: string[];
-  memory: { afterWarmUpMb: number; atEndMb: number; growth: number };
+  /**
+   * The runner's resident memory (it and its worker threads): medians of one-second samples over the 5 s after the
+   * warm-up and over the last 5 s, and the growth between them. The database process is reported apart: it holds
+   * every plant stored, so its memory grows with its data.
+   */
+  memory: {
+    afterWarmUpMb: number;
+    atEndMb: number;
+    growth: number;
+    database: { afterWarmUpMb: number; atEndMb: number };
+  };
   killRounds: { acknowledged: number; missing: string[]; socketErrors: number }[];
 }
 
@@ -85,12 +95,14 @@ const startRunner = async (dataDir: string): Promise<Runner> => {
   return { child, url, token, databaseEndpoint, exited };
 };
 
-/** Resident memory of a process and its children (the database process), in MB, from /proc. */
-const residentMb = (pid: number): number => {
+/** Resident memory in MB, from /proc: the runner's, and its children's (the database process). */
+const residentMb = (pid: number) => {
   const rss = (id: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0);
   const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  return (rss(pid) + children.reduce((sum, id) => sum + rss(id), 0)) / 1024;
+  return { runner: rss(pid) / 1024, database: children.reduce((sum, id) => sum + rss(id), 0) / 1024 };
 };
+
+const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 /** Every plant in the runner's table: id -> name. */
 const scanTable = async (databaseEndpoint: string) => {
@@ -184,16 +196,30 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
   const log = options.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
   const runner = await startRunner(join(dataDir, 'data'));
-  let afterWarmUpMb = 0;
   const started = Date.now();
-  const warmedUp = setTimeout(() => {
-    afterWarmUpMb = residentMb(runner.child.pid ?? 0);
-    log(`after ${options.warmUpSeconds} s of warm-up: ${afterWarmUpMb.toFixed(0)} MB`);
-  }, options.warmUpSeconds * 1000);
+  // One sample a second: a single reading catches the garbage collector anywhere in its cycle.
+  const samples: { at: number; runner: number; database: number }[] = [];
+  const sampling = setInterval(
+    () => samples.push({ at: Date.now() - started, ...residentMb(runner.child.pid ?? 0) }),
+    1000,
+  );
   const load = await drive(runner, options.connections, seconds(options.seconds), 1);
-  clearTimeout(warmedUp);
+  clearInterval(sampling);
   const elapsedSeconds = (Date.now() - started) / 1000;
-  const atEndMb = residentMb(runner.child.pid ?? 0);
+  const warmUpMs = options.warmUpSeconds * 1000;
+  const afterWarmUp = samples.filter(({ at }) => at >= warmUpMs && at < warmUpMs + 5_000);
+  const atEnd = samples.slice(-5);
+  const memory = {
+    afterWarmUpMb: medianOf(afterWarmUp.map(({ runner }) => runner)),
+    atEndMb: medianOf(atEnd.map(({ runner }) => runner)),
+    database: {
+      afterWarmUpMb: medianOf(afterWarmUp.map(({ database }) => database)),
+      atEndMb: medianOf(atEnd.map(({ database }) => database)),
+    },
+  };
+  log(
+    `runner memory after ${options.warmUpSeconds} s of warm-up ${memory.afterWarmUpMb.toFixed(0)} MB, at the end ${memory.atEndMb.toFixed(0)} MB`,
+  );
   const table = await scanTable(runner.databaseEndpoint);
   runner.child.kill('SIGTERM');
   await runner.exited;
@@ -255,7 +281,7 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     stored: table.size,
     missing,
     extra,
-    memory: { afterWarmUpMb, atEndMb, growth: afterWarmUpMb > 0 ? atEndMb / afterWarmUpMb - 1 : 0 },
+    memory: { ...memory, growth: memory.afterWarmUpMb > 0 ? memory.atEndMb / memory.afterWarmUpMb - 1 : 0 },
     killRounds,
   };
 };

@@ -128,6 +128,7 @@ describe('a function that fails', () => {
     ['crashes (the process exits)', '/faults/crash'],
     ['throws', '/faults/throw'],
     ['answers a malformed result', '/faults/malformed'],
+    ['answers a result JSON cannot hold (a bigint)', '/faults/unserializable'],
     ['runs past its own timeout', '/faults/slow'],
     ['runs out of memory', '/faults/hog'],
   ])(
