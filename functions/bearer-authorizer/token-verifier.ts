@@ -1,7 +1,8 @@
-// Verifies bearer JWTs with aws-jwt-verify (AWS Labs): it verifies with node:crypto and fetches the JWKS over
-// node:https, so a cold start loads neither WebCrypto nor fetch (undici), which is what made jose's cold start twice
-// as slow; it verifies tokens of any OIDC issuer (`JwtVerifier`), caches the keys across warm invocations and
-// refetches them when a token names an unknown `kid` (key rotation), with a penalty box against floods of unknown kids.
+// Verifies bearer JWTs with aws-jwt-verify (AWS Labs): it verifies with node:crypto's own keys and fetches the JWKS
+// over node:https, where jose goes through WebCrypto and fetch (undici), which made most of its cold start
+// (docs/benchmarks.md); it verifies tokens of any OIDC issuer (`JwtVerifier`), caches the keys across warm invocations
+// and refetches them when a token names an unknown `kid` (key rotation), with a penalty box against floods of unknown
+// kids.
 import { JwtVerifier } from 'aws-jwt-verify';
 import { FetchError, JwksValidationError, JwkValidationError, JwtBaseError } from 'aws-jwt-verify/error';
 import { SimpleFetcher } from 'aws-jwt-verify/https';

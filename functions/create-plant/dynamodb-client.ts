@@ -1,6 +1,6 @@
 // A lean DynamoDB client: JSON requests signed with aws4 (Signature Version 4) over node:https with a keep-alive agent.
 //
-// Why not the AWS SDK: it was 87 % of createPlant's bundle and tripled its cold start (docs/benchmarks.md). Why by hand:
+// Why not the AWS SDK: it was 87 % of createPlant's bundle and most of its cold start (docs/benchmarks.md). Why by hand:
 // the lean libraries sign (aws4) or send requests without an abort signal per call and retries bounded by it
 // (@aws-lite/client), and this function needs both: every call stops at the invocation's deadline. What the SDK did
 // and this keeps, each tested against dynalite or a loopback server in test/functions/create-plant/:
