@@ -7,7 +7,7 @@ import { functionEnvironment } from './environment.ts';
 import { FunctionPool } from './function-pool.ts';
 import { createGateway, type Deployment, type LocalRoutes } from './gateway.ts';
 import { listenOnLoopback } from './loopback.ts';
-import { type LocalApp, readLocalApp } from './template.ts';
+import { type LocalApp, type LocalFunction, readLocalApp } from './template.ts';
 
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
@@ -50,6 +50,23 @@ export interface LocalApi {
 }
 
 /**
+ * A function's environment as the runner gives it: the template's, with the development issuer and the local
+ * database in, and `envVars` (from `--env-vars`) over them.
+ */
+export const localEnvironment = (
+  fn: LocalFunction,
+  app: LocalApp,
+  jwksUri: string,
+  databaseEndpoint: string,
+  envVars: Record<string, string> = {},
+) =>
+  functionEnvironment(fn, app, {
+    ...devIssuerEnvironment(fn, jwksUri),
+    AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
+    ...envVars,
+  });
+
+/**
  * Starts database and issuer, and pools for `app` with the functions' environments; `poolsFor` makes those of another
  * app on the same database and issuer (a reload). Used by `npm start` and `npm run invoke`.
  */
@@ -66,12 +83,8 @@ export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOption
   const poolsFor = (served: LocalApp) => {
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
-      const overrides = {
-        ...devIssuerEnvironment(fn, jwks.jwksUri),
-        AWS_ENDPOINT_URL_DYNAMODB: database.endpoint,
-        ...options.envVars?.[fn.id],
-      };
-      pools.set(fn.id, new FunctionPool(fn, functionEnvironment(fn, served, overrides), options.maxWorkers));
+      const environment = localEnvironment(fn, served, jwks.jwksUri, database.endpoint, options.envVars?.[fn.id]);
+      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers));
     }
     return pools;
   };

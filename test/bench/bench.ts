@@ -3,17 +3,15 @@
 // asserted by the tests.
 import { execFile, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
-import { devIssuer, devIssuerEnvironment, serveJwks, signDevToken } from '../../infra/local/dev-issuer.ts';
-import { functionEnvironment } from '../../infra/local/environment.ts';
-import { startLocalApi } from '../../infra/local/local-api.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import { devIssuer, serveJwks, signDevToken } from '../../infra/local/dev-issuer.ts';
+import { localEnvironment, startLocalApi } from '../../infra/local/local-api.ts';
 import type { LocalFunction } from '../../infra/local/template.ts';
+import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
@@ -73,31 +71,14 @@ const fnById = (id: string): LocalFunction => {
 const createPlantFn = fnById('CreatePlantFunction');
 const authorizerFn = fnById('BearerAuthorizerFunction');
 
-// DynamoDB requests are counted by a loopback proxy in front of the runner's database.
-const dynamoDbRequests: string[] = [];
-const countingProxy = createServer((incoming, outgoing) => {
-  dynamoDbRequests.push(String(incoming.headers['x-amz-target']));
-  const target = new URL(api.databaseEndpoint);
-  incoming.pipe(
-    request(
-      {
-        hostname: target.hostname,
-        port: target.port,
-        path: incoming.url,
-        method: incoming.method,
-        headers: incoming.headers,
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    ),
-  );
-});
-const countingEndpoint = await listenOnLoopback(countingProxy);
+// DynamoDB requests are counted by a gate in front of the runner's database, always open.
+const countingGate = await startDatabaseGate();
+countingGate.forwardTo(api.databaseEndpoint);
+countingGate.open();
+const dynamoDbRequests = countingGate.actions;
+const countingEndpoint = countingGate.endpoint;
 const jwks = await serveJwks(() => [api.signingKey.publicJwk]);
-const environmentOf = (fn: LocalFunction, endpoint: string) =>
-  functionEnvironment(fn, api.app, { ...devIssuerEnvironment(fn, jwks.jwksUri), AWS_ENDPOINT_URL_DYNAMODB: endpoint });
+const environmentOf = (fn: LocalFunction, endpoint: string) => localEnvironment(fn, api.app, jwks.jwksUri, endpoint);
 
 // 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.
 progress('bundling the references');
@@ -257,7 +238,7 @@ const runnerCeilingRatio = medianRatio(perSecond('runner-32'), perSecond('ceilin
 const runnerProfile = runnerCeilingRatio < 0.8 ? await profiling(() => load(api.url, 32, 3)) : undefined;
 warmChild.send('stop');
 await api.close();
-countingProxy.close();
+await countingGate.close();
 await jwks.close();
 
 // 5. Where the time goes when a cold-start target is missed: a CPU profile of one more cold start.

@@ -1,5 +1,6 @@
 // A gate in front of a DynamoDB endpoint, for tests that need a request held inside a function as a fact: closed, it
-// takes each request and holds it (counting it); opened, it forwards the held ones and every later one.
+// takes each request and holds it (counting it); opened, it forwards the held ones and every later one. It records
+// the action of each request (the benchmark counts a create's DynamoDB requests with it).
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
 import { listenOnLoopback } from '../../infra/local/loopback.ts';
@@ -9,6 +10,8 @@ export interface DatabaseGate {
   endpoint: string;
   /** Where requests go once forwarded. */
   forwardTo(endpoint: string): void;
+  /** The DynamoDB action (X-Amz-Target) of every request it received, in order; `.length = 0` clears it. */
+  actions: string[];
   /** Resolves once `count` requests are held. */
   holding(count: number): Promise<void>;
   /** Forwards the held requests and every later one. */
@@ -41,7 +44,9 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
     upstream.end(body);
   };
 
+  const actions: string[] = [];
   const server = createServer(async (incoming, outgoing) => {
+    actions.push(String(incoming.headers['x-amz-target']));
     const body = await buffer(incoming);
     if (isOpen) {
       forward(incoming, body, outgoing);
@@ -62,6 +67,7 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
 
   return {
     endpoint,
+    actions,
     forwardTo: (endpoint) => {
       target = endpoint;
     },
