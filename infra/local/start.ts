@@ -37,7 +37,8 @@ interface OpenApiDocument {
   paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
 }
 const openApiPath = `${projectRoot}openapi.yaml`;
-const openapi = (existsSync(openApiPath) ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
+const hasOpenApi = existsSync(openApiPath);
+const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
 
 /** A ready-to-paste request for each route that the OpenAPI document gives a JSON example body for. */
 const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) =>
@@ -61,7 +62,7 @@ try {
     maxWorkers: maxWorkersOf(values['max-workers'], log),
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
     log,
-    ...(existsSync(openApiPath) && { localRoutes: apiReference(openApiPath) }),
+    ...(hasOpenApi && { localRoutes: apiReference(openApiPath) }),
   });
   const token = await signDevToken(api.signingKey, {
     sub: 'local-developer',
@@ -78,7 +79,7 @@ try {
       ...routes,
       `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
       `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
-      ...(existsSync(openApiPath) ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+      ...(hasOpenApi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
       '',
       `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
       token,
