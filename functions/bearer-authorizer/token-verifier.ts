@@ -7,7 +7,8 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { FetchError, JwksValidationError, JwkValidationError, JwtBaseError } from 'aws-jwt-verify/error';
 import { SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
+import type { DecomposedJwt } from 'aws-jwt-verify/jwt';
+import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 
 export interface TokenVerifierConfig {
   issuer: string;
@@ -49,6 +50,65 @@ const minRsaModulusBits = 2048;
 const keyTypeOf = (algorithm: string) => ({ RS: 'RSA', ES: 'EC', Ed: 'OKP' })[algorithm.slice(0, 2)];
 
 /**
+ * RFC 7518, section 3.4: an ECDSA signature is R and S, each as long as the curve's order, concatenated (64 octets for
+ * ES256 on P-256, 96 for ES384 on P-384, 132 for ES512 on P-521).
+ */
+const ecdsa: Record<string, { curve: string; signatureBytes: number }> = {
+  ES256: { curve: 'P-256', signatureBytes: 64 },
+  ES384: { curve: 'P-384', signatureBytes: 96 },
+  ES512: { curve: 'P-521', signatureBytes: 132 },
+};
+
+/**
+ * RFC 7515, section 2: each part is base64url "with all trailing '=' characters omitted" and no other characters.
+ * Decoders are lenient (padding, the `+/` alphabet, stray characters and the unused low bits of the last character are
+ * dropped or ignored), so a token that is not written back identically is not the token that was signed.
+ */
+const decodedPart = (part: string, name: string) => {
+  const bytes = Buffer.from(part, 'base64url');
+  if (part === '' || bytes.toString('base64url') !== part) {
+    throw new InvalidTokenError(`the ${name} is not canonical base64url`);
+  }
+  return bytes;
+};
+
+/**
+ * What aws-jwt-verify leaves to its caller, checked before the issuer's keys are looked up: the token's own bytes.
+ * node:crypto throws (rather than answering "invalid") for an EC signature of the wrong length: a forgery, never a
+ * failure of ours, so it is refused here first.
+ */
+const checkToken = (jwt: DecomposedJwt, config: TokenVerifierConfig) => {
+  decodedPart(jwt.headerB64, 'header');
+  decodedPart(jwt.payloadB64, 'payload');
+  const signature = decodedPart(jwt.signatureB64, 'signature');
+  const algorithm = String(jwt.header.alg);
+  if (!config.algorithms.includes(algorithm)) throw new InvalidTokenError(`alg ${algorithm} is not allowed`);
+  // RFC 7515, section 4.1.11: extensions listed in `crit` that are not understood (we understand none) MUST fail.
+  if (jwt.header.crit !== undefined) throw new InvalidTokenError('crit extensions are not supported');
+  const signatureBytes = ecdsa[algorithm]?.signatureBytes;
+  if (signatureBytes !== undefined && signature.length !== signatureBytes) {
+    throw new InvalidTokenError(`an ${algorithm} signature has ${signatureBytes} bytes, not ${signature.length}`);
+  }
+};
+
+/**
+ * The key the token names must fit its algorithm, checked before the signature: node:crypto throws for a key of
+ * another type or curve than the algorithm's (an ES256 token naming an RSA, P-384 or Ed25519 key).
+ */
+const checkKey = (algorithm: string, jwk: Record<string, unknown>) => {
+  if (jwk.kty !== keyTypeOf(algorithm)) throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.kty} key`);
+  const curve = ecdsa[algorithm]?.curve;
+  if (curve !== undefined && jwk.crv !== curve) {
+    throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.crv} key`);
+  }
+  const modulusBits = typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : undefined;
+  // A weak key in the issuer's JWKS cannot vouch for a token.
+  if (modulusBits !== undefined && modulusBits < minRsaModulusBits) {
+    throw new InvalidTokenError(`the issuer's key ${String(jwk.kid ?? '')} is a ${modulusBits}-bit RSA key`);
+  }
+};
+
+/**
  * aws-jwt-verify errors that say the issuer's keys could not be had (not reachable, not a JWKS, a key in it broken):
  * a failure on our side, since the client's token may well be valid. Every other error of the library is about the
  * token; anything else (a bug) is ours too.
@@ -65,20 +125,6 @@ const scopesOf = (payload: JwtPayload): string[] => {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
   if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === 'string');
   return [];
-};
-
-/** What aws-jwt-verify leaves to its caller: the header and key checks, before the claims. */
-const checkHeaderAndKey = (header: JwtHeader, jwk: Record<string, unknown>, config: TokenVerifierConfig) => {
-  const algorithm = String(header.alg);
-  if (!config.algorithms.includes(algorithm)) throw new InvalidTokenError(`alg ${algorithm} is not allowed`);
-  if (jwk.kty !== keyTypeOf(algorithm)) throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.kty} key`);
-  // RFC 7515, section 4.1.11: extensions listed in `crit` that are not understood (we understand none) MUST fail.
-  if (header.crit !== undefined) throw new InvalidTokenError('crit extensions are not supported');
-  const modulusBits = typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : undefined;
-  // A weak key in the issuer's JWKS cannot vouch for a token.
-  if (modulusBits !== undefined && modulusBits < minRsaModulusBits) {
-    throw new InvalidTokenError(`the issuer's key ${String(jwk.kid ?? '')} is a ${modulusBits}-bit RSA key`);
-  }
 };
 
 const checkClaims = (payload: JwtPayload, config: TokenVerifierConfig) => {
@@ -111,6 +157,24 @@ const jwksFetcher = (jwksUri: string) => {
 };
 
 /**
+ * The JWKS cache, with the token checked before its key is looked up (so a malformed token fetches nothing) and the
+ * key checked after: both before aws-jwt-verify checks the signature.
+ */
+class CheckingJwksCache extends SimpleJwksCache {
+  readonly #config: TokenVerifierConfig;
+  constructor(config: TokenVerifierConfig) {
+    super({ fetcher: jwksFetcher(config.jwksUri) });
+    this.#config = config;
+  }
+  override async getJwk(jwksUri: string, jwt: DecomposedJwt) {
+    checkToken(jwt, this.#config);
+    const jwk = await super.getJwk(jwksUri, jwt);
+    checkKey(String(jwt.header.alg), jwk as unknown as Record<string, unknown>);
+    return jwk;
+  }
+}
+
+/**
  * A verifier for `config`; create it once per cold start so the JWKS cache survives warm invocations.
  * Rejects with InvalidTokenError for any token that is not acceptable; with other errors when the issuer's keys
  * cannot be fetched (a server-side failure, not the client's).
@@ -126,12 +190,9 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
       // Checked below: Cognito access tokens carry the audience in client_id.
       audience: null,
       graceSeconds: config.clockToleranceSeconds,
-      customJwtCheck: ({ header, payload, jwk }) => {
-        checkHeaderAndKey(header, jwk as unknown as Record<string, unknown>, config);
-        checkClaims(payload, config);
-      },
+      customJwtCheck: ({ payload }) => checkClaims(payload, config),
     },
-    { jwksCache: new SimpleJwksCache({ fetcher: jwksFetcher(config.jwksUri) }) },
+    { jwksCache: new CheckingJwksCache(config) },
   );
 
   return async (token: string): Promise<VerifiedToken> => {
@@ -141,7 +202,7 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
     } catch (error) {
       if (error instanceof InvalidTokenError) throw error;
       if (error instanceof JwtBaseError && !issuerErrors.some((type) => error instanceof type)) {
-        throw new InvalidTokenError(error.name, { cause: error });
+        throw new InvalidTokenError(error.message, { cause: error });
       }
       throw error;
     }

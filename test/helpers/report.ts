@@ -14,3 +14,6 @@ export const replay = () =>
   process.env.FC_SEED === undefined
     ? {}
     : { seed: Number(process.env.FC_SEED), ...(process.env.FC_PATH && { path: process.env.FC_PATH }) };
+
+/** True under `npm run reliability`: property suites that ask run thousands of cases there, hundreds in `npm test`. */
+export const thorough = () => process.env.PLANT_STORE_THOROUGH === '1';

@@ -13,6 +13,7 @@ const suites = [
   'test/functions/create-plant/handler.property.test.ts',
   'test/infra/local/plant-store.property.test.ts',
   'test/infra/local/auth-attacks.test.ts',
+  'test/infra/local/token-mutations.property.test.ts',
   'test/infra/local/database-faults.test.ts',
   'test/infra/local/gateway-semantics.test.ts',
   'test/functions/create-plant/handler-deadline.test.ts',
@@ -23,7 +24,7 @@ log(`suites: ${suites.join(', ')}`);
 const jestResults = join(reportDir, 'jest.json');
 const jest = spawnSync('npm', ['run', 'jest', '--', '--json', `--outputFile=${jestResults}`, ...suites], {
   cwd: projectRoot,
-  env: { ...process.env, PLANT_STORE_REPORT_DIR: reportDir },
+  env: { ...process.env, PLANT_STORE_REPORT_DIR: reportDir, PLANT_STORE_THOROUGH: '1' },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
 const read = <T>(name: string): T | undefined => {
@@ -56,6 +57,9 @@ type Statuses = Record<string, number>;
 const fuzzInProcess = read<{ requests: number; statuses: Statuses }>('fuzz-in-process.json');
 const fuzzHttp = read<{ requests: number; statuses: Statuses }>('fuzz-http.json');
 const attacks = read<{ attacks: number; reachedCreatePlant: number; attackerFetches: number }>('auth-attacks.json');
+const mutations = read<{ cases: number; statuses: Statuses; serverErrors: number; reachedCreatePlant: number }>(
+  'token-mutations.json',
+);
 const statusList = (statuses: Statuses | undefined) =>
   Object.entries(statuses ?? {})
     .map(([status, count]) => `${status}: ${count}`)
@@ -94,6 +98,14 @@ Every answer valid against openapi.yaml, every 200 read back from the table exac
 ## Attacks on authorization (RFC 8725, OWASP API2), over HTTP
 
 ${attacks ? `${attacks.attacks} attacks; ${attacks.reachedCreatePlant} reached createPlant; the attacker's server was asked ${attacks.attackerFetches} times. An issuer whose keys are down fails closed (500).` : 'not run'}
+
+## Mutated tokens (fast-check), over HTTP
+
+Valid RS256 and ES256 tokens, truncated or extended, characters flipped, base64url padding and alphabet oddities,
+ES256 signatures re-encoded (DER, leading zeros, r or s of 0, n or more), parts swapped between tokens, dots added
+or removed (test/helpers/token-mutations.ts); each must be a 401.
+
+${mutations ? `${mutations.cases} mutated tokens; answers ${statusList(mutations.statuses)}; ${mutations.serverErrors} 5xx; ${mutations.reachedCreatePlant} reached createPlant.` : 'not run'}
 
 ## Faults
 
