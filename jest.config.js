@@ -10,6 +10,7 @@ export default {
     ],
   },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 30_000,
   // Coverage of the Lambda code (with --coverage, as `npm test` runs it), measured where it runs in-process (the

@@ -1,12 +1,17 @@
-// Synthesizes the app once, with the real CDK CLI, for every test that reads the cloud assembly (the synth test and
-// the local runner's end-to-end tests). The folder reaches the test workers in PLANT_STORE_CLOUD_ASSEMBLY.
+// Marks the run (see global-teardown.ts), then synthesizes the app once, with the real CDK CLI, for every test that
+// reads the cloud assembly (the synth test and the local runner's end-to-end tests). The folder reaches the test
+// workers in PLANT_STORE_CLOUD_ASSEMBLY.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { markTestRun } from './helpers/test-run.ts';
 
 export default async () => {
+  // Every process the tests start carries this mark: test/global-teardown.ts fails the run naming any still running.
+  markTestRun(randomUUID());
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
   const projectRoot = new URL('../', import.meta.url).pathname;
   const { stderr } = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {

@@ -1,44 +1,48 @@
 // `npm start` as a user runs it, for the tests: on a free port, its banner read for the URL, the curl line (with the
 // development token) and the database endpoint.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnInGroup, stopGroups } from './process-group.ts';
 
 const projectRoot = new URL('../../', import.meta.url).pathname;
-const running: ChildProcess[] = [];
 export const newDataDir = () => mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 
-/** Kills every runner `start` started (for an afterEach). */
-export const stopStarted = () => {
-  for (const child of running.splice(0)) child.kill('SIGKILL');
-};
+/** Kills every runner `start` started, with all it started (for an afterEach). */
+export const stopStarted = stopGroups;
 
-export interface Started {
+export interface Launched {
   child: ChildProcess;
-  url: string;
-  curl: string;
-  databaseEndpoint: string;
   exited: Promise<number | null>;
+  /** Resolves once every process holding the output pipes (npm, the runner, its database) has closed them. */
+  closed: Promise<void>;
   output: () => string;
   /** Resolves once the output (from its start) matches `pattern`. */
   printed: (pattern: RegExp) => Promise<void>;
 }
 
-/** Starts `npm start`'s script (or `npm start` itself, through npm) on a free port and waits for its banner. */
-/** `root`: a project folder to run it in (a copy, for tests that change sources); the project itself by default. */
-export const start = async (
+export interface Started extends Launched {
+  url: string;
+  curl: string;
+  databaseEndpoint: string;
+}
+
+/**
+ * Starts `npm start`'s script (or `npm start` itself, through npm) on a free port, in a process group of its own.
+ * `root`: a project folder to run it in (a copy, for tests that change sources); the project itself by default.
+ */
+export const launch = (
   dataDir: string,
   { viaNpm = false, args = [] as string[], root = projectRoot } = {},
-): Promise<Started> => {
+): Launched => {
   const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
   const child = viaNpm
-    ? spawn('npm', ['start', '--', ...runnerArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn(process.execPath, ['infra/local/start.ts', ...runnerArgs], {
+    ? spawnInGroup('npm', ['start', '--', ...runnerArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawnInGroup(process.execPath, ['infra/local/start.ts', ...runnerArgs], {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-  running.push(child);
   let output = '';
   const watchers: { pattern: RegExp; resolve: () => void }[] = [];
   const onOutput = (chunk: Buffer) => {
@@ -50,18 +54,30 @@ export const start = async (
   };
   child.stdout?.on('data', onOutput);
   child.stderr?.on('data', onOutput);
+  const closed = Promise.all(
+    [child.stdout, child.stderr].map((stream) => new Promise((resolve) => stream?.once('close', resolve))),
+  ).then(() => undefined);
   const printed = (pattern: RegExp) =>
     pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, exited, closed, output: () => output, printed };
+};
+
+/** launch(), then waits for the banner and reads the URL, the curl line and the database endpoint from it. */
+export const start = async (dataDir: string, options: Parameters<typeof launch>[1] = {}): Promise<Started> => {
+  const launched = launch(dataDir, options);
   await Promise.race([
-    printed(/^curl .*$/m),
-    exited.then((code) => Promise.reject(new Error(`npm start exited (${code}) before serving:\n${output}`))),
+    launched.printed(/^curl .*$/m),
+    launched.exited.then((code) =>
+      Promise.reject(new Error(`npm start exited (${code}) before serving:\n${launched.output()}`)),
+    ),
   ]);
+  const output = launched.output();
   const url = /is serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
   const curl = /^curl .*$/m.exec(output)?.[0];
   const databaseEndpoint = /^Database: (http:\/\/127\.0\.0\.1:\d+)/m.exec(output)?.[1];
   if (!url || !curl || !databaseEndpoint) throw new Error(`no URL, curl line or database in:\n${output}`);
-  return { child, url, curl, databaseEndpoint, exited, output: () => output, printed };
+  return { ...launched, url, curl, databaseEndpoint };
 };
 
 export const tokenOf = (server: Started) => /Authorization: Bearer ([\w.-]+)/.exec(server.curl)?.[1] ?? '';

@@ -1,11 +1,12 @@
 // Load on the local runner as a user runs it (`npm start`'s script in its own process, on a data folder), with a mix
 // of requests whose every answer is checked, the table scanned afterwards against the answers, memory measured, and
 // rounds in which the runner is killed (SIGKILL) under load and restarted on the same folder.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
+import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
 
 const projectRoot = new URL('../../', import.meta.url).pathname;
 
@@ -70,7 +71,7 @@ const startRunner = async (dataDir: string): Promise<Runner> => {
       BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
     }),
   );
-  const child = spawn(
+  const child = spawnInGroup(
     process.execPath,
     ['infra/local/start.ts', '--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
     { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
@@ -192,7 +193,7 @@ const seconds = (value: number) => {
   return () => Date.now() >= end;
 };
 
-export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
+const measure = async (options: LoadOptions): Promise<LoadResult> => {
   const log = options.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
   const runner = await startRunner(join(dataDir, 'data'));
@@ -284,4 +285,13 @@ export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
     memory: { ...memory, growth: memory.afterWarmUpMb > 0 ? memory.atEndMb / memory.afterWarmUpMb - 1 : 0 },
     killRounds,
   };
+};
+
+/** The load and its kill rounds; every runner it started is stopped with all it started, whatever happens. */
+export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
+  try {
+    return await measure(options);
+  } finally {
+    stopGroups();
+  }
 };
