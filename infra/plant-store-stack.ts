@@ -121,6 +121,7 @@ export class PlantStoreStack extends Stack {
       throttlingRateLimit: props.throttlingRateLimit ?? environment.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit ?? environment.throttlingBurstLimit,
       logRetention: environment.logRetention,
+      requiredScope: trust.requiredScope,
     });
 
     const monitoring = environment.alarms

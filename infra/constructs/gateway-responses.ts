@@ -45,10 +45,30 @@ export const gatewayResponses: readonly {
 const errorTemplate = (status: number, message?: string) =>
   `{"error": ${status}, "message": ${message === undefined ? '$context.error.messageString' : JSON.stringify(message)}}`;
 
-/** Makes every gateway answer carry this API's Error body as JSON. */
-export const addGatewayResponses = (api: RestApi) => {
+/**
+ * The `WWW-Authenticate` challenges of a bearer-protected API (RFC 6750 section 3; RFC 9110 section 15.5.2 requires
+ * one on every 401). A gateway response's headers are static (a literal or a request parameter: "Gateway responses in
+ * API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-gatewayResponse-definition.html),
+ * so the 401 cannot tell a missing token from an invalid one: it carries the challenge without an error code, which
+ * RFC 6750 asks for when no token was sent and allows when one was refused (`error="invalid_token"` is a SHOULD). The
+ * 403 is only ever the authorizer's Deny for a valid token without the required scope: `insufficient_scope`.
+ */
+export const bearerChallenges = (realm: string, requiredScope: string): Record<string, string> => ({
+  [ResponseType.UNAUTHORIZED.responseType]: `Bearer realm="${realm}"`,
+  [ResponseType.ACCESS_DENIED.responseType]: `Bearer realm="${realm}", error="insufficient_scope"${
+    requiredScope === '' ? '' : `, scope="${requiredScope}"`
+  }`,
+});
+
+/** Makes every gateway answer carry this API's Error body as JSON, and its 401 and 403 their bearer challenges. */
+export const addGatewayResponses = (api: RestApi, challenges: Record<string, string>) => {
   for (const { type, status, message, headers = {} } of gatewayResponses) {
-    const responseHeaders = Object.entries({ 'Content-Type': 'application/json', ...headers });
+    const challenge = challenges[type.responseType];
+    const responseHeaders = Object.entries({
+      'Content-Type': 'application/json',
+      ...headers,
+      ...(challenge && { 'WWW-Authenticate': challenge }),
+    });
     api.addGatewayResponse(type.responseType, {
       type,
       statusCode: String(status),

@@ -12,7 +12,7 @@ import {
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { addGatewayResponses } from './gateway-responses.ts';
+import { addGatewayResponses, bearerChallenges } from './gateway-responses.ts';
 
 export interface PlantStoreApiProps {
   createPlant: IFunction;
@@ -24,7 +24,12 @@ export interface PlantStoreApiProps {
   throttlingRateLimit: number;
   /** Burst capacity for the stage. */
   throttlingBurstLimit: number;
+  /** The scope the authorizer requires ('' for none): what the 403's challenge names. */
+  requiredScope: string;
 }
+
+/** The API's name, and the realm of its bearer challenges. */
+const apiName = 'Plant Store';
 
 /**
  * One JSON line per request: who, what, the answer, and why when it failed — the gateway's own error type, the
@@ -73,7 +78,7 @@ export class PlantStoreApi extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.api = new RestApi(this, 'Api', {
-      restApiName: 'Plant Store',
+      restApiName: apiName,
       description: 'Plant Store API (openapi.yaml)',
       endpointTypes: [EndpointType.REGIONAL],
       // Every request body reaches createPlant as its bytes (base64, isBase64Encoded), not as text API Gateway has
@@ -103,7 +108,7 @@ export class PlantStoreApi extends Construct {
       .addMethod('POST', new LambdaIntegration(props.createPlant, { timeout: Duration.seconds(29) }), {
         authorizer: props.authorizer,
       });
-    addGatewayResponses(this.api);
+    addGatewayResponses(this.api, bearerChallenges(apiName, props.requiredScope));
     // RestApi adds an output of its URL with a trailing slash; the stack outputs `baseUrl` as ApiUrl instead.
     this.api.node.tryRemoveChild('Endpoint');
     Validations.of(this.api).acknowledge(

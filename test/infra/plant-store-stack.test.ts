@@ -136,6 +136,19 @@ describe('the API', () => {
     },
   );
 
+  test('401 and 403 carry bearer challenges as static headers, the only kind API Gateway sends (RFC 6750 section 3)', () => {
+    // "Gateway responses in API Gateway": header values are literals or request parameters, nothing per request.
+    const challenge = (type: string) =>
+      Object.values(
+        template.findResources('AWS::ApiGateway::GatewayResponse', { Properties: { ResponseType: type } }),
+      )[0]?.Properties.ResponseParameters['gatewayresponse.header.WWW-Authenticate'];
+    expect(challenge('UNAUTHORIZED')).toBe(`'Bearer realm="Plant Store"'`);
+    expect(challenge('ACCESS_DENIED')).toBe(
+      `'Bearer realm="Plant Store", error="insufficient_scope", scope="plants/write"'`,
+    );
+    expect(challenge('DEFAULT_4XX')).toBeUndefined();
+  });
+
   test('answers every gateway response type there is, so none falls back to a default status', () => {
     const types = gatewayResponses.map(({ type }) => type.responseType);
     // Every response type aws-cdk-lib knows (its ResponseType constants), not a list copied by hand.

@@ -50,6 +50,8 @@ export interface components {
         /** @description The `Authorization` header is missing, is not `Bearer <token>`, or the token is not valid: not three parts of canonical base64url (no padding), no `kid` in its header or one the issuer does not publish, an algorithm other than RS256 or ES256 (or one that does not fit the key), a bad signature (of the wrong length too), wrong issuer or audience, expired, not yet valid, issued in the future, signed with a key weaker than 2048-bit RSA, or a `sub` that is not a string of 1 to 255 characters. */
         Unauthorized: {
             headers: {
+                /** @description `Bearer realm="Plant Store"` (RFC 6750 section 3). The same for a missing and a refused token: API Gateway's gateway responses carry static headers only. */
+                "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
             content: {
@@ -59,6 +61,8 @@ export interface components {
         /** @description The token is valid but does not carry the required scope. */
         Forbidden: {
             headers: {
+                /** @description `Bearer realm="Plant Store", error="insufficient_scope", scope="<the required scope>"` (RFC 6750 section 3.1). */
+                "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };
             content: {

@@ -130,6 +130,30 @@ describe('authorization', () => {
     });
   });
 
+  test('every 401 carries the bearer challenge, the 403 insufficient_scope (RFC 6750 section 3), as the template says', async () => {
+    const [header, payload] = token.split('.');
+    const readOnly = await signDevToken(api.signingKey, { sub: 'e2e', scope: 'plants/read', expiresIn: '1h' });
+    const refusals: [Record<string, string>, number][] = [
+      [{}, 401],
+      [{ Authorization: 'Basic dXNlcjpwYXNz' }, 401],
+      [{ Authorization: `Bearer ${header}.${payload}.${'A'.repeat(86)}` }, 401],
+      [{ Authorization: `Bearer ${readOnly}` }, 403],
+    ];
+    const challenges = [];
+    for (const [headers, status] of refusals) {
+      const answer = await createPlant({ id: 14, name: 'x' }, headers);
+      expect(answer.status).toBe(status);
+      challenges.push(answer.headers.get('www-authenticate'));
+    }
+
+    expect(challenges).toEqual([
+      'Bearer realm="Plant Store"',
+      'Bearer realm="Plant Store"',
+      'Bearer realm="Plant Store"',
+      'Bearer realm="Plant Store", error="insufficient_scope", scope="plants/write"',
+    ]);
+  });
+
   test('an expired token: 401', async () => {
     const expired = await signDevToken(api.signingKey, { sub: 'e2e', scope: 'plants/write', expiresIn: -120 });
     expect(await createPlant({ id: 13, name: 'x' }, { Authorization: `Bearer ${expired}` })).toMatchObject({
