@@ -19,6 +19,7 @@ interface AuthorizerResult {
 
 /** API Gateway's limit on an authorizer's run. */
 const authorizerTimeoutMs = 10_000;
+/** The quota "Lambda authorizer response size": 8 KB, of the result's JSON in UTF-8 bytes. */
 const maxResultBytes = 8 * 1024;
 
 const refuse = (responseType: string, message: string): AuthorizerDecision => ({
@@ -50,7 +51,7 @@ const parseResult = (value: unknown): AuthorizerResult | undefined => {
   const { principalId, policyDocument, context = {} } = value as Record<string, unknown>;
   if (typeof principalId !== 'string' || typeof policyDocument !== 'object' || policyDocument === null)
     return undefined;
-  if (JSON.stringify(value).length > maxResultBytes) return undefined;
+  if (Buffer.byteLength(JSON.stringify(value)) > maxResultBytes) return undefined;
   const statement = (policyDocument as { Statement?: unknown }).Statement;
   const list: unknown[] = Array.isArray(statement) ? statement : [statement];
   const statements = [];

@@ -298,6 +298,8 @@ describe('the TOKEN authorizer', () => {
     ['boom', 500, 'Internal server error'],
     ['malformed', 500, 'Internal server error'],
     ['nested', 500, 'Internal server error'],
+    // The 8 KB quota on an authorizer's response counts bytes, as the bearer authorizer itself does.
+    ['over-eight-kib-in-utf-eight', 500, 'Internal server error'],
   ])('`%s` is answered %i', async (token, status, message) => {
     const response = await call('/secured', bearer(token));
     expect(response.status).toBe(status);
