@@ -35,6 +35,18 @@ const requestLineAndHeaderValuesBytes = (request: IncomingMessage) => {
   return bytes;
 };
 
+/**
+ * RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host header and to any request with
+ * more than one. Node's own check (`requireHostHeader`) answers a bare 400 without a body, so the runner checks.
+ */
+const hostIsWrong = (request: IncomingMessage) => {
+  let hosts = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    if (request.rawHeaders[index]?.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts > 1 || (hosts === 0 && request.httpVersion === '1.1');
+};
+
 /** The client went away before its request was read whole: nothing to answer, nothing the runner did wrong. */
 class ClientAbortedError extends Error {
   override name = 'ClientAbortedError';
@@ -151,34 +163,47 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
     return { answer, notes };
   };
 
-  const server = createServer({ maxHeaderSize: nodeMaxHeaderSize }, (request, response: ServerResponse) => {
-    if (localRoutes?.(request, response)) return;
-    const started = performance.now();
-    // Logged without the query string, which may carry a token.
-    const logLine = (outcome: string) =>
-      log(`${request.method} ${new URL(request.url ?? '/', 'http://localhost').pathname} ${outcome}`);
-    handle(request)
-      .then(({ answer, notes }) => {
-        // Once the server is closing, close each connection after its answer instead of keeping it alive.
-        if (!server.listening) response.shouldKeepAlive = false;
-        response.writeHead(answer.status, [...answer.headers, ['Content-Length', String(answer.body.length)]].flat());
-        response.end(answer.body);
-        const milliseconds = Math.round(performance.now() - started);
-        logLine(`${answer.status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
-      })
-      .catch((error: unknown) => {
-        const milliseconds = Math.round(performance.now() - started);
-        if (error instanceof ClientAbortedError) {
-          logLine(`- ${milliseconds} ms (the client went away before sending its whole request)`);
-          return;
-        }
-        logLine(`500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`);
-        if (!response.headersSent) {
-          const { status, headers, body } = errorAnswer(500);
-          response.writeHead(status, headers.flat()).end(body);
-        }
-      });
-  });
+  const server = createServer(
+    { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
+    (request, response: ServerResponse) => {
+      if (hostIsWrong(request)) {
+        const { status, headers, body } = errorAnswer(400);
+        const length: [string, string] = ['Content-Length', String(body.length)];
+        response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
+        request.resume();
+        log(`${request.method} - ${status} (no Host header, or more than one)`);
+        return;
+      }
+      if (localRoutes?.(request, response)) return;
+      const started = performance.now();
+      // Logged without the query string, which may carry a token.
+      const logLine = (outcome: string) =>
+        log(`${request.method} ${new URL(request.url ?? '/', 'http://localhost').pathname} ${outcome}`);
+      handle(request)
+        .then(({ answer, notes }) => {
+          // Once the server is closing, close each connection after its answer instead of keeping it alive.
+          if (!server.listening) response.shouldKeepAlive = false;
+          response.writeHead(answer.status, [...answer.headers, ['Content-Length', String(answer.body.length)]].flat());
+          response.end(answer.body);
+          const milliseconds = Math.round(performance.now() - started);
+          logLine(`${answer.status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+        })
+        .catch((error: unknown) => {
+          const milliseconds = Math.round(performance.now() - started);
+          if (error instanceof ClientAbortedError) {
+            logLine(`- ${milliseconds} ms (the client went away before sending its whole request)`);
+            return;
+          }
+          logLine(
+            `500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`,
+          );
+          if (!response.headersSent) {
+            const { status, headers, body } = errorAnswer(500);
+            response.writeHead(status, headers.flat()).end(body);
+          }
+        });
+    },
+  );
   // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
   // documentation shows for 'clientError', instead of Node's bare 400 or 431.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {

@@ -208,6 +208,9 @@ describe("what the runner answers itself is the Error JSON, never Node's bare an
     ['a NUL in a header', 'GET /echo HTTP/1.1\r\nHost: x\r\nX-Nul: a\u0000b\r\n\r\n'],
     ['an obs-fold header line', 'GET /echo HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n  b\r\n\r\n'],
     ['a lower-case method', 'get /echo HTTP/1.1\r\nHost: x\r\n\r\n'],
+    // RFC 9112 section 3.2: a Host header, and only one, in every HTTP/1.1 request.
+    ['no Host header', 'GET /echo HTTP/1.1\r\n\r\n'],
+    ['two Host headers', 'GET /echo HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n'],
   ])('a malformed request (%s): 400 as JSON', async (_case, request) => {
     expect(parseRaw(await rawExchange(request))).toEqual({
       status: 400,
