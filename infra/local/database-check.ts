@@ -3,11 +3,12 @@
 // and the data in them with it. classic-level exposes neither LevelDB's paranoid_checks nor verify_checksums, so
 // the runner checks the log files' framing itself and reads every stored value once, and refuses a damaged folder
 // instead of serving it as if whole.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32c } from '@aws-crypto/crc32c';
 // The same classic-level (LevelDB binding) dynalite uses, so the check reads the folder as dynalite will.
 import { ClassicLevel } from 'classic-level';
+import { clearFailedWrites, readFailedWrites } from './database-failure-record.ts';
 
 /** The folder cannot be served as it is: the message says what is wrong, where, and what to do. */
 export class DatabaseFolderError extends Error {
@@ -32,8 +33,14 @@ const recordTypes = new Set([1, 2, 3, 4]); // FULL, FIRST, MIDDLE, LAST
 const maskDelta = 0xa282ead8;
 const masked = (crc: number) => ((((crc >>> 15) | (crc << 17)) >>> 0) + maskDelta) >>> 0;
 
+/** What is wrong with a LevelDB log file; `cutOffAt` where its last record (or header) is cut off. */
+export interface LogFileProblem {
+  message: string;
+  cutOffAt?: number;
+}
+
 /** What is wrong with a LevelDB log file, or undefined when every record is whole and matches its checksum. */
-export const logFileProblem = (bytes: Buffer): string | undefined => {
+export const logFileProblem = (bytes: Buffer): LogFileProblem | undefined => {
   let offset = 0;
   while (offset < bytes.length) {
     const leftInBlock = blockSize - (offset % blockSize);
@@ -43,15 +50,19 @@ export const logFileProblem = (bytes: Buffer): string | undefined => {
     }
     // Preallocated space that was never written: zeros to the end.
     if (bytes.subarray(offset).every((byte) => byte === 0)) return undefined;
-    if (offset + headerSize > bytes.length) return `a record header is cut off at byte ${offset}`;
+    if (offset + headerSize > bytes.length) {
+      return { message: `a record header is cut off at byte ${offset}`, cutOffAt: offset };
+    }
     const checksum = bytes.readUInt32LE(offset);
     const length = bytes.readUInt16LE(offset + 4);
     const type = bytes.readUInt8(offset + 6);
     const end = offset + headerSize + length;
-    if (!recordTypes.has(type) || length > leftInBlock - headerSize) return `a malformed record at byte ${offset}`;
-    if (end > bytes.length) return `the last record is cut off at byte ${offset}`;
+    if (!recordTypes.has(type) || length > leftInBlock - headerSize) {
+      return { message: `a malformed record at byte ${offset}` };
+    }
+    if (end > bytes.length) return { message: `the last record is cut off at byte ${offset}`, cutOffAt: offset };
     if (masked(crc32c(bytes.subarray(offset + 6, end))) !== checksum)
-      return `a record fails its checksum at byte ${offset}`;
+      return { message: `a record fails its checksum at byte ${offset}` };
     offset = end;
   }
   return undefined;
@@ -62,18 +73,32 @@ const levelDbFile = /^(\d+\.(log|ldb|sst)|MANIFEST-\d+)$/;
 /**
  * Refuses (with DatabaseFolderError) a LevelDB folder another process holds, that cannot be opened, or that is
  * damaged: table or log files without CURRENT, a log record cut off or failing its checksum, a stored value that is not
- * the JSON dynalite wrote. A folder with nothing in it yet is fine.
+ * the JSON dynalite wrote. A folder with nothing in it yet is fine. The one repair: a log cut off where a write failed
+ * as the database process died (database-failure-record.ts) is cut there. Resolves with notes of what it repaired.
  */
 export const checkDatabaseFolder = async (path: string) => {
   const files = existsSync(path) ? readdirSync(path) : [];
   const dataFiles = files.filter((file) => levelDbFile.test(file));
-  if (dataFiles.length === 0) return;
+  if (dataFiles.length === 0) return [];
   if (!files.includes('CURRENT')) {
     throw damaged(path, `its files ${dataFiles.join(', ')} are there, but CURRENT, which names the live ones, is not`);
   }
+  const failedWrites = readFailedWrites(path);
+  const notes: string[] = [];
   for (const file of dataFiles.filter((name) => name.endsWith('.log'))) {
-    const problem = logFileProblem(readFileSync(join(path, file)));
-    if (problem) throw damaged(path, `${file}: ${problem}`);
+    const bytes = readFileSync(join(path, file));
+    const problem = logFileProblem(bytes);
+    if (!problem) continue;
+    // Cut off exactly where a write failed as the database died: that write, never acknowledged, and nothing else.
+    if (problem.cutOffAt !== undefined && failedWrites[file] === bytes.length) {
+      truncateSync(join(path, file), problem.cutOffAt);
+      notes.push(
+        `${file}: cut away the last ${bytes.length - problem.cutOffAt} bytes, a write that failed as the database ` +
+          'died (a full disk or a failing one); it was never acknowledged',
+      );
+      continue;
+    }
+    throw damaged(path, `${file}: ${problem.message}`);
   }
 
   const db = new ClassicLevel<string, string>(path, { createIfMissing: false });
@@ -104,4 +129,6 @@ export const checkDatabaseFolder = async (path: string) => {
   } finally {
     await db.close();
   }
+  clearFailedWrites(path);
+  return notes;
 };

@@ -4,6 +4,7 @@
 // request's store error never takes the runner down (see database.ts).
 import dynalite from 'dynalite';
 import { checkDatabaseFolder } from './database-check.ts';
+import { prepareFailedWrites } from './database-failure-record.ts';
 import { listenOnLoopback } from './loopback.ts';
 
 /** What the runner tells this process (as its argument, JSON). */
@@ -18,7 +19,8 @@ export interface DatabaseProcessOptions {
 
 /** What this process tells the runner. */
 export type DatabaseProcessMessage =
-  | { type: 'ready'; port: number }
+  /** `notes`: what the check repaired, for the runner's log. */
+  | { type: 'ready'; port: number; notes: string[] }
   /** The folder cannot be served: the message says why. */
   | { type: 'refused'; message: string }
   /** An error dynalite did not handle: this process exits. */
@@ -27,7 +29,10 @@ export type DatabaseProcessMessage =
 const send = (message: DatabaseProcessMessage) => process.send?.(message);
 const { path, port, check } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
 
+/** Notes the log files' sizes as this process dies of an error (database-failure-record.ts); set once checked. */
+let noteFailedWrite: () => void = () => undefined;
 process.on('uncaughtException', (error) => {
+  noteFailedWrite();
   send({ type: 'failed', message: `${error.name}: ${error.message}` });
   process.exit(70);
 });
@@ -36,17 +41,19 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 // The runner is gone (even by SIGKILL): release the data folder's lock, so the next start can open it.
 process.on('disconnect', () => process.exit(0));
 
+let notes: string[] = [];
 if (path !== undefined && check) {
   try {
-    await checkDatabaseFolder(path);
+    notes = await checkDatabaseFolder(path);
   } catch (error) {
     send({ type: 'refused', message: (error as Error).message });
     process.exit(1);
   }
 }
+if (path !== undefined) noteFailedWrite = prepareFailedWrites(path);
 const server = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 const url = await listenOnLoopback(server, port);
-send({ type: 'ready', port: Number(new URL(url).port) });
+send({ type: 'ready', port: Number(new URL(url).port), notes });
 process.on('message', (message: unknown) => {
   // Closing the server closes LevelDB too, so every acknowledged write is on disk.
   if (message === 'close') server.close(() => process.exit(0));

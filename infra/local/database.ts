@@ -48,9 +48,9 @@ const spawnDatabase = (options: DatabaseProcessOptions) => {
     // A small young generation: V8 would grow it to about 48 MB under load, memory dynalite does not need.
     execArgv: [...process.execArgv, '--max-semi-space-size=2'],
   });
-  const ready = new Promise<number>((resolve, reject) => {
+  const ready = new Promise<{ port: number; notes: string[] }>((resolve, reject) => {
     child.on('message', (message: DatabaseProcessMessage) => {
-      if (message.type === 'ready') resolve(message.port);
+      if (message.type === 'ready') resolve(message);
       else reject(new Error(message.message));
     });
     child.once('exit', (code, signal) => reject(new Error(`the database process exited (${code ?? signal})`)));
@@ -97,7 +97,8 @@ export const startDatabase = async (
   };
 
   const first = spawnDatabase({ path, port: 0, check: true });
-  const port = await first.ready;
+  const { port, notes } = await first.ready;
+  for (const note of notes) log(`database folder: ${note}`);
   supervise(first.child, port);
   const endpoint = `http://127.0.0.1:${port}`;
   const createTables = async (tables: LocalTable[]) => {

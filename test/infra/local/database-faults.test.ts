@@ -137,4 +137,50 @@ describe('a full disk', () => {
     },
     90_000,
   );
+
+  (mounted ? test : test.skip)(
+    'stopped while full, started again once there is space: every plant answered 200 is there',
+    async () => {
+      const dataDir = join(smallDisk, 'stopped-while-full');
+      const first = await serve(dataDir);
+      const acknowledged = new Map<number, string>();
+      const filler = join(smallDisk, 'filler-2');
+      for (const chunk of [64 * 1024, 4 * 1024, 1]) {
+        try {
+          for (;;) appendFileSync(filler, Buffer.alloc(chunk));
+        } catch (error) {
+          expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+        }
+      }
+      // 8 creates at a time, as clients do, until the database fails for want of space; then a few more rounds.
+      let nextId = 1;
+      let failedRounds = 0;
+      while (failedRounds < 3 && nextId < 20_000) {
+        const round = Array.from({ length: 8 }, () => nextId++);
+        const statuses = await Promise.all(
+          round.map(async (id) => {
+            const name = `plant ${id}`;
+            const response = await first.create(id, name);
+            if (response.status === 200) acknowledged.set(id, name);
+            return response.status;
+          }),
+        );
+        if (statuses.some((status) => status === 503)) failedRounds += 1;
+      }
+      expect(failedRounds).toBe(3);
+      await first.logged(/^database failed \(.*No space left on device/);
+      await first.api.close();
+
+      rmSync(filler);
+      const second = await serve(dataDir);
+      running.push(second.api);
+      // The write that failed left the log cut off; the start cut that away, and only that.
+      await second.logged(/^database folder: \d+\.log: cut away the last \d+ bytes, a write that failed/);
+
+      expect(acknowledged.size).toBeGreaterThan(0);
+      for (const [id, name] of acknowledged) expect((await second.create(id, name)).status).toBe(200);
+      for (const id of acknowledged.keys()) expect((await second.create(id, 'Changed')).status).toBe(409);
+    },
+    120_000,
+  );
 });

@@ -1,12 +1,23 @@
 // A damaged data folder is refused at start, naming the folder, what is wrong and how to recover — never served as if
 // whole (LevelDB on its own drops a damaged log, or starts empty without CURRENT, and the plants with them).
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { ClassicLevel } from 'classic-level';
 import { startDatabase } from '../../../infra/local/database.ts';
+import { prepareFailedWrites } from '../../../infra/local/database-failure-record.ts';
 import type { LocalTable } from '../../../infra/local/template.ts';
 
 const tables: LocalTable[] = [
@@ -67,6 +78,37 @@ test('a whole folder is served again', async () => {
   await database.close();
 });
 
+/** A record header saying 200 bytes of data follow, and only 50 of them: what a write cut short leaves. */
+const unfinishedRecord = Buffer.concat([Buffer.from([0, 0, 0, 0, 200, 0, 1]), Buffer.alloc(50, 7)]);
+
+test('a log cut off exactly where a write failed as the database died is cut there, and every plant is served', async () => {
+  const lines: string[] = [];
+  const copy = damagedCopy((levelDb) => {
+    const log = fileOf(levelDb, /\.log$/);
+    appendFileSync(log, unfinishedRecord);
+    prepareFailedWrites(levelDb)(); // as the database process does when it dies of an error
+  });
+  const database = await startDatabase(tables, copy, (line) => lines.push(line));
+  try {
+    const client = new DynamoDBClient({
+      endpoint: database.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const { Count } = await client.send(new ScanCommand({ TableName: 'plants', Select: 'COUNT' }));
+    client.destroy();
+
+    expect(Count).toBe(300);
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^database folder: \d+\.log: cut away the last 57 bytes, a write that failed as the database died/,
+      ),
+    ]);
+  } finally {
+    await database.close();
+  }
+});
+
 describe('a damaged folder is refused at start, saying what is wrong, where, and what to do', () => {
   test.each([
     [
@@ -87,6 +129,16 @@ describe('a damaged folder is refused at start, saying what is wrong, where, and
         writeFileSync(log, bytes);
       },
       /damaged \(\d+\.log: (a record fails its checksum|a malformed record) at byte \d+\)/,
+    ],
+    [
+      'the log cut off at another size than noted when a write failed',
+      (levelDb: string) => {
+        const log = fileOf(levelDb, /\.log$/);
+        appendFileSync(log, unfinishedRecord);
+        prepareFailedWrites(levelDb)();
+        appendFileSync(log, Buffer.alloc(3, 1)); // written after the note: not the write that failed
+      },
+      /damaged \(\d+\.log: the last record is cut off at byte \d+\)/,
     ],
     [
       'CURRENT deleted, the table files still there',
