@@ -5,6 +5,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { logDebug, logger } from '../commons/logger.ts';
 import { authorize } from './authorize.ts';
 import { config } from './config.ts';
+import { authorizerFailedMessage } from './log-messages.ts';
 import { createTokenVerifier, InvalidTokenError } from './token-verifier.ts';
 
 const verify = createTokenVerifier(config);
@@ -23,8 +24,8 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
       // API Gateway answers 401 for exactly this error message, and 500 for any other error.
       throw new Error('Unauthorized');
     }
-    logger.error('Authorizer failed', { error: error as Error });
-    throw new Error('Authorizer failed');
+    logger.error(authorizerFailedMessage, { error: error as Error });
+    throw new Error(authorizerFailedMessage);
   }
 };
 

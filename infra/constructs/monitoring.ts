@@ -15,6 +15,7 @@ import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-log
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
+import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
 
 /** When an alarm fires (README, "Alarms"); each may be set by CDK context. */
 export interface AlarmThresholds {
@@ -142,9 +143,15 @@ export class Monitoring extends Construct {
     }
 
     // The authorizer logs "Authorizer failed" at ERROR for everything but a refused token: API Gateway answers 500.
+    // Only that line counts. The Lambda runtime logs every rejection itself at ERROR too (its "Invoke Error"; in JSON
+    // log format a line whose message is the error object: LogPatch.js of aws-lambda-nodejs-runtime-interface-client),
+    // a refused token's `Unauthorized` included, so `$.level = "ERROR"` alone would count every 401.
     const failures = new MetricFilter(this, 'AuthorizerFailureFilter', {
       logGroup: authorizer.logGroup,
-      filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
+      filterPattern: FilterPattern.all(
+        FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        FilterPattern.stringValue('$.message', '=', authorizerFailedMessage),
+      ),
       metricNamespace: Stack.of(this).stackName,
       metricName: 'AuthorizerFailures',
       metricValue: '1',

@@ -1,6 +1,7 @@
 // Runs one function locally the way Lambda does: each execution environment is a worker thread with its own
 // environment that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
 // crashes, runs out of memory or times out. More workers start on concurrency, up to a cap; beyond it requests wait.
+import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { WorkerData, WorkerMessage, WorkerRequest } from './function-worker.ts';
 import type { LocalFunction } from './template.ts';
@@ -52,10 +53,14 @@ export class FunctionPool {
   #inFlight = 0;
   readonly #drained: (() => void)[] = [];
 
-  constructor(fn: LocalFunction, env: Record<string, string>, maxWorkers: number) {
+  readonly #logLine: ((line: string) => void) | undefined;
+
+  /** `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this process's output. */
+  constructor(fn: LocalFunction, env: Record<string, string>, maxWorkers: number, logLine?: (line: string) => void) {
     this.#fn = fn;
     this.#env = env;
     this.#maxWorkers = maxWorkers;
+    this.#logLine = logLine;
   }
 
   invoke(event: unknown, requestId: string): Promise<InvocationReport> {
@@ -96,14 +101,20 @@ export class FunctionPool {
       modulePath: this.#fn.modulePath,
       exportName: this.#fn.exportName,
       memoryMb: this.#fn.memoryMb,
+      logFormat: this.#fn.logFormat,
     };
+    const logLine = this.#logLine;
     const worker = new Worker(workerFile, {
       workerData: data,
       env: this.#env,
+      stdout: logLine !== undefined,
+      stderr: logLine !== undefined,
       // MemorySize caps the heap as on Lambda. The young generation is kept small: V8 would grow each isolate's to
       // about 48 MB under load, which for a pool of environments is memory no function needs (and slower scavenges).
       resourceLimits: { maxOldGenerationSizeMb: this.#fn.memoryMb, maxYoungGenerationSizeMb: 8 },
     });
+    if (logLine)
+      for (const output of [worker.stdout, worker.stderr]) createInterface({ input: output }).on('line', logLine);
     let readyResolve: (initMs: number) => void = () => undefined;
     const environment: Environment = {
       worker,

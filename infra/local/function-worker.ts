@@ -9,6 +9,7 @@ export interface WorkerData {
   modulePath: string;
   exportName: string;
   memoryMb: number;
+  logFormat: 'JSON' | 'Text';
 }
 
 /**
@@ -24,10 +25,28 @@ export type WorkerMessage =
 
 const port = parentPort;
 if (!port) throw new Error('function-worker.ts runs in a worker thread');
-const { functionId, modulePath, exportName, memoryMb } = workerData as WorkerData;
+const { functionId, modulePath, exportName, memoryMb, logFormat } = workerData as WorkerData;
 if (/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.setSourceMapsEnabled(true);
 
 const post = (message: WorkerMessage) => port.postMessage(message);
+
+/**
+ * The line the Lambda Node.js runtime writes itself when a handler throws or rejects ("Invoke Error"), in the
+ * function's log format, as its LogPatch.js writes it (aws/aws-lambda-nodejs-runtime-interface-client): in JSON, a line
+ * at level ERROR whose message is the error as errorType, errorMessage and stackTrace. Metric filters over the log
+ * group see it as they see the function's own lines.
+ */
+const logInvokeError = (error: Error, requestId: string) => {
+  const timestamp = new Date().toISOString();
+  const stack = typeof error.stack === 'string' ? error.stack.split('\n') : [];
+  if (logFormat === 'JSON') {
+    const message = { errorType: error.constructor.name, errorMessage: error.message, stackTrace: stack };
+    console.error(JSON.stringify({ timestamp, level: 'ERROR', requestId, message }));
+  } else {
+    const formatted = JSON.stringify({ errorType: error.name, errorMessage: error.message, stack });
+    console.error(`${timestamp}\t${requestId}\tERROR\tInvoke Error \t${formatted}`);
+  }
+};
 
 const started = performance.now();
 let handler: (event: unknown, context: unknown) => unknown;
@@ -65,8 +84,9 @@ port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => 
       return;
     }
     post({ type: 'result', id, result: json });
-  } catch (error) {
-    const { name = 'Error', message = String(error) } = error instanceof Error ? error : {};
-    post({ type: 'error', id, errorType: name, message });
+  } catch (thrown) {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    logInvokeError(error, requestId);
+    post({ type: 'error', id, errorType: error.name, message: error.message });
   }
 });

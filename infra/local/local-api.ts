@@ -23,6 +23,8 @@ export interface LocalApiOptions {
    */
   envVars?: Record<string, Record<string, string>>;
   log: (line: string) => void;
+  /** Takes each line a function writes to its log (as CloudWatch Logs gets it); without it, they go to stdout/stderr. */
+  functionLog?: (functionId: string, line: string) => void;
   /** Routes served besides the app's API, before the gateway sees a request (the API reference of `npm start`). */
   localRoutes?: LocalRoutes;
 }
@@ -84,7 +86,9 @@ export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOption
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
       const environment = localEnvironment(fn, served, jwks.jwksUri, database.endpoint, options.envVars?.[fn.id]);
-      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers));
+      const { functionLog } = options;
+      const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
+      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers, logLine));
     }
     return pools;
   };

@@ -28,6 +28,8 @@ export interface LocalFunction {
   exportName: string;
   timeoutSeconds: number;
   memoryMb: number;
+  /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
+  logFormat: 'JSON' | 'Text';
   /** Template values, intrinsics unresolved (see environment.ts). */
   environment: Record<string, unknown>;
   /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
@@ -158,6 +160,8 @@ const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir:
       ...handlerModule(assetDir, String(properties.Handler ?? 'index.handler'), id),
       timeoutSeconds: Number(properties.Timeout ?? 3),
       memoryMb: Number(properties.MemorySize ?? 128),
+      logFormat:
+        (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
       environment,
       tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
     });
