@@ -232,7 +232,7 @@ describe('monitoring', () => {
     expect(alarmOn('AWS/DynamoDB', 'ThrottledRequests')).toHaveLength(1);
     expect(alarmOn('AWS/DynamoDB', 'SystemErrors')).toHaveLength(1);
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
-      FilterPattern: '{ $.level = "ERROR" }',
+      FilterPattern: '{ ($.level = "ERROR") && ($.message = "Authorizer failed") }',
       LogGroupName: { Ref: Match.stringLikeRegexp('^BearerAuthorizerFunctionLogs') },
       MetricTransformations: [Match.objectLike({ MetricName: 'AuthorizerFailures', MetricValue: '1' })],
     });
@@ -262,6 +262,48 @@ describe('monitoring', () => {
       Protocol: 'email',
       Endpoint: 'ops@example.com',
     });
+  });
+
+  test('CloudWatch alarms of this account, and no one else, may publish to the topic, over TLS only', () => {
+    // A topic policy replaces SNS's default one (AWS Knowledge Center: "Why didn't I receive an SNS notification for
+    // my CloudWatch alarm trigger?"): what it allows is all that may publish.
+    const topic = logicalIdOf('AWS::SNS::Topic');
+    const [[, policy] = []] = resourcesOf('AWS::SNS::TopicPolicy');
+    expect(policy?.Properties.Topics).toEqual([{ Ref: topic }]);
+    const statements = policy?.Properties.PolicyDocument.Statement as Record<string, unknown>[];
+    const allows = statements.filter(({ Effect }) => Effect === 'Allow');
+    expect(allows).toEqual([
+      {
+        Sid: 'CloudWatchAlarmsOfThisAccountPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topic },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':cloudwatch:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':alarm:*',
+                ],
+              ],
+            },
+          },
+        },
+      },
+    ]);
+    // The one Deny applies to requests without TLS only; CloudWatch publishes over TLS.
+    expect(statements.filter(({ Effect }) => Effect === 'Deny')).toEqual([
+      expect.objectContaining({ Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    ]);
   });
 
   test('one dashboard shows every alarm', () => {
