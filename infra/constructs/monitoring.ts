@@ -6,6 +6,7 @@ import {
   ComparisonOperator,
   Dashboard,
   type IMetric,
+  MathExpression,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -18,9 +19,9 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
 
-/** When an alarm fires (README, "Alarms"); each may be set by CDK context. */
+/** When an alarm fires (docs/operations.md); each may be set by CDK context. */
 export interface AlarmThresholds {
-  /** Share of requests answered 5xx in 5 minutes. */
+  /** Share of requests answered 5xx in a minute, 2 minutes of 3. */
   api5xxRate: number;
   /** Share of requests answered 4xx in 5 minutes, three periods in a row (clients misbehaving, or a broken client). */
   api4xxRate: number;
@@ -46,6 +47,7 @@ export interface MonitoringProps {
 }
 
 const fiveMinutes = { period: Duration.minutes(5) };
+const oneMinute = { period: Duration.minutes(1) };
 
 /**
  * The alarms an operator of this service needs, on one SNS topic, and one dashboard that shows them: the API's error
@@ -68,8 +70,8 @@ export class Monitoring extends Construct {
     this.topic = new Topic(this, 'AlarmTopic', { displayName: 'Plant Store alarms', enforceSSL: true });
     // enforceSSL writes a topic policy, and a topic policy replaces SNS's default one, which is what let CloudWatch
     // publish: without this statement every alarm's notification is refused. Only this account's alarms may publish
-    // ("Why didn't I receive an SNS notification for my CloudWatch alarm trigger?", AWS Knowledge Center;
-    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarms-and-actions.html, SNS topic policies).
+    // ("Why didn't I receive an SNS notification for my CloudWatch alarm trigger?", AWS Knowledge Center,
+    // https://repost.aws/knowledge-center/cloudwatch-receive-sns-for-alarm-trigger).
     this.topic.addToResourcePolicy(
       new PolicyStatement({
         sid: 'CloudWatchAlarmsOfThisAccountPublish',
@@ -93,12 +95,13 @@ export class Monitoring extends Construct {
       metric: IMetric,
       threshold: number,
       description: string,
-      evaluationPeriods = 1,
+      { evaluationPeriods = 1, datapointsToAlarm }: { evaluationPeriods?: number; datapointsToAlarm?: number } = {},
     ): Alarm => {
       const created = new Alarm(this, name, {
         metric,
         threshold,
         evaluationPeriods,
+        datapointsToAlarm: datapointsToAlarm ?? evaluationPeriods,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
         alarmDescription: description,
@@ -108,18 +111,25 @@ export class Monitoring extends Construct {
       return created;
     };
 
+    // The alarms a deployment watches (below) judge minutes, not five: CodeDeploy rolls back only while it shifts
+    // traffic, and a canary's 10 % runs for 5 minutes. Lambda and API Gateway publish these metrics every minute
+    // (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics.html), so a bad version's first minute of errors
+    // is in ALARM within about two, while the canary still runs ("Monitoring deployments with CloudWatch alarms in
+    // CodeDeploy", https://docs.aws.amazon.com/codedeploy/latest/userguide/monitoring-create-alarms.html). The 5XX rate
+    // asks for 2 of 3 minutes, so one 5xx in a quiet minute does not roll a deployment back.
     const api5xxRate = alarm(
       'Api5xxRate',
-      api.metricServerError({ ...fiveMinutes, statistic: 'Average' }),
+      api.metricServerError({ ...oneMinute, statistic: 'Average' }),
       thresholds.api5xxRate,
-      'Share of requests the API answered 5xx',
+      'Share of requests the API answered 5xx, in 2 of 3 minutes',
+      { evaluationPeriods: 3, datapointsToAlarm: 2 },
     );
     alarm(
       'Api4xxRate',
       api.metricClientError({ ...fiveMinutes, statistic: 'Average' }),
       thresholds.api4xxRate,
       'Share of requests the API answered 4xx, for 15 minutes',
-      3,
+      { evaluationPeriods: 3 },
     );
     alarm(
       'ApiLatencyP99',
@@ -138,7 +148,7 @@ export class Monitoring extends Construct {
     // from its logs below instead.
     const createPlantErrors = alarm(
       'CreatePlantErrors',
-      createPlant.fn.metricErrors({ ...fiveMinutes, statistic: 'Sum' }),
+      createPlant.fn.metricErrors({ ...oneMinute, statistic: 'Sum' }),
       0,
       'CreatePlant: invocations failed',
     );
@@ -172,24 +182,36 @@ export class Monitoring extends Construct {
     });
     const authorizerFailures = alarm(
       'AuthorizerFailures',
-      failures.metric({ ...fiveMinutes, statistic: 'Sum' }),
+      failures.metric({ ...oneMinute, statistic: 'Sum' }),
       0,
       'The authorizer failed (API Gateway answered 500), e.g. the issuer keys could not be had',
     );
 
-    const operations = [Operation.PUT_ITEM, Operation.GET_ITEM];
+    // DynamoDB publishes ThrottledRequests and SystemErrors per operation only when they happen: a sum of two such
+    // metrics without FILL has no value whenever one of them has none, and the alarm would stay OK ("Using metric
+    // math", FILL: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/using-metric-math.html).
+    const ofOperation = (metricName: string, operation: Operation) =>
+      table.metric(metricName, {
+        ...fiveMinutes,
+        statistic: 'Sum',
+        dimensionsMap: { TableName: table.tableName, Operation: operation },
+      });
+    const sumOverOperations = (metricName: string) =>
+      new MathExpression({
+        expression: 'FILL(putItem, 0) + FILL(getItem, 0)',
+        usingMetrics: {
+          putItem: ofOperation(metricName, Operation.PUT_ITEM),
+          getItem: ofOperation(metricName, Operation.GET_ITEM),
+        },
+        ...fiveMinutes,
+      });
     alarm(
       'TableThrottledRequests',
-      table.metricThrottledRequestsForOperations({ ...fiveMinutes, operations }),
+      sumOverOperations('ThrottledRequests'),
       0,
       'DynamoDB throttled requests of createPlant',
     );
-    alarm(
-      'TableSystemErrors',
-      table.metricSystemErrorsForOperations({ ...fiveMinutes, operations }),
-      0,
-      'DynamoDB answered system errors',
-    );
+    alarm('TableSystemErrors', sumOverOperations('SystemErrors'), 0, 'DynamoDB answered system errors');
 
     this.createPlantDeploymentAlarms = [createPlantErrors, api5xxRate];
     this.authorizerDeploymentAlarms = [authorizerFailures, api5xxRate];

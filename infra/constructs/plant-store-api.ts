@@ -1,4 +1,4 @@
-import { Aws, Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -28,8 +28,8 @@ export interface PlantStoreApiProps {
   requiredScope: string;
 }
 
-/** The API's name, and the realm of its bearer challenges. */
-const apiName = 'Plant Store';
+/** The product's name: the realm of the API's bearer challenges, and the start of the API's name. */
+const productName = 'Plant Store';
 
 /**
  * One JSON line per request: who, what, the answer, and why when it failed — the gateway's own error type, the
@@ -78,7 +78,9 @@ export class PlantStoreApi extends Construct {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.api = new RestApi(this, 'Api', {
-      restApiName: apiName,
+      // API Gateway's metrics are keyed by the API's name (the ApiName dimension): a name of its own per stack keeps
+      // two stacks in one account and region (dev and prod) from sharing their alarms, and rolling back each other.
+      restApiName: `${productName} (${Stack.of(this).stackName})`,
       description: 'Plant Store API (openapi.yaml)',
       endpointTypes: [EndpointType.REGIONAL],
       // Every request body reaches createPlant as its bytes (base64, isBase64Encoded), not as text API Gateway has
@@ -108,7 +110,17 @@ export class PlantStoreApi extends Construct {
       .addMethod('POST', new LambdaIntegration(props.createPlant, { timeout: Duration.seconds(29) }), {
         authorizer: props.authorizer,
       });
-    addGatewayResponses(this.api, bearerChallenges(apiName, props.requiredScope));
+    addGatewayResponses(this.api, bearerChallenges(productName, props.requiredScope));
+    // API Gateway writes execution logs to a group it creates itself on the first log line, named after the API and
+    // the stage, kept forever and left behind by `cdk destroy` ("Set up CloudWatch logging for REST APIs in API
+    // Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html). The stack creates
+    // that group first, with the environment's retention, and removes it with the stack.
+    const executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.api.deploymentStage.node.addDependency(executionLogs);
     // RestApi adds an output of its URL with a trailing slash; the stack outputs `baseUrl` as ApiUrl instead.
     this.api.node.tryRemoveChild('Endpoint');
     Validations.of(this.api).acknowledge(

@@ -44,6 +44,20 @@ const liveAliasOf = (functionId: string) => {
 };
 
 describe('the API', () => {
+  test("API Gateway's execution-log group is the stack's: created before the stage, with retention, removed with it", () => {
+    // API Gateway logs to API-Gateway-Execution-Logs_{rest-api-id}/{stage}, which it creates itself (kept forever,
+    // left behind by cdk destroy) unless it exists ("Set up CloudWatch logging for REST APIs in API Gateway").
+    const api = logicalIdOf('AWS::ApiGateway::RestApi');
+    const [[id, group] = []] = Object.entries(template.findResources('AWS::Logs::LogGroup')).filter(
+      ([, resource]) =>
+        JSON.stringify(resource.Properties.LogGroupName) ===
+        JSON.stringify({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: api }, '/v1']] }),
+    );
+    expect(group).toMatchObject({ DeletionPolicy: 'Delete', Properties: { RetentionInDays: 30 } }); // prod's month
+    const [[, stage] = []] = Object.entries(template.findResources('AWS::ApiGateway::Stage'));
+    expect(stage?.DependsOn).toContain(id);
+  });
+
   test('has exactly one method: POST /plants, proxied to createPlant, behind the TOKEN authorizer', () => {
     template.resourceCountIs('AWS::ApiGateway::Method', 1);
     template.resourceCountIs('AWS::ApiGateway::Resource', 1);
@@ -245,12 +259,70 @@ describe('monitoring', () => {
       MetricName: '5XXError',
       Statistic: 'Average',
       Threshold: 0.01,
-      Period: 300,
+      Period: 60,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', Threshold: 8000 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Duration', Threshold: 4000 });
     const overridden = synth({ alarmThresholds: { api5xxRate: 0.05 } });
     overridden.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: '5XXError', Threshold: 0.05 });
+  });
+
+  test('two stacks in one account keep their API alarms apart: each watches its own API by name', () => {
+    // API Gateway's metrics are keyed by ApiName (and Stage): two APIs of one name would share them.
+    const apiAlarmNames = (stack: Template) => {
+      const [[, api] = []] = Object.entries(stack.findResources('AWS::ApiGateway::RestApi'));
+      const names = Object.values(stack.findResources('AWS::CloudWatch::Alarm'))
+        .filter(({ Properties }) => Properties.Namespace === 'AWS/ApiGateway')
+        .map(({ Properties }) => Properties.Dimensions.find(({ Name }: { Name: string }) => Name === 'ApiName').Value);
+      return { api: api?.Properties.Name, names: new Set(names) };
+    };
+    const dev = apiAlarmNames(Template.fromStack(new PlantStoreStack(appWithoutBundling(), 'PlantStoreDev')));
+    const prod = apiAlarmNames(Template.fromStack(new PlantStoreStack(appWithoutBundling(), 'PlantStoreProd')));
+
+    expect(dev.names).toEqual(new Set([dev.api]));
+    expect(prod.names).toEqual(new Set([prod.api]));
+    expect(dev.api).not.toEqual(prod.api);
+  });
+
+  test('the DynamoDB alarms fill a missing per-operation metric with 0, so either operation alone can fire them', () => {
+    // "Using metric math": without FILL, a sum has no value where one metric has none (DynamoDB publishes
+    // ThrottledRequests and SystemErrors only when they occur).
+    for (const name of ['ThrottledRequests', 'SystemErrors']) {
+      const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter(({ Properties }) =>
+        (Properties.Metrics ?? []).some(
+          (metric: { MetricStat?: { Metric: { MetricName: string } } }) =>
+            metric.MetricStat?.Metric.MetricName === name,
+        ),
+      );
+      const metrics = alarm?.Properties.Metrics as { Id: string; Expression?: string; ReturnData?: boolean }[];
+      const expression = metrics.find(({ Expression }) => Expression)?.Expression ?? '';
+      const inputs = metrics.filter(({ Expression }) => !Expression).map(({ Id }) => Id);
+      expect(inputs).toHaveLength(2);
+      expect(expression.split('+').map((term) => term.trim())).toEqual(inputs.map((id) => `FILL(${id}, 0)`));
+    }
+  });
+
+  test('the alarms a deployment watches can fire while its canary runs', () => {
+    // CodeDeploy rolls back on an alarm only while it shifts traffic ("Monitoring deployments with CloudWatch alarms
+    // in CodeDeploy"); metrics arrive about a minute late. So each watched alarm must be able to reach ALARM within the
+    // canary's minutes: its breaching datapoints, plus a minute.
+    const groups = Object.values(template.findResources('AWS::CodeDeploy::DeploymentGroup'));
+    expect(groups).toHaveLength(2);
+    for (const group of groups) {
+      const config = String(group.Properties.DeploymentConfigName);
+      const canaryMinutes = Number(/Canary10Percent(\d+)Minutes$/.exec(config)?.[1]);
+      expect(canaryMinutes).toBe(5);
+      const watched = (group.Properties.AlarmConfiguration.Alarms as { Name: { Ref: string } }[]).map(
+        ({ Name }) => template.toJSON().Resources[Name.Ref].Properties,
+      );
+      expect(watched.length).toBeGreaterThanOrEqual(2);
+      for (const alarm of watched) {
+        const secondsToAlarm = alarm.Period * (alarm.DatapointsToAlarm ?? alarm.EvaluationPeriods) + 60;
+        expect(secondsToAlarm).toBeLessThanOrEqual(canaryMinutes * 60 - 60);
+      }
+    }
   });
 
   test('every alarm notifies the SNS topic, whose ARN is an output; an email subscribes only when given', () => {
