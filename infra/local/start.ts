@@ -1,6 +1,7 @@
-// `npm start` (and `npm run dev`): the entry file. It notes which process started the runner before anything else
-// loads, so that one which is gone by the time the runner is serving (npm killed during the synth) is seen too; the
+// `npm start` (and `npm run dev`): the entry file. It takes the process that started the runner first, so that one
+// gone before the runner serves (npm killed during the startup) is seen too: npm's pid from the start script (the
+// shell's $PPID, known before Node starts), or this process's parent as it first sees it when run directly. The
 // runner itself is in start-runner.ts, imported after that.
-const parent = process.ppid;
+const parent = Number(process.env.PLANT_STORE_PARENT_PID) || process.ppid;
 const { startRunner } = await import('./start-runner.ts');
 await startRunner(parent);

@@ -135,16 +135,17 @@ test('a second signal, later than the first, stops at once', async () => {
 
 test('npm stopped just as it starts the runner or as the banner appears, round after round: the runner always stops', async () => {
   const moments: [RegExp, NodeJS.Signals][] = [
-    [/> exec node infra\/local\/start\.ts/, 'SIGKILL'],
+    [/^> .*exec node infra\/local\/start\.ts/m, 'SIGKILL'],
     [/^curl /m, 'SIGKILL'],
-    [/> exec node infra\/local\/start\.ts/, 'SIGTERM'],
+    [/^> .*exec node infra\/local\/start\.ts/m, 'SIGTERM'],
     [/^curl /m, 'SIGTERM'],
     [/^curl /m, 'SIGKILL'],
     [/^curl /m, 'SIGKILL'],
   ];
   for (const [moment, signal] of moments) {
     const launched = launch(newDataDir(), { viaNpm: true });
-    await launched.printed(moment);
+    await Promise.race([launched.printed(moment), launched.closed]);
+    expect(launched.output()).toMatch(moment);
     launched.child.kill(signal);
 
     await launched.closed;
