@@ -69,7 +69,21 @@ export class WebFirewall extends Construct {
         {
           name: 'AwsCommonRules',
           priority: 2,
-          statement: { managedRuleGroupStatement: { vendorName: 'AWS', name: 'AWSManagedRulesCommonRuleSet' } },
+          statement: {
+            managedRuleGroupStatement: {
+              vendorName: 'AWS',
+              name: 'AWSManagedRulesCommonRuleSet',
+              // The rule set's rules that would refuse what the API accepts count instead of blocking ("Core rule set
+              // (CRS) managed rule group", https://docs.aws.amazon.com/waf/latest/developerguide/aws-managed-rule-groups-baseline.html):
+              // SizeRestrictions_BODY blocks bodies over 8 KB, where the API takes up to maxBodyBytes (the BodySize
+              // rule above enforces that); NoUserAgent_HEADER blocks requests without a User-Agent, which RFC 9110
+              // asks clients for (SHOULD) but this API's clients (scripts, devices, SDKs configured bare) need not send.
+              ruleActionOverrides: ['SizeRestrictions_BODY', 'NoUserAgent_HEADER'].map((name) => ({
+                name,
+                actionToUse: { count: {} },
+              })),
+            },
+          },
           overrideAction: { none: {} },
           visibilityConfig: visibility('AwsCommonRules'),
         },

@@ -494,6 +494,21 @@ describe('optional edges, off by default', () => {
     withWaf.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 
+  test('WAF: a body between 8 KB and the API limit passes; a request without User-Agent too (both rules count)', () => {
+    // AWS's common rule set blocks bodies over 8 KB (SizeRestrictions_BODY) and requests without a User-Agent
+    // (NoUserAgent_HEADER): "Core rule set (CRS) managed rule group" in the AWS WAF developer guide. A rule set's
+    // rule with a Count override only counts; the web ACL's own BodySize rule is what refuses a body (over 64 KiB).
+    const acl = Object.values(synth({ waf: {} }).findResources('AWS::WAFv2::WebACL'))[0]?.Properties;
+    const common = acl.Rules.find(({ Name }: { Name: string }) => Name === 'AwsCommonRules');
+    expect(common.OverrideAction).toEqual({ None: {} });
+    expect(common.Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+      { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+      { Name: 'NoUserAgent_HEADER', ActionToUse: { Count: {} } },
+    ]);
+    const bodySize = acl.Rules.find(({ Name }: { Name: string }) => Name === 'BodySize');
+    expect(bodySize.Statement.SizeConstraintStatement.Size).toBe(64 * 1024);
+  });
+
   test('a custom domain with TLS 1.2 mapped to the stage, its URL an output; an alias record only with a zone', () => {
     const withDomain = synth({ customDomain: domain });
     withDomain.hasResourceProperties('AWS::ApiGateway::DomainName', {
