@@ -44,6 +44,25 @@ const liveAliasOf = (functionId: string) => {
 };
 
 describe('the API', () => {
+  test('a change to the authorizer alone makes a new Deployment, so it reaches the stage', () => {
+    // A stage serves the snapshot of its Deployment; a changed AWS::ApiGateway::Authorizer updates nothing live until a
+    // new Deployment is made, and CDK makes one only when the Deployment's logical id changes. Without the feature
+    // flag @aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId, the id ignores authorizers (aws-cdk #16554).
+    const deploymentId = (stack: Template) => Object.keys(stack.findResources('AWS::ApiGateway::Deployment'));
+    const other = synth({ authorizerCacheTtl: Duration.seconds(60) });
+
+    expect(deploymentId(template)).toHaveLength(1);
+    expect(deploymentId(other)).not.toEqual(deploymentId(template));
+    expect(cdkJsonContext['@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId']).toBe(true);
+  });
+
+  test('cdk.json sets every feature flag aws-cdk-lib recommends, as cdk init would', () => {
+    const recommended = JSON.parse(
+      readFileSync(new URL('../../node_modules/aws-cdk-lib/recommended-feature-flags.json', import.meta.url), 'utf8'),
+    );
+    expect(cdkJsonContext).toMatchObject(recommended);
+  });
+
   test("API Gateway's execution-log group is the stack's: created before the stage, with retention, removed with it", () => {
     // API Gateway logs to API-Gateway-Execution-Logs_{rest-api-id}/{stage}, which it creates itself (kept forever,
     // left behind by cdk destroy) unless it exists ("Set up CloudWatch logging for REST APIs in API Gateway").
