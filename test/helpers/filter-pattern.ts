@@ -45,22 +45,17 @@ const parse = (pattern: string): Node => {
     }
     return { kind: 'equals', selector: token.slice(2).split('.'), value: JSON.parse(value) as string };
   };
-  const and = (): Node => {
-    let node = primary();
-    while (peek() === '&&') {
+  /** Operands joined by `operator`, left to right. */
+  const joined = (operator: '&&' | '||', operand: () => Node) => (): Node => {
+    let node = operand();
+    while (peek() === operator) {
       next();
-      node = { kind: 'and', left: node, right: primary() };
+      node = { kind: operator === '&&' ? 'and' : 'or', left: node, right: operand() };
     }
     return node;
   };
-  const or = (): Node => {
-    let node = and();
-    while (peek() === '||') {
-      next();
-      node = { kind: 'or', left: node, right: and() };
-    }
-    return node;
-  };
+  const and = joined('&&', primary);
+  const or: () => Node = joined('||', and);
   const tree = or();
   if (position !== tokens.length) throw new Error(`unexpected ${peek()} in ${pattern}`);
   return tree;

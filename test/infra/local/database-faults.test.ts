@@ -99,6 +99,19 @@ afterAll(() => {
   if (mounted) spawnSync('umount', ['-l', smallDisk]);
 });
 
+/** Fills the small disk with the file `name` to its last byte; returns the file's path. */
+const fillDisk = (name: string) => {
+  const filler = join(smallDisk, name);
+  for (const chunk of [64 * 1024, 4 * 1024, 1]) {
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(chunk));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
+    }
+  }
+  return filler;
+};
+
 describe('a full disk', () => {
   (mounted ? test : test.skip)(
     'answers 503 with Retry-After and logs the cause; the runner keeps serving and recovers when space returns',
@@ -109,14 +122,7 @@ describe('a full disk', () => {
       expect((await create(1, 'Before the disk filled')).status).toBe(200);
       acknowledged.push(1);
 
-      const filler = join(smallDisk, 'filler');
-      for (const chunk of [64 * 1024, 4 * 1024, 1]) {
-        try {
-          for (;;) appendFileSync(filler, Buffer.alloc(chunk));
-        } catch (error) {
-          expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-        }
-      }
+      const filler = fillDisk('filler');
       // LevelDB may still fill the page its log has begun: create until the first refusal (each 200 is kept below).
       let refused: Response | undefined;
       for (let id = 100; id < 1_100 && !refused; id += 1) {
@@ -144,14 +150,7 @@ describe('a full disk', () => {
       const dataDir = join(smallDisk, 'stopped-while-full');
       const first = await serve(dataDir);
       const acknowledged = new Map<number, string>();
-      const filler = join(smallDisk, 'filler-2');
-      for (const chunk of [64 * 1024, 4 * 1024, 1]) {
-        try {
-          for (;;) appendFileSync(filler, Buffer.alloc(chunk));
-        } catch (error) {
-          expect((error as NodeJS.ErrnoException).code).toBe('ENOSPC');
-        }
-      }
+      const filler = fillDisk('filler-2');
       // 8 creates at a time, as clients do, until the database fails for want of space; then a few more rounds.
       let nextId = 1;
       let failedRounds = 0;
