@@ -19,7 +19,10 @@ interface PlantStoreOptions {
   log?: (line: string) => void;
 }
 
-/** How tests serve the synthesized Plant Store: on a free port, the functions' own JSON logs off (they would fill the output). */
+/**
+ * How tests serve the synthesized Plant Store: on a free port, the functions' logs off (their own lines, and the Lambda
+ * runtime's for each rejection, would fill the output).
+ */
 export const plantStoreOptions = ({
   dataDir = mkdtempSync(join(tmpdir(), 'plant-store-test-')),
   maxWorkers = 4,
@@ -35,4 +38,5 @@ export const plantStoreOptions = ({
     BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars.BearerAuthorizerFunction },
   },
   log,
+  functionLog: () => undefined,
 });
