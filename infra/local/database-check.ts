@@ -34,7 +34,7 @@ const maskDelta = 0xa282ead8;
 const masked = (crc: number) => ((((crc >>> 15) | (crc << 17)) >>> 0) + maskDelta) >>> 0;
 
 /** What is wrong with a LevelDB log file; `cutOffAt` where its last record (or header) is cut off. */
-export interface LogFileProblem {
+interface LogFileProblem {
   message: string;
   cutOffAt?: number;
 }

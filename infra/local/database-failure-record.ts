@@ -23,7 +23,7 @@ const recordBytes = 4096;
 const logFile = /^\d+\.log$/;
 
 /** Each log file's size when a write to the folder last failed. */
-export type FailedWrites = Record<string, number>;
+type FailedWrites = Record<string, number>;
 
 /** The noted sizes in the LevelDB folder `path` (none when there is no note, or it cannot be read). */
 export const readFailedWrites = (path: string): FailedWrites => {

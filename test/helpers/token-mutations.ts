@@ -9,7 +9,7 @@ const join = ([header, payload, signature]: string[]) => `${header}.${payload}.$
 const b64 = (bytes: Buffer) => bytes.toString('base64url');
 
 /** The order n of P-256 (SEC 2, section 2.4.2): an ECDSA scalar r or s must lie in [1, n - 1]. */
-export const p256Order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+const p256Order = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
 const scalar = (bytes: Buffer) => BigInt(`0x${bytes.toString('hex') || '0'}`);
 /** A scalar as `length` big-endian bytes (or as few as it needs, when longer). */
 const bytesOf = (value: bigint, length: number) => {
