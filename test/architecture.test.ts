@@ -37,12 +37,18 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'functions/bearer-authorizer/into-other-function.ts': '../create-plant/config.ts',
       'functions/commons/into-a-function.ts': '../create-plant/config.ts',
       'infra/local/into-functions.ts': '../../functions/bearer-authorizer/environment.ts',
+      'infra/local/cli/into-functions.ts': '../../../functions/bearer-authorizer/environment.ts',
+      'infra/local/into-cli.ts': './cli/options.ts',
+      'infra/local/gateway/into-cli.ts': '../cli/options.ts',
     }).sort(),
   ).toEqual([
     "functions/bearer-authorizer/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
     "functions/commons/into-a-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
     'functions/create-plant/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).',
     "functions/create-plant/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    'infra/local/cli/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
+    "infra/local/gateway/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
+    "infra/local/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
     'infra/local/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
   ]);
 });
@@ -53,7 +59,9 @@ test('the imports the architecture allows pass', () => {
       'functions/create-plant/own.ts': './config.ts',
       'functions/create-plant/commons.ts': '../commons/errors.ts',
       'infra/constructs/function.ts': '../../functions/bearer-authorizer/environment.ts',
-      'infra/local/own.ts': './metadata.ts',
+      'infra/local/own.ts': './app/template.ts',
+      'infra/local/gateway/sibling.ts': '../lambda/pool.ts',
+      'infra/local/cli/into-core.ts': '../local-api.ts',
     }),
   ).toEqual([]);
 });

@@ -5,7 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
-import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/metadata.ts';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/app/metadata.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
 

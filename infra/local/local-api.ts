@@ -1,13 +1,14 @@
 // Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in worker threads, its REST
 // API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN authorizers trust.
-import { TokenAuthorizer } from './authorizer.ts';
-import { type LocalDatabase, startDatabase } from './database.ts';
-import { devIssuerEnvironment, loadSigningKey, type SigningKey, serveJwks } from './dev-issuer.ts';
-import { functionEnvironment } from './environment.ts';
-import { FunctionPool } from './function-pool.ts';
-import { createGateway, type Deployment, type LocalRoutes } from './gateway.ts';
+
+import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
+import { type LocalDatabase, startDatabase } from './database/database.ts';
+import { TokenAuthorizer } from './gateway/authorizer.ts';
+import { createGateway, type Deployment, type LocalRoutes } from './gateway/server.ts';
+import { devIssuerVariables, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
+import { FunctionPool } from './lambda/pool.ts';
+import { functionVariables } from './lambda/variables.ts';
 import { listenOnLoopback } from './loopback.ts';
-import { type LocalApp, type LocalFunction, readLocalApp } from './template.ts';
 
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
@@ -52,24 +53,24 @@ export interface LocalApi {
 }
 
 /**
- * A function's environment as the runner gives it: the template's, with the development issuer and the local
+ * A function's environment variables as the runner gives them: the template's, with the development issuer and the local
  * database in, and `envVars` (from `--env-vars`) over them.
  */
-export const localEnvironment = (
+export const localVariables = (
   fn: LocalFunction,
   app: LocalApp,
   jwksUri: string,
   databaseEndpoint: string,
   envVars: Record<string, string> = {},
 ) =>
-  functionEnvironment(fn, app, {
-    ...devIssuerEnvironment(fn, jwksUri),
+  functionVariables(fn, app, {
+    ...devIssuerVariables(fn, jwksUri),
     AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
     ...envVars,
   });
 
 /**
- * Starts database and issuer, and pools for `app` with the functions' environments; `poolsFor` makes those of another
+ * Starts database and issuer, and pools for `app` with the functions' variables; `poolsFor` makes those of another
  * app on the same database and issuer (a reload). Used by `npm start` and `npm run invoke`.
  */
 export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
@@ -85,10 +86,10 @@ export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOption
   const poolsFor = (served: LocalApp) => {
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
-      const environment = localEnvironment(fn, served, jwks.jwksUri, database.endpoint, options.envVars?.[fn.id]);
+      const variables = localVariables(fn, served, jwks.jwksUri, database.endpoint, options.envVars?.[fn.id]);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
-      pools.set(fn.id, new FunctionPool(fn, environment, options.maxWorkers, logLine));
+      pools.set(fn.id, new FunctionPool(fn, variables, options.maxWorkers, logLine));
     }
     return pools;
   };

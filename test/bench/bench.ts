@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
-import { devIssuer, serveJwks, signDevToken } from '../../infra/local/dev-issuer.ts';
-import { localEnvironment, startLocalApi } from '../../infra/local/local-api.ts';
-import type { LocalFunction } from '../../infra/local/template.ts';
+import type { LocalFunction } from '../../infra/local/app/template.ts';
+import { devIssuer, serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
+import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
@@ -78,7 +78,7 @@ countingGate.open();
 const dynamoDbRequests = countingGate.actions;
 const countingEndpoint = countingGate.endpoint;
 const jwks = await serveJwks(() => [api.signingKey.publicJwk]);
-const environmentOf = (fn: LocalFunction, endpoint: string) => localEnvironment(fn, api.app, jwks.jwksUri, endpoint);
+const environmentOf = (fn: LocalFunction, endpoint: string) => localVariables(fn, api.app, jwks.jwksUri, endpoint);
 
 // 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.
 progress('bundling the references');

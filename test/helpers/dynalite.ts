@@ -5,7 +5,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PlantsTable } from '../../infra/constructs/plants-table.ts';
-import { createTableInput, startDatabase } from '../../infra/local/database.ts';
+import { createTableInput, startDatabase } from '../../infra/local/database/database.ts';
 import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface LocalDynamoDb {

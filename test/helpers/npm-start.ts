@@ -39,7 +39,7 @@ export const launch = (
   const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
   const child = viaNpm
     ? spawnInGroup('npm', ['start', '--', ...runnerArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawnInGroup(process.execPath, ['infra/local/start.ts', ...runnerArgs], {
+    : spawnInGroup(process.execPath, ['infra/local/cli/start.ts', ...runnerArgs], {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

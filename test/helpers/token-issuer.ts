@@ -1,6 +1,6 @@
 // A token issuer for tests: key pairs generated here, a JWKS served on loopback, and real signed JWTs.
 import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { serveJwks } from '../../infra/local/dev-issuer.ts';
+import { serveJwks } from '../../infra/local/issuer/dev-issuer.ts';
 
 export interface SigningKey {
   kid: string;

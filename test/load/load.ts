@@ -73,7 +73,7 @@ const startRunner = async (dataDir: string): Promise<Runner> => {
   );
   const child = spawnInGroup(
     process.execPath,
-    ['infra/local/start.ts', '--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
+    ['infra/local/cli/start.ts', '--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
     { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';

@@ -11,11 +11,11 @@ const projectRoot = new URL('../../', import.meta.url).pathname;
 const reportDir = mkdtempSync(join(tmpdir(), 'plant-store-reliability-'));
 const suites = [
   'test/functions/create-plant/handler.property.test.ts',
-  'test/infra/local/plant-store.property.test.ts',
-  'test/infra/local/auth-attacks.test.ts',
-  'test/infra/local/token-mutations.property.test.ts',
-  'test/infra/local/database-faults.test.ts',
-  'test/infra/local/gateway-semantics.test.ts',
+  'test/infra/local/plant-store.property.e2e.test.ts',
+  'test/infra/local/auth-attacks.e2e.test.ts',
+  'test/infra/local/token-mutations.property.e2e.test.ts',
+  'test/infra/local/database-faults.e2e.test.ts',
+  'test/infra/local/gateway-semantics.e2e.test.ts',
   'test/functions/create-plant/handler-deadline.test.ts',
 ];
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);

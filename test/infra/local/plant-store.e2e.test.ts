@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { signDevToken } from '../../../infra/local/dev-issuer.ts';
+import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { responseContractViolations } from '../../helpers/independent-contract.ts';

@@ -1,0 +1,48 @@
+// The template's intrinsic functions and pseudo parameters, resolved where they have a local meaning.
+import type { LocalApp } from './template.ts';
+
+export class UnresolvableValueError extends Error {
+  override name = 'UnresolvableValueError';
+}
+
+/** Pseudo parameters as the local runner answers them. */
+export const localAws = {
+  region: 'us-east-1',
+  accountId: '000000000000',
+  partition: 'aws',
+  urlSuffix: 'amazonaws.com',
+};
+
+/** Resolves Ref, Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
+export const resolveValue = (value: unknown, app: LocalApp): string => {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'object' && value !== null) {
+    if ('Ref' in value && typeof value.Ref === 'string') return resolveRef(value.Ref, app);
+    if ('Fn::Join' in value && Array.isArray(value['Fn::Join'])) {
+      const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
+      return parts.map((part) => resolveValue(part, app)).join(separator);
+    }
+    if ('Fn::GetAtt' in value && Array.isArray(value['Fn::GetAtt'])) {
+      const [id, attribute] = value['Fn::GetAtt'] as [string, string];
+      const table = app.tables.find((candidate) => candidate.id === id);
+      if (table && attribute === 'Arn') {
+        return `arn:aws:dynamodb:${localAws.region}:${localAws.accountId}:table/${table.tableName}`;
+      }
+    }
+  }
+  throw new UnresolvableValueError(JSON.stringify(value));
+};
+
+const resolveRef = (id: string, app: LocalApp): string => {
+  const pseudo: Record<string, string> = {
+    'AWS::Region': localAws.region,
+    'AWS::AccountId': localAws.accountId,
+    'AWS::Partition': localAws.partition,
+    'AWS::URLSuffix': localAws.urlSuffix,
+    'AWS::StackName': app.stackName,
+  };
+  if (pseudo[id]) return pseudo[id];
+  const table = app.tables.find((candidate) => candidate.id === id);
+  if (table) return table.tableName;
+  throw new UnresolvableValueError(`{"Ref":"${id}"}`);
+};

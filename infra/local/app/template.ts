@@ -1,0 +1,305 @@
+// Reads a synthesized CloudFormation template into what the local runner serves: the REST API's routes, TOKEN
+// authorizers and gateway responses, the Lambda functions (their bundled assets) and the DynamoDB tables.
+// Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
+
+export interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+export interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+}
+
+export class UnsupportedTemplateError extends Error {
+  override name = 'UnsupportedTemplateError';
+}
+
+export interface LocalFunction {
+  id: string;
+  /** The folder of the bundled code, as `cdk deploy` would upload it. */
+  assetDir: string;
+  /** The module file inside assetDir and the exported handler name. */
+  modulePath: string;
+  exportName: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
+  logFormat: 'JSON' | 'Text';
+  /** Its environment variables as the template has them, intrinsics unresolved (see intrinsics.ts). */
+  variables: Record<string, unknown>;
+  /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
+  tokenIssuerVariables: TokenIssuerVariables | undefined;
+}
+
+export interface LocalAuthorizer {
+  id: string;
+  functionId: string;
+  /** The request header carrying the token. */
+  headerName: string;
+  /** Must match the whole header value; API Gateway answers 401 itself otherwise. */
+  validation: RegExp | undefined;
+  ttlSeconds: number;
+}
+
+export interface LocalRoute {
+  /** The resource path as in the template, e.g. `/plants` or `/plants/{id}`. */
+  resourcePath: string;
+  /** `ANY` or an HTTP method. */
+  method: string;
+  functionId: string;
+  authorizerId: string | undefined;
+  integrationTimeoutMs: number;
+}
+
+export interface LocalGatewayResponse {
+  statusCode: number | undefined;
+  headers: Record<string, string>;
+  /** The application/json template, if any. */
+  template: string | undefined;
+}
+
+export interface LocalTable {
+  id: string;
+  tableName: string;
+  properties: Record<string, unknown>;
+}
+
+export interface LocalApp {
+  stackName: string;
+  apiId: string;
+  stageName: string;
+  /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
+  binaryMediaTypes: string[];
+  routes: LocalRoute[];
+  authorizers: Map<string, LocalAuthorizer>;
+  gatewayResponses: Map<string, LocalGatewayResponse>;
+  functions: Map<string, LocalFunction>;
+  tables: LocalTable[];
+  resources: Record<string, CfnResource>;
+}
+
+const refOf = (value: unknown): string | undefined =>
+  typeof value === 'object' && value !== null && 'Ref' in value && typeof value.Ref === 'string'
+    ? value.Ref
+    : undefined;
+
+const getAttOf = (value: unknown): [string, string] | undefined => {
+  if (typeof value !== 'object' || value === null || !('Fn::GetAtt' in value)) return undefined;
+  const att = value['Fn::GetAtt'];
+  return Array.isArray(att) && att.length === 2 ? [String(att[0]), String(att[1])] : undefined;
+};
+
+const props = (resource: CfnResource) => resource.Properties ?? {};
+
+/**
+ * The logical id of the Lambda function an integration or authorizer URI points at: by its Arn, or through an alias.
+ */
+const functionOfUri = (uri: unknown, where: string, resources: Record<string, CfnResource>): string => {
+  const parts =
+    typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [];
+  const targets = parts.flatMap((part) => {
+    const att = getAttOf(part);
+    if (att?.[1] === 'Arn') return [att[0]];
+    // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
+    const ref = refOf(part);
+    const alias = ref === undefined ? undefined : resources[ref];
+    const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
+    return aliased === undefined ? [] : [aliased];
+  });
+  if (targets.length !== 1 || !targets[0])
+    throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
+  return targets[0];
+};
+
+const ofType = (resources: Record<string, CfnResource>, type: string) =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+/** Lambda's handler setting `file.export`: the module file in the asset folder and the export's name. */
+const handlerModule = (assetDir: string, handler: string, id: string) => {
+  const dot = handler.lastIndexOf('.');
+  const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
+  const modulePath = ['.mjs', '.js', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
+  if (dot < 1 || !modulePath)
+    throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
+  return { modulePath, exportName };
+};
+
+const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
+  if (value === undefined) return undefined;
+  const { issuer, audience, jwksUri, requiredScope } = (value ?? {}) as Partial<Record<string, unknown>>;
+  const names = [issuer, audience, jwksUri];
+  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof requiredScope)) {
+    throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
+  }
+  return value as TokenIssuerVariables;
+};
+
+const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string) => {
+  const functions = new Map<string, LocalFunction>();
+  for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
+    const properties = props(resource);
+    const runtime = String(properties.Runtime ?? '');
+    if (!runtime.startsWith('nodejs')) throw new UnsupportedTemplateError(`${id}: runtime ${runtime} is not Node.js`);
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (typeof assetPath !== 'string') {
+      throw new UnsupportedTemplateError(
+        `${id}: no aws:asset:path metadata (synthesize with the CDK CLI, which adds it)`,
+      );
+    }
+    const assetDir = join(cloudAssemblyDir, assetPath);
+    const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    functions.set(id, {
+      id,
+      assetDir,
+      ...handlerModule(assetDir, String(properties.Handler ?? 'index.handler'), id),
+      timeoutSeconds: Number(properties.Timeout ?? 3),
+      memoryMb: Number(properties.MemorySize ?? 128),
+      logFormat:
+        (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
+      variables,
+      tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
+    });
+  }
+  return functions;
+};
+
+const readAuthorizers = (resources: Record<string, CfnResource>) => {
+  const authorizers = new Map<string, LocalAuthorizer>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
+    const properties = props(resource);
+    if (properties.Type !== 'TOKEN')
+      throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN)`);
+    const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
+    if (!source?.[1]) throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
+    const expression = properties.IdentityValidationExpression;
+    authorizers.set(id, {
+      id,
+      functionId: functionOfUri(properties.AuthorizerUri, id, resources),
+      headerName: source[1],
+      // API Gateway matches the whole value, as Java's matches() does.
+      validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
+      ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 300),
+    });
+  }
+  return authorizers;
+};
+
+const readRoutes = (resources: Record<string, CfnResource>, apiId: string): LocalRoute[] => {
+  const pathOf = (resourceId: unknown): string => {
+    if (getAttOf(resourceId)?.[1] === 'RootResourceId') return '';
+    const id = refOf(resourceId);
+    const resource = id === undefined ? undefined : resources[id];
+    if (!id || resource?.Type !== 'AWS::ApiGateway::Resource')
+      throw new UnsupportedTemplateError(`resource ${JSON.stringify(resourceId)}`);
+    return `${pathOf(props(resource).ParentId)}/${String(props(resource).PathPart)}`;
+  };
+  return ofType(resources, 'AWS::ApiGateway::Method').map(([id, resource]) => {
+    const properties = props(resource);
+    if (refOf(properties.RestApiId) !== apiId) throw new UnsupportedTemplateError(`${id}: belongs to another REST API`);
+    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+    if (integration.Type !== 'AWS_PROXY') {
+      throw new UnsupportedTemplateError(
+        `${id}: integration type ${String(integration.Type)} (only Lambda proxy, AWS_PROXY)`,
+      );
+    }
+    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    if (!['NONE', 'CUSTOM'].includes(authorization)) {
+      throw new UnsupportedTemplateError(`${id}: authorization type ${authorization} (only NONE and CUSTOM)`);
+    }
+    if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${id}: API keys`);
+    return {
+      resourcePath: pathOf(properties.ResourceId) || '/',
+      method: String(properties.HttpMethod),
+      functionId: functionOfUri(integration.Uri, id, resources),
+      authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
+      integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+    };
+  });
+};
+
+/** What the runner renders in a gateway response template; anything else in one is refused. */
+const supportedTemplateVariable = /\$context\.(error\.messageString|error\.message|error\.responseType|requestId)\b/g;
+
+const readGatewayResponses = (resources: Record<string, CfnResource>) => {
+  const responses = new Map<string, LocalGatewayResponse>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
+    const properties = props(resource);
+    const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
+    const template = templates['application/json'];
+    if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
+      throw new UnsupportedTemplateError(
+        `${id}: template ${template} uses mapping-template features beyond $context.error.*`,
+      );
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries((properties.ResponseParameters ?? {}) as Record<string, string>)) {
+      const header = /^gatewayresponse\.header\.(.+)$/.exec(name)?.[1];
+      const literal = /^'(.*)'$/.exec(value)?.[1];
+      if (!header || literal === undefined)
+        throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
+      headers[header] = literal;
+    }
+    responses.set(String(properties.ResponseType), {
+      statusCode: properties.StatusCode === undefined ? undefined : Number(properties.StatusCode),
+      headers,
+      template,
+    });
+  }
+  return responses;
+};
+
+/** The template of the one stack in `cloudAssemblyDir` (or of `stackName`), read into a LocalApp. */
+export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): LocalApp => {
+  const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
+    artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stacks = Object.entries(manifest.artifacts ?? {}).filter(
+    ([name, artifact]) =>
+      artifact.type === 'aws:cloudformation:stack' && (stackName === undefined || name === stackName),
+  );
+  const [stack] = stacks;
+  if (stacks.length !== 1 || !stack) {
+    throw new UnsupportedTemplateError(
+      `expected one stack in ${cloudAssemblyDir}${stackName ? ` named ${stackName}` : ''}, found ${stacks.length}`,
+    );
+  }
+  const [name, artifact] = stack;
+  const template = JSON.parse(
+    readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
+  ) as CfnTemplate;
+  const { Resources: resources } = template;
+
+  const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
+  const [api] = apis;
+  if (apis.length !== 1 || !api)
+    throw new UnsupportedTemplateError(`${name}: expected one REST API, found ${apis.length}`);
+  const [apiId, apiResource] = api;
+  const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
+  if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
+    throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
+  }
+  const stages = ofType(resources, 'AWS::ApiGateway::Stage');
+  const stageName = stages.length === 1 && stages[0] ? String(props(stages[0][1]).StageName) : 'local';
+
+  return {
+    stackName: name,
+    apiId,
+    stageName,
+    binaryMediaTypes,
+    routes: readRoutes(resources, apiId),
+    authorizers: readAuthorizers(resources),
+    gatewayResponses: readGatewayResponses(resources),
+    functions: readFunctions(resources, cloudAssemblyDir),
+    tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
+      id,
+      tableName: String(props(resource).TableName ?? id),
+      properties: props(resource),
+    })),
+    resources,
+  };
+};

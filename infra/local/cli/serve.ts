@@ -1,0 +1,140 @@
+// `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT until it is stopped.
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ensureSynthesized, projectRoot } from '../app/cloud-assembly.ts';
+import { requiredScope, signDevToken } from '../issuer/dev-issuer.ts';
+import { type LocalApi, startLocalApi } from '../local-api.ts';
+import { apiReference } from './api-reference.ts';
+import { dataDirOf, envVarsOf, maxWorkersOf, parse, sharedOptions, wholeNumber } from './options.ts';
+import { reloadOnChange } from './watch.ts';
+
+const usage = `npm start -- [options]
+  --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
+  --data-dir DIR    database and issuer key (default .plant-store/)
+  --in-memory       keep nothing on disk
+  --max-workers N   execution environments per function at most (default 4; at least 1, at most 4 per core)
+  --env-vars FILE   {"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)
+  --stack NAME      the stack to serve when the app has several
+  --watch           synthesize and serve again when functions/, infra/ or openapi.yaml change (npm run dev)`;
+
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
+/** How long stopping waits for requests in flight (a function's own timeout is at most 10 s in this app's stack). */
+const drainGraceMs = 15_000;
+/**
+ * Under npm, a signal sent to the whole group (a terminal's Ctrl-C, `kill -- -PGID`) reaches the runner twice: from
+ * the sender, and forwarded by npm (which forwards SIGINT and SIGTERM to its script). Signals this close to the first
+ * are that same stop; a later one is the user's second, which stops at once.
+ */
+const sameStopMs = 1_000;
+/** How often the runner looks whether the process that started it is gone (Node offers no parent-death signal). */
+const parentPollMs = 500;
+
+/** The project's OpenAPI document, where it has one: what the banner says of the API it serves. */
+interface OpenApiDocument {
+  info?: { title?: string };
+  paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
+}
+const openApiPath = `${projectRoot}openapi.yaml`;
+const hasOpenApi = existsSync(openApiPath);
+const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
+
+/** A ready-to-paste request for each route that the OpenAPI document gives a JSON example body for. */
+const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) =>
+  routes.flatMap(({ resourcePath, method }) => {
+    const example =
+      openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
+    if (example === undefined) return [];
+    return [
+      `curl -s -X ${method} ${url}${resourcePath} -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
+    ];
+  });
+
+/**
+ * Serves the app until a signal (SIGINT, SIGTERM, SIGHUP) or the end of `parent`, the process that started the runner:
+ * then it stops accepting requests, lets those in flight finish, and exits. However the stop comes (the runner alone,
+ * npm alone, the whole group, or npm killed), requests in flight are answered; only a second signal from the user,
+ * later than `sameStopMs`, stops at once.
+ */
+export const serve = async (parent: number) => {
+  let stopAsked: number | undefined;
+  let serving: Promise<LocalApi | undefined> = Promise.resolve(undefined);
+  let stopWatching: () => void = () => undefined;
+  const stop = async (reason: string) => {
+    stopAsked = performance.now();
+    stopWatching();
+    log(`${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s), then stopping`);
+    await (await serving.catch(() => undefined))?.close(drainGraceMs);
+    log('stopped');
+    process.exit(0);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopAsked === undefined) void stop(signal);
+    else if (performance.now() - stopAsked > sameStopMs) {
+      log(`${signal} again: stopping now`);
+      process.exit(1);
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  // npm killed on its own (SIGKILL, a crash) leaves the runner orphaned, which it sees by its parent changing; it then
+  // stops as on SIGTERM instead of holding the port and the data folder. While it stops, this is not a second signal.
+  setInterval(() => {
+    if (process.ppid !== parent && stopAsked === undefined) void stop('the process that started it is gone');
+  }, parentPollMs).unref();
+
+  try {
+    const { values } = parse(
+      {
+        ...sharedOptions,
+        port: { type: 'string' },
+        'max-workers': { type: 'string', default: '4' },
+        watch: { type: 'boolean', default: false },
+      },
+      usage,
+    );
+    const dataDir = dataDirOf(values);
+    const cloudAssemblyDir = ensureSynthesized(log);
+    const starting = startLocalApi({
+      cloudAssemblyDir,
+      ...(values.stack && { stackName: values.stack }),
+      port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
+      dataDir,
+      maxWorkers: maxWorkersOf(values['max-workers'], log),
+      ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+      log,
+      ...(hasOpenApi && { localRoutes: apiReference(openApiPath) }),
+    });
+    serving = starting;
+    const api = await starting;
+    // Asked to stop while starting: stop() closes it, and nothing is announced.
+    if (stopAsked !== undefined) return;
+    const token = await signDevToken(api.signingKey, {
+      sub: 'local-developer',
+      scope: requiredScope(api.app),
+      expiresIn: '12h',
+    });
+    const routes = api.app.routes.map(
+      (route) => `  ${route.method} ${api.url}${route.resourcePath} -> ${route.functionId}`,
+    );
+    console.log(
+      [
+        '',
+        `${openapi.info?.title ?? 'The API'} (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+        ...routes,
+        `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
+        `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
+        ...(hasOpenApi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+        '',
+        `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
+        token,
+        '',
+        'Try:',
+        ...curlExamples(api.url, token, api.app.routes),
+        '',
+      ].join('\n'),
+    );
+    if (values.watch) stopWatching = reloadOnChange(api, log);
+  } catch (error) {
+    console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+};

@@ -1,0 +1,60 @@
+// The local DynamoDB's own process: dynalite (the DynamoDB API on LevelDB) on a loopback port. dynalite throws the
+// store's errors it does not expect (LevelDB's "No space left on device", a value it cannot decode) out of its
+// callbacks, which ends whatever process hosts it: here that is this process alone, which the runner restarts, so a
+// request's store error never takes the runner down (see database.ts).
+import dynalite from 'dynalite';
+import { listenOnLoopback } from '../loopback.ts';
+import { prepareFailedWrites } from './failure-record.ts';
+import { checkDatabaseFolder } from './folder-check.ts';
+
+/** What the runner tells this process (as its argument, JSON). */
+export interface DatabaseProcessOptions {
+  /** The LevelDB folder; none keeps the data in memory. */
+  path: string | undefined;
+  /** 0 for any free port; a restart takes the port the first start had. */
+  port: number;
+  /** Check the folder before serving it (the first start; a restart serves what is there). */
+  check: boolean;
+}
+
+/** What this process tells the runner. */
+export type DatabaseProcessMessage =
+  /** `notes`: what the check repaired, for the runner's log. */
+  | { type: 'ready'; port: number; notes: string[] }
+  /** The folder cannot be served: the message says why. */
+  | { type: 'refused'; message: string }
+  /** An error dynalite did not handle: this process exits. */
+  | { type: 'failed'; message: string };
+
+const send = (message: DatabaseProcessMessage) => process.send?.(message);
+const { path, port, check } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
+
+/** Notes the log files' sizes as this process dies of an error (database-failure-record.ts); set once checked. */
+let noteFailedWrite: () => void = () => undefined;
+process.on('uncaughtException', (error) => {
+  noteFailedWrite();
+  send({ type: 'failed', message: `${error.name}: ${error.message}` });
+  process.exit(70);
+});
+// The runner stops this process by message; a Ctrl-C sent to the whole process group is the runner's to handle.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+// The runner is gone (even by SIGKILL): release the data folder's lock, so the next start can open it.
+process.on('disconnect', () => process.exit(0));
+
+let notes: string[] = [];
+if (path !== undefined && check) {
+  try {
+    notes = await checkDatabaseFolder(path);
+  } catch (error) {
+    send({ type: 'refused', message: (error as Error).message });
+    process.exit(1);
+  }
+}
+if (path !== undefined) noteFailedWrite = prepareFailedWrites(path);
+const server = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const url = await listenOnLoopback(server, port);
+send({ type: 'ready', port: Number(new URL(url).port), notes });
+process.on('message', (message: unknown) => {
+  // Closing the server closes LevelDB too, so every acknowledged write is on disk.
+  if (message === 'close') server.close(() => process.exit(0));
+});

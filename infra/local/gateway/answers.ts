@@ -1,0 +1,129 @@
+// The answers the gateway writes: its own (from the template's gateway responses, or AWS's defaults), the runner's
+// for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
+import { STATUS_CODES } from 'node:http';
+import type { LocalGatewayResponse } from '../app/template.ts';
+
+/** Status and message of each answer the gateway makes itself, when the template does not configure it. */
+const gatewayDefaults: Record<string, { status: number; message: string }> = {
+  ACCESS_DENIED: { status: 403, message: 'Forbidden' },
+  AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
+  AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
+  INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
+  MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },
+  REQUEST_TOO_LARGE: { status: 413, message: 'Request Too Long' },
+  UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
+  // A function that fails or answers malformed: AWS answers 502 {"message": "Internal server error"}.
+  DEFAULT_5XX: { status: 502, message: 'Internal server error' },
+};
+
+export interface Answer {
+  status: number;
+  headers: [string, string][];
+  body: Buffer;
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+/** API Gateway answers application/json unless told otherwise. */
+const withContentType = (headers: [string, string][]): [string, string][] =>
+  headers.some(([name]) => name.toLowerCase() === 'content-type')
+    ? headers
+    : [...headers, ['Content-Type', 'application/json']];
+
+/** Renders the gateway's own answer of `type` from the template's gateway responses (or AWS's defaults). */
+export const gatewayAnswer = (
+  responses: Map<string, LocalGatewayResponse>,
+  type: string,
+  message: string,
+  requestId: string,
+): Answer => {
+  const fallback = gatewayDefaults[type] ?? { status: 500, message };
+  const configured = responses.get(type);
+  const inherited = responses.get(fallback.status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
+  const response = configured ?? inherited;
+  const status = configured?.statusCode ?? inherited?.statusCode ?? fallback.status;
+  const body =
+    response?.template === undefined
+      ? json({ message })
+      : Buffer.from(
+          response.template
+            .replaceAll('$context.error.messageString', JSON.stringify(message))
+            .replaceAll('$context.error.message', message)
+            .replaceAll('$context.error.responseType', type)
+            .replaceAll('$context.requestId', requestId),
+        );
+  return {
+    status,
+    headers: withContentType([
+      ...Object.entries(response?.headers ?? {}),
+      ['x-amzn-ErrorType', type],
+      ['x-amzn-RequestId', requestId],
+    ]),
+    body,
+  };
+};
+
+/**
+ * An answer of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
+ * malformed requests): the API's Error shape, so a client never meets a bare body.
+ */
+export const errorAnswer = (status: number, requestId?: string): Answer => ({
+  status,
+  headers: [
+    ['Content-Type', 'application/json'],
+    ...(requestId === undefined ? [] : ([['x-amzn-RequestId', requestId]] as [string, string][])),
+  ],
+  body: json({ error: status, message: STATUS_CODES[status] ?? 'Error' }),
+});
+
+/** The answer as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
+export const rawAnswer = ({ status, headers, body }: Answer) =>
+  Buffer.concat([
+    Buffer.from(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+        ...headers.map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${body.length}`,
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
+    ),
+    body,
+  ]);
+
+type Scalar = string | number | boolean;
+const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
+const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
+
+/** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */
+export const proxyResultToAnswer = (result: unknown): Answer | undefined => {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
+  const {
+    statusCode,
+    headers = {},
+    multiValueHeaders = {},
+    body,
+    isBase64Encoded = false,
+  } = result as Record<string, unknown>;
+  if (Object.keys(result).some((key) => !proxyResultKeys.has(key))) return undefined;
+  const status = Number(statusCode);
+  if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
+  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
+  if (typeof multiValueHeaders !== 'object' || multiValueHeaders === null) return undefined;
+  const multi = Object.entries(multiValueHeaders);
+  if (!multi.every(([, values]) => Array.isArray(values) && values.every(isScalar))) return undefined;
+  if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
+  if (typeof isBase64Encoded !== 'boolean') return undefined;
+
+  // `headers` and `multiValueHeaders` merge; for a name in both, `multiValueHeaders` wins.
+  const multiNames = new Set(multi.map(([name]) => name.toLowerCase()));
+  const merged: [string, string][] = [
+    ...Object.entries(headers as Record<string, Scalar>)
+      .filter(([name]) => !multiNames.has(name.toLowerCase()))
+      .map(([name, value]): [string, string] => [name, String(value)]),
+    ...multi.flatMap(([name, values]) => (values as Scalar[]).map((value): [string, string] => [name, String(value)])),
+  ];
+  const text = typeof body === 'string' ? body : '';
+  return { status, headers: withContentType(merged), body: Buffer.from(text, isBase64Encoded ? 'base64' : 'utf8') };
+};

@@ -1,0 +1,115 @@
+// The development token issuer: an ES256 key created once in the data folder, its JWKS served on loopback, and
+// tokens signed with it. The authorizer's environment points at it, so local tokens pass the real authorizer code.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import { resolveValue } from '../app/intrinsics.ts';
+import type { LocalApp, LocalFunction } from '../app/template.ts';
+import { listenOnLoopback } from '../loopback.ts';
+
+/** The `iss` and `aud` of local tokens: fixed, so a token stays valid across restarts of the runner. */
+export const devIssuer = 'urn:plant-store:local-issuer';
+export const devAudience = 'plant-store-local';
+const algorithm = 'ES256';
+
+/** The development issuer's values for a function that verifies tokens, in the variables its Metadata names. */
+export const devIssuerVariables = (fn: LocalFunction, jwksUri: string): Record<string, string> => {
+  const names = fn.tokenIssuerVariables;
+  return names ? { [names.issuer]: devIssuer, [names.audience]: devAudience, [names.jwksUri]: jwksUri } : {};
+};
+
+/** The scope the app's token-verifying functions require, which local tokens carry by default. */
+export const requiredScope = (app: LocalApp): string => {
+  const scopes = [...app.functions.values()].flatMap((fn) => {
+    const name = fn.tokenIssuerVariables?.requiredScope;
+    const value = name === undefined ? undefined : fn.variables[name];
+    return value === undefined ? [] : [resolveValue(value, app)];
+  });
+  return scopes[0] ?? '';
+};
+
+/** The issuer's private key as this runner wrote it, or an error that says what is wrong and what to do. */
+const readKeyFile = (file: string): JWK => {
+  let key: unknown;
+  try {
+    key = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    key = error;
+  }
+  const { kty, crv, d, kid } = (key ?? {}) as JWK;
+  if (kty === 'EC' && crv === 'P-256' && typeof d === 'string' && typeof kid === 'string') return key as JWK;
+  throw new Error(
+    `${file} is not the development issuer's key (an ES256 private JWK): delete it to create a new key ` +
+      '(tokens signed with the old one then stop working)',
+  );
+};
+
+export interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+/** The issuer's key: read from `dataDir`, or created there (only in memory without a data folder). */
+export const loadSigningKey = async (dataDir: string | undefined): Promise<SigningKey> => {
+  const file = dataDir === undefined ? undefined : join(dataDir, 'dev-issuer-key.json');
+  let privateJwk: JWK;
+  if (file && existsSync(file)) {
+    privateJwk = readKeyFile(file);
+  } else {
+    const { privateKey } = await generateKeyPair(algorithm, { extractable: true });
+    privateJwk = { ...(await exportJWK(privateKey)), alg: algorithm, kid: `dev-${Date.now().toString(36)}` };
+    if (file && dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      writeFileSync(file, JSON.stringify(privateJwk), { mode: 0o600 });
+    }
+  }
+  const { d: _private, ...publicJwk } = privateJwk;
+  return {
+    kid: String(privateJwk.kid),
+    privateKey: (await importJWK(privateJwk, algorithm)) as CryptoKey,
+    publicJwk: { ...publicJwk, use: 'sig' },
+  };
+};
+
+export interface TokenOptions {
+  sub: string;
+  scope: string;
+  /** Seconds, or a jose time span such as `2h`. */
+  expiresIn: string | number;
+}
+
+export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOptions) =>
+  new SignJWT({ scope, client_id: 'local-client' })
+    .setProtectedHeader({ alg: algorithm, kid: key.kid, typ: 'JWT' })
+    .setIssuer(devIssuer)
+    .setAudience(devAudience)
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime(typeof expiresIn === 'number' ? Math.floor(Date.now() / 1000) + expiresIn : expiresIn)
+    .sign(key.privateKey);
+
+/**
+ * A JWKS endpoint on loopback, `<base>/.well-known/jwks.json`, publishing what `keys()` answers at each request
+ * (the development issuer's key; tests publish and rotate theirs). It counts its fetches.
+ */
+export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
+  let fetches = 0;
+  const server = createServer(async (request, response) => {
+    if (request.url !== '/.well-known/jwks.json') {
+      response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
+      return;
+    }
+    fetches += 1;
+    const body = JSON.stringify({ keys: await keys() });
+    response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  });
+  const url = await listenOnLoopback(server);
+  return {
+    url,
+    jwksUri: `${url}/.well-known/jwks.json`,
+    fetches: () => fetches,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+};

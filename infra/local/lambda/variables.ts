@@ -1,0 +1,43 @@
+// Each function's environment variables locally: the template's values (with the intrinsics that have a local meaning
+// resolved), then the local overrides, then what the Lambda runtime itself sets.
+import { localAws, resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
+import type { LocalApp, LocalFunction } from '../app/template.ts';
+
+/**
+ * The environment variables a function runs with locally. `overrides` (the runner's local values, then `--env-vars`) win over
+ * the template (and spare it resolving values that only exist on AWS); what the Lambda runtime sets itself wins over
+ * both, as on Lambda.
+ */
+export const functionVariables = (
+  fn: LocalFunction,
+  app: LocalApp,
+  overrides: Record<string, string>,
+): Record<string, string> => {
+  const variables: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fn.variables)) {
+    if (name in overrides) continue;
+    try {
+      variables[name] = resolveValue(value, app);
+    } catch (error) {
+      if (!(error instanceof UnresolvableValueError)) throw error;
+      throw new UnresolvableValueError(
+        `${fn.id}: environment variable ${name} is ${error.message}, which has no local value; give one with --env-vars`,
+      );
+    }
+  }
+  return {
+    ...variables,
+    ...overrides,
+    AWS_REGION: localAws.region,
+    AWS_DEFAULT_REGION: localAws.region,
+    // Local credentials: the local DynamoDB takes any, and no real AWS account is ever reached.
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_LAMBDA_FUNCTION_NAME: fn.id,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    LAMBDA_TASK_ROOT: fn.assetDir,
+    TZ: 'UTC',
+  };
+};

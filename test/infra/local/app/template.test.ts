@@ -1,0 +1,84 @@
+// The runner refuses, with a message naming the resource, what it cannot reproduce, instead of guessing.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { App, Stack } from 'aws-cdk-lib';
+import {
+  IdentitySource,
+  LambdaIntegration,
+  MockIntegration,
+  RequestAuthorizer,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { readLocalApp } from '../../../../infra/local/app/template.ts';
+import { functionVariables } from '../../../../infra/local/lambda/variables.ts';
+
+const code = () => Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname);
+
+/** Synthesizes a one-function app after `build` has added to it, and reads it as the runner does. */
+const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) => {
+  const outdir = mkdtempSync(join(tmpdir(), 'plant-store-template-'));
+  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  const stack = new Stack(app, 'Case');
+  const fn = new LambdaFunction(stack, 'Echo', { code: code(), handler: 'echo.handler', runtime: Runtime.NODEJS_24_X });
+  (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
+  const api = new RestApi(stack, 'Api');
+  build(stack, api, fn);
+  app.synth();
+  return readLocalApp(outdir);
+};
+
+describe('readLocalApp refuses', () => {
+  test('a REQUEST authorizer', () => {
+    expect(() =>
+      read((stack, api, fn) => {
+        const authorizer = new RequestAuthorizer(stack, 'Request', {
+          handler: fn,
+          identitySources: [IdentitySource.header('X-Key')],
+        });
+        api.root.addMethod('GET', new LambdaIntegration(fn), { authorizer });
+      }),
+    ).toThrow(/authorizer type REQUEST \(only TOKEN\)/);
+  });
+
+  test('an integration that is not a Lambda proxy', () => {
+    expect(() => read((_stack, api) => api.root.addMethod('GET', new MockIntegration()))).toThrow(
+      /integration type MOCK/,
+    );
+  });
+
+  test('a function that is not Node.js', () => {
+    expect(() =>
+      read((stack, api) => {
+        const python = new LambdaFunction(stack, 'Python', {
+          code: code(),
+          handler: 'echo.handler',
+          runtime: Runtime.PYTHON_3_13,
+        });
+        api.root.addMethod('GET', new LambdaIntegration(python));
+      }),
+    ).toThrow(/runtime python3\.13 is not Node\.js/);
+  });
+});
+
+describe('functionVariables', () => {
+  test('resolves what has a local meaning, and names a variable that has none', () => {
+    const app = read((stack, api, fn) => {
+      api.root.addMethod('GET', new LambdaIntegration(fn));
+      fn.addEnvironment('REGION', stack.region);
+      fn.addEnvironment('API', api.restApiId);
+    });
+    const echo = app.functions.get('EchoFunction');
+    if (!echo) throw new Error('no EchoFunction');
+
+    expect(functionVariables(echo, app, { API: 'overridden' })).toMatchObject({
+      REGION: 'us-east-1',
+      API: 'overridden',
+    });
+    expect(() => functionVariables(echo, app, {})).toThrow(
+      /EchoFunction: environment variable API is \{"Ref":"Api\w+"\}, which has no local value; give one with --env-vars/,
+    );
+  });
+});

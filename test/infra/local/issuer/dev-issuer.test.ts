@@ -1,0 +1,24 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@jest/globals';
+import { loadSigningKey } from '../../../../infra/local/issuer/dev-issuer.ts';
+
+test.each([
+  ['not JSON', 'garbage'],
+  ['JSON, but no key', '{"kty": "RSA"}'],
+])('a key file that is %s is refused, naming the file and what to do', async (_case, content) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-key-'));
+  writeFileSync(join(dataDir, 'dev-issuer-key.json'), content);
+
+  await expect(loadSigningKey(dataDir)).rejects.toThrow(
+    `${join(dataDir, 'dev-issuer-key.json')} is not the development issuer's key (an ES256 private JWK): delete it to ` +
+      'create a new key (tokens signed with the old one then stop working)',
+  );
+});
+
+test('a key it wrote is read back', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-key-'));
+  const created = await loadSigningKey(dataDir);
+  expect((await loadSigningKey(dataDir)).kid).toBe(created.kid);
+});
