@@ -137,9 +137,9 @@ test('a second signal, later than the first, stops at once', async () => {
 
 test('npm stopped just as it starts the runner or as the banner appears, round after round: the runner always stops', async () => {
   const moments: [RegExp, NodeJS.Signals][] = [
-    [/^> .*exec node infra\/local\/start\.ts/m, 'SIGKILL'],
+    [/^> .*exec node infra\/local\/cli\/start\.ts/m, 'SIGKILL'],
     [/^curl /m, 'SIGKILL'],
-    [/^> .*exec node infra\/local\/start\.ts/m, 'SIGTERM'],
+    [/^> .*exec node infra\/local\/cli\/start\.ts/m, 'SIGTERM'],
     [/^curl /m, 'SIGTERM'],
     [/^curl /m, 'SIGKILL'],
     [/^curl /m, 'SIGKILL'],
