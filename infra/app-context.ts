@@ -1,101 +1,114 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
-import type { TokenTrust } from './constructs/identity.ts';
+import type { AlarmThresholds } from './constructs/monitoring.ts';
 import type { PlantStoreStackProps } from './plant-store-stack.ts';
+
+type Props = PlantStoreStackProps & { stackName: string };
+/** Reads a setting's text (`name` for the error message); throws naming the setting when it makes no sense. */
+type Reader<T> = (name: string, value: string) => T;
+
+const text: Reader<string> = (_name, value) => value;
+const wholeNumber: Reader<number> = (name, value) => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0)
+    throw new Error(`Context ${name} must be a whole number >= 0, not ${value}`);
+  return parsed;
+};
+const decimal: Reader<number> = (name, value) => {
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`Context ${name} must be a number >= 0, not ${value}`);
+  return parsed;
+};
+const oneOf =
+  <T extends string>(...allowed: T[]): Reader<T> =>
+  (name, value) => {
+    if (!(allowed as string[]).includes(value))
+      throw new Error(`Context ${name} must be ${allowed.join(' or ')}, not ${value}`);
+    return value as T;
+  };
+
+/** A setting that sets one prop. */
+const prop =
+  <K extends keyof Props>(key: K, read: Reader<Props[K]>) =>
+  (props: Partial<Props>, name: string, value: string) => {
+    props[key] = read(name, value);
+  };
+/** A setting that sets one alarm threshold. */
+const threshold =
+  (key: keyof AlarmThresholds, read: Reader<number>) => (props: Partial<Props>, name: string, value: string) => {
+    props.alarmThresholds = { ...props.alarmThresholds, [key]: read(name, value) };
+  };
+
+/** The settings that stand alone, by context name (README.md lists them all). */
+const settings = {
+  stackName: prop('stackName', text),
+  profile: prop('profile', oneOf('dev', 'prod')),
+  deployment: prop('deployment', oneOf('canary', 'allAtOnce')),
+  authorizerCacheTtlSeconds: prop('authorizerCacheTtl', (name, value) => Duration.seconds(wholeNumber(name, value))),
+  throttlingRateLimit: prop('throttlingRateLimit', wholeNumber),
+  throttlingBurstLimit: prop('throttlingBurstLimit', wholeNumber),
+  maxBodyBytes: prop('maxBodyBytes', wholeNumber),
+  createPlantReservedConcurrency: prop('createPlantReservedConcurrency', wholeNumber),
+  authorizerReservedConcurrency: prop('authorizerReservedConcurrency', wholeNumber),
+  alarmEmail: prop('alarmEmail', text),
+  alarmApi5xxRate: threshold('api5xxRate', decimal),
+  alarmApi4xxRate: threshold('api4xxRate', decimal),
+  alarmApiLatencyP99Ms: threshold('apiLatencyP99Ms', wholeNumber),
+  alarmIntegrationLatencyP99Ms: threshold('integrationLatencyP99Ms', wholeNumber),
+  localDynamoDbEndpoint: prop('localDynamoDbEndpoint', text),
+  env: (_props: Partial<Props>, _name: string, value: string) => {
+    throw new Error(`Context env is now profile: -c profile=${value}`);
+  },
+};
+
+/** The settings that only make sense together: each reads its group's values (undefined when unset). */
+const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] = [
+  (get) => {
+    const issuer = get('issuer');
+    if (issuer === undefined) return {};
+    const audience = get('audience');
+    if (audience === undefined)
+      throw new Error('Context issuer needs audience too: the aud (or client id) of its tokens');
+    const jwksUri = get('jwksUri');
+    return {
+      externalTrust: { issuer, audience, requiredScope: get('requiredScope') ?? '', ...(jwksUri && { jwksUri }) },
+    };
+  },
+  (get) => {
+    if (get('waf') !== 'true') return {};
+    const rateLimit = get('wafRateLimit');
+    return { waf: rateLimit === undefined ? {} : { rateLimitPer5Minutes: wholeNumber('wafRateLimit', rateLimit) } };
+  },
+  (get) => {
+    const [domainName, certificateArn] = [get('domainName'), get('certificateArn')];
+    if ((domainName === undefined) !== (certificateArn === undefined))
+      throw new Error('Context domainName and certificateArn go together: the certificate is for the domain');
+    if (domainName === undefined || certificateArn === undefined) return {};
+    const [hostedZoneId, hostedZoneName] = [get('hostedZoneId'), get('hostedZoneName')];
+    return {
+      customDomain: {
+        domainName,
+        certificateArn,
+        ...(hostedZoneId && { hostedZoneId }),
+        ...(hostedZoneName && { hostedZoneName }),
+      },
+    };
+  },
+];
 
 /**
  * The stack's settings from CDK context (cdk.json, or `-c name=value`): README.md lists them. Anything not set keeps
  * the stack's default; a value that makes no sense stops the synth with a message naming it.
  */
-export const propsFromContext = (node: Node): PlantStoreStackProps & { stackName: string } => {
-  const text = (name: string): string | undefined => {
+export const propsFromContext = (node: Node): Props => {
+  const get = (name: string): string | undefined => {
     const value: unknown = node.tryGetContext(name);
     return value === undefined || value === '' ? undefined : String(value);
   };
-  const count = (name: string): number | undefined => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (!Number.isSafeInteger(parsed) || parsed < 0)
-      throw new Error(`Context ${name} must be a whole number >= 0, not ${value}`);
-    return parsed;
-  };
-
-  const issuer = text('issuer');
-  let externalTrust: TokenTrust | undefined;
-  if (issuer !== undefined) {
-    const audience = text('audience');
-    if (audience === undefined)
-      throw new Error('Context issuer needs audience too: the aud (or client id) of its tokens');
-    const jwksUri = text('jwksUri');
-    externalTrust = { issuer, audience, requiredScope: text('requiredScope') ?? '', ...(jwksUri && { jwksUri }) };
+  const props: Partial<Props> = {};
+  for (const [name, set] of Object.entries(settings)) {
+    const value = get(name);
+    if (value !== undefined) set(props, name, value);
   }
-  const ttl = count('authorizerCacheTtlSeconds');
-  const throttlingRateLimit = count('throttlingRateLimit');
-  const throttlingBurstLimit = count('throttlingBurstLimit');
-  const maxBodyBytes = count('maxBodyBytes');
-  const decimal = (name: string): number | undefined => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`Context ${name} must be a number >= 0, not ${value}`);
-    return parsed;
-  };
-  const alarmThresholds = Object.fromEntries(
-    (
-      [
-        ['api5xxRate', decimal('alarmApi5xxRate')],
-        ['api4xxRate', decimal('alarmApi4xxRate')],
-        ['apiLatencyP99Ms', count('alarmApiLatencyP99Ms')],
-        ['integrationLatencyP99Ms', count('alarmIntegrationLatencyP99Ms')],
-      ] as const
-    ).filter(([, value]) => value !== undefined),
-  );
-  const alarmEmail = text('alarmEmail');
-  const wafRateLimit = count('wafRateLimit');
-  const waf =
-    text('waf') === 'true' ? { ...(wafRateLimit !== undefined && { rateLimitPer5Minutes: wafRateLimit }) } : undefined;
-  const domainName = text('domainName');
-  const certificateArn = text('certificateArn');
-  if ((domainName === undefined) !== (certificateArn === undefined)) {
-    throw new Error('Context domainName and certificateArn go together: the certificate is for the domain');
-  }
-  const hostedZoneId = text('hostedZoneId');
-  const hostedZoneName = text('hostedZoneName');
-  const customDomain =
-    domainName && certificateArn
-      ? {
-          domainName,
-          certificateArn,
-          ...(hostedZoneId && { hostedZoneId }),
-          ...(hostedZoneName && { hostedZoneName }),
-        }
-      : undefined;
-  const env = text('env');
-  if (env !== undefined && env !== 'dev' && env !== 'prod')
-    throw new Error(`Context env must be dev or prod, not ${env}`);
-  const deployment = text('deployment');
-  if (deployment !== undefined && deployment !== 'canary' && deployment !== 'allAtOnce') {
-    throw new Error(`Context deployment must be canary or allAtOnce, not ${deployment}`);
-  }
-  const localDynamoDbEndpoint = text('localDynamoDbEndpoint');
-  const createPlantReservedConcurrency = count('createPlantReservedConcurrency');
-  const authorizerReservedConcurrency = count('authorizerReservedConcurrency');
-  return {
-    stackName: text('stackName') ?? 'PlantStore',
-    ...(externalTrust && { externalTrust }),
-    ...(ttl !== undefined && { authorizerCacheTtl: Duration.seconds(ttl) }),
-    ...(throttlingRateLimit !== undefined && { throttlingRateLimit }),
-    ...(throttlingBurstLimit !== undefined && { throttlingBurstLimit }),
-    ...(maxBodyBytes !== undefined && { maxBodyBytes }),
-    ...(createPlantReservedConcurrency !== undefined && { createPlantReservedConcurrency }),
-    ...(authorizerReservedConcurrency !== undefined && { authorizerReservedConcurrency }),
-    ...(Object.keys(alarmThresholds).length > 0 && { alarmThresholds }),
-    ...(alarmEmail && { alarmEmail }),
-    ...(deployment && { deployment }),
-    ...(env && { environment: env }),
-    ...(waf && { waf }),
-    ...(customDomain && { customDomain }),
-    ...(localDynamoDbEndpoint && { localDynamoDbEndpoint }),
-  };
+  return { stackName: 'PlantStore', ...props, ...Object.assign({}, ...groups.map((group) => group(get))) };
 };

@@ -23,8 +23,8 @@ export interface PlantStoreStackProps extends StackProps {
   /** Each unset threshold keeps its default (`defaults.alarms`). */
   alarmThresholds?: Partial<AlarmThresholds>;
   alarmEmail?: string;
-  /** The environment whose settings apply (`environments`; context `env`); each setting above still overrides its own. */
-  environment?: EnvironmentName;
+  /** The profile whose settings apply (`profiles`; context `profile`); each setting above still overrides its own. */
+  profile?: ProfileName;
   /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes) or `allAtOnce`. */
   deployment?: 'canary' | 'allAtOnce';
   /** A WAF web ACL in front of the API (off without it). */
@@ -39,10 +39,10 @@ export interface PlantStoreStackProps extends StackProps {
 }
 
 /**
- * What differs between a development and a production deployment (`-c env=dev`; `prod` by default): the stage, its
- * throttling, alarms, how new code is deployed, and how long logs are kept.
+ * What differs between a development and a production deployment, by profile (`-c profile=dev`; `prod` by default):
+ * the stage, its throttling, alarms, how new code is deployed, and how long logs are kept.
  */
-export const environments = {
+export const profiles = {
   prod: {
     stageName: 'v1',
     throttlingRateLimit: 50,
@@ -60,7 +60,7 @@ export const environments = {
     logRetention: RetentionDays.ONE_WEEK,
   },
 } as const;
-export type EnvironmentName = keyof typeof environments;
+export type ProfileName = keyof typeof profiles;
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
 export const defaults = {
@@ -78,7 +78,7 @@ export const defaults = {
 export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps = {}) {
     super(scope, id, props);
-    const environment = environments[props.environment ?? 'prod'];
+    const profile = profiles[props.profile ?? 'prod'];
     const plants = new PlantsTable(this, 'Plants');
 
     const createPlant = new PlantStoreFunction(this, 'CreatePlant', {
@@ -86,11 +86,11 @@ export class PlantStoreStack extends Stack {
       description: 'Plant Store: POST /plants',
       logicalId: 'CreatePlantFunction',
       timeout: Duration.seconds(10),
-      logRetention: environment.logRetention,
+      logRetention: profile.logRetention,
       ...(props.createPlantReservedConcurrency !== undefined && {
         reservedConcurrency: props.createPlantReservedConcurrency,
       }),
-      environment: {
+      variables: {
         TABLE_NAME: plants.table.tableName,
         MAX_BODY_BYTES: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
         ...(props.localDynamoDbEndpoint && { AWS_ENDPOINT_URL_DYNAMODB: props.localDynamoDbEndpoint }),
@@ -108,7 +108,7 @@ export class PlantStoreStack extends Stack {
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
-      logRetention: environment.logRetention,
+      logRetention: profile.logRetention,
       ...(props.authorizerReservedConcurrency !== undefined && {
         reservedConcurrency: props.authorizerReservedConcurrency,
       }),
@@ -117,20 +117,18 @@ export class PlantStoreStack extends Stack {
     const api = new PlantStoreApi(this, 'PlantStoreApi', {
       createPlant: createPlant.alias,
       authorizer: bearerAuthorizer.authorizer,
-      stageName: environment.stageName,
-      throttlingRateLimit: props.throttlingRateLimit ?? environment.throttlingRateLimit,
-      throttlingBurstLimit: props.throttlingBurstLimit ?? environment.throttlingBurstLimit,
-      logRetention: environment.logRetention,
+      stageName: profile.stageName,
+      throttlingRateLimit: props.throttlingRateLimit ?? profile.throttlingRateLimit,
+      throttlingBurstLimit: props.throttlingBurstLimit ?? profile.throttlingBurstLimit,
+      logRetention: profile.logRetention,
       requiredScope: trust.requiredScope,
     });
 
-    const monitoring = environment.alarms
-      ? this.#monitoring(props, api, createPlant, bearerAuthorizer, plants)
-      : undefined;
+    const monitoring = profile.alarms ? this.#monitoring(props, api, createPlant, bearerAuthorizer, plants) : undefined;
 
     // New code reaches the `live` aliases through CodeDeploy, which rolls it back when an alarm fires meanwhile.
     const deploymentConfig =
-      (props.deployment ?? environment.deployment) === 'allAtOnce'
+      (props.deployment ?? profile.deployment) === 'allAtOnce'
         ? LambdaDeploymentConfig.ALL_AT_ONCE
         : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
     for (const [id, fn, alarms = []] of [

@@ -33,11 +33,11 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
   expect(
     lint({
       'functions/create-plant/into-infra.ts': '../../infra/local/metadata.ts',
-      'functions/create-plant/into-other-function.ts': '../bearer-authorizer/environment.ts',
+      'functions/create-plant/into-other-function.ts': '../bearer-authorizer/variable-names.ts',
       'functions/bearer-authorizer/into-other-function.ts': '../create-plant/config.ts',
       'functions/commons/into-a-function.ts': '../create-plant/config.ts',
-      'infra/local/into-functions.ts': '../../functions/bearer-authorizer/environment.ts',
-      'infra/local/cli/into-functions.ts': '../../../functions/bearer-authorizer/environment.ts',
+      'infra/local/into-functions.ts': '../../functions/bearer-authorizer/variable-names.ts',
+      'infra/local/cli/into-functions.ts': '../../../functions/bearer-authorizer/variable-names.ts',
       'infra/local/into-cli.ts': './cli/options.ts',
       'infra/local/gateway/into-cli.ts': '../cli/options.ts',
     }).sort(),
@@ -58,7 +58,7 @@ test('the imports the architecture allows pass', () => {
     lint({
       'functions/create-plant/own.ts': './config.ts',
       'functions/create-plant/commons.ts': '../commons/errors.ts',
-      'infra/constructs/function.ts': '../../functions/bearer-authorizer/environment.ts',
+      'infra/constructs/function.ts': '../../functions/bearer-authorizer/variable-names.ts',
       'infra/local/own.ts': './app/template.ts',
       'infra/local/gateway/sibling.ts': '../lambda/pool.ts',
       'infra/local/cli/into-core.ts': '../local-api.ts',

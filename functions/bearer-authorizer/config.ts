@@ -1,7 +1,7 @@
 // The authorizer's configuration, read once at cold start; a missing value fails the cold start with a clear message.
 import { getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
-import { authorizerEnvironment as names } from './environment.ts';
 import type { TokenVerifierConfig } from './token-verifier.ts';
+import { authorizerVariableNames as names } from './variable-names.ts';
 
 const issuer = getStringFromEnv({
   key: names.issuer,

@@ -1,6 +1,6 @@
 // The names of the authorizer's environment variables: read by config.ts, set by the CDK construct
-// (infra/constructs/bearer-authorizer.ts) and by the local runner's development issuer (infra/local/issuer/dev-issuer.ts).
-export const authorizerEnvironment = {
+// (infra/constructs/bearer-authorizer.ts), which also names them to the local runner in the function's Metadata.
+export const authorizerVariableNames = {
   issuer: 'JWT_ISSUER',
   audience: 'JWT_AUDIENCE',
   jwksUri: 'JWKS_URI',

@@ -4,7 +4,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
-import { authorizerEnvironment as names } from '../../functions/bearer-authorizer/environment.ts';
+import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/app/metadata.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
@@ -36,7 +36,7 @@ export class BearerAuthorizer extends Construct {
       timeout: Duration.seconds(5),
       logRetention,
       ...(reservedConcurrency !== undefined && { reservedConcurrency }),
-      environment: {
+      variables: {
         [names.issuer]: trust.issuer,
         [names.audience]: trust.audience,
         [names.requiredScope]: trust.requiredScope,

@@ -114,7 +114,7 @@ export class PlantStoreApi extends Construct {
     // API Gateway writes execution logs to a group it creates itself on the first log line, named after the API and
     // the stage, kept forever and left behind by `cdk destroy` ("Set up CloudWatch logging for REST APIs in API
     // Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html). The stack creates
-    // that group first, with the environment's retention, and removes it with the stack.
+    // that group first, with the profile's retention, and removes it with the stack.
     const executionLogs = new LogGroup(this, 'ExecutionLogs', {
       logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
       retention: props.logRetention,

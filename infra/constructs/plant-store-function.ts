@@ -5,6 +5,7 @@ import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing 
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { projectRoot } from '../project-root.ts';
 
 /** node:http as the bundles get it (see the file: the cost of importing it as an ES module). */
 const nodeHttpForBundles = fileURLToPath(new URL('./bundling/node-http.ts', import.meta.url));
@@ -15,16 +16,14 @@ export interface PlantStoreFunctionProps {
   description: string;
   /** The function's CloudFormation logical id: readable and stable, as `sam local invoke` takes it. */
   logicalId: string;
-  /** Merged over the defaults below. */
-  environment?: Record<string, string>;
+  /** Its environment variables, merged over the defaults below. */
+  variables?: Record<string, string>;
   timeout: Duration;
   /** How long its logs are kept. */
   logRetention: RetentionDays;
   /** Concurrent executions reserved for (and capping) this function; unset: the account's unreserved pool. */
   reservedConcurrency?: number;
 }
-
-const projectRoot = new URL('../../', import.meta.url).pathname;
 
 /**
  * A Lambda function with this project's defaults: Node 24 on arm64, one minified ESM bundle with source maps and every
@@ -68,7 +67,7 @@ export class PlantStoreFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: Stack.of(this).stackName,
         POWERTOOLS_LOG_LEVEL: 'INFO',
-        ...props.environment,
+        ...props.variables,
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -3,9 +3,16 @@
 
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
+import { RunnerError } from './errors.ts';
 import { TokenAuthorizer } from './gateway/authorizer.ts';
 import { createGateway, type Deployment, type LocalRoutes } from './gateway/server.ts';
-import { devIssuerVariables, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
+import {
+  devIssuerVariables,
+  type IssuerIdentity,
+  loadSigningKey,
+  type SigningKey,
+  serveJwks,
+} from './issuer/dev-issuer.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { functionVariables } from './lambda/variables.ts';
 import { listenOnLoopback } from './loopback.ts';
@@ -18,6 +25,8 @@ export interface LocalApiOptions {
   dataDir: string | undefined;
   /** Execution environments per function at most. */
   maxWorkers: number;
+  /** The `iss` and `aud` of the development issuer's tokens; default `urn:local-runner:issuer`, `local-runner`. */
+  tokenIssuer?: IssuerIdentity;
   /**
    * Per function id, values that replace the template's and the runner's own local ones, such as
    * AWS_ENDPOINT_URL_DYNAMODB (the format of `sam local --env-vars`).
@@ -59,22 +68,25 @@ export interface LocalApi {
 export const localVariables = (
   fn: LocalFunction,
   app: LocalApp,
-  jwksUri: string,
+  issuer: { identity: IssuerIdentity; jwksUri: string },
   databaseEndpoint: string,
   envVars: Record<string, string> = {},
 ) =>
   functionVariables(fn, app, {
-    ...devIssuerVariables(fn, jwksUri),
+    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri),
     AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
     ...envVars,
   });
 
+const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
+
 /**
- * Starts database and issuer, and pools for `app` with the functions' variables; `poolsFor` makes those of another
- * app on the same database and issuer (a reload). Used by `npm start` and `npm run invoke`.
+ * Starts what the functions of `app` use (the database and the issuer), and their pools; `poolsFor` makes the pools
+ * of another app on the same database and issuer (a reload). Used by `npm start` and `npm run invoke`.
  */
-export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
-  const signingKey = await loadSigningKey(options.dataDir);
+export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
+  const identity = options.tokenIssuer ?? neutralIssuer;
+  const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
   let database: LocalDatabase;
   try {
@@ -86,7 +98,8 @@ export const startFunctions = async (app: LocalApp, options: Omit<LocalApiOption
   const poolsFor = (served: LocalApp) => {
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
-      const variables = localVariables(fn, served, jwks.jwksUri, database.endpoint, options.envVars?.[fn.id]);
+      const issuer = { identity, jwksUri: jwks.jwksUri };
+      const variables = localVariables(fn, served, issuer, database.endpoint, options.envVars?.[fn.id]);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
       pools.set(fn.id, new FunctionPool(fn, variables, options.maxWorkers, logLine));
@@ -119,7 +132,7 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployme
   const authorizers = new Map<string, TokenAuthorizer>();
   for (const authorizer of app.authorizers.values()) {
     const pool = pools.get(authorizer.functionId);
-    if (!pool) throw new Error(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
+    if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
   }
   return { app, pools, authorizers };
@@ -127,8 +140,8 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployme
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
   const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
-  const functions = await startFunctions(app, options);
-  let deployment = deploymentOf(app, functions.pools);
+  const services = await startServices(app, options);
+  let deployment = deploymentOf(app, services.pools);
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   const server = createGateway({
@@ -140,7 +153,10 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   try {
     url = await listenOnLoopback(server, options.port);
   } catch (error) {
-    await functions.close();
+    await services.close();
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EADDRINUSE')
+      throw new RunnerError(`port ${options.port} is in use: choose another, or 0 for any free one`);
     throw error;
   }
   return {
@@ -148,8 +164,8 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     get app() {
       return deployment.app;
     },
-    signingKey: functions.signingKey,
-    databaseEndpoint: functions.database.endpoint,
+    signingKey: services.signingKey,
+    databaseEndpoint: services.database.endpoint,
     invocations: (functionId) => {
       const pool = deployment.pools.get(functionId);
       if (!pool) throw new Error(`no function ${functionId} in ${deployment.app.stackName}`);
@@ -157,9 +173,9 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     },
     reload: async (cloudAssemblyDir) => {
       const next = readLocalApp(cloudAssemblyDir, options.stackName);
-      await functions.database.createTables(next.tables);
+      await services.database.createTables(next.tables);
       const previous = deployment;
-      deployment = deploymentOf(next, functions.poolsFor(next));
+      deployment = deploymentOf(next, services.poolsFor(next));
       for (const pool of previous.pools.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);
@@ -176,7 +192,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       await drained;
       clearTimeout(cutOff);
       await Promise.all(draining);
-      await functions.close([...deployment.pools.values()]);
+      await services.close([...deployment.pools.values()]);
     },
   };
 };

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 import type { LocalFunction } from '../../infra/local/app/template.ts';
-import { devIssuer, serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
+import { serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
 import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
@@ -78,7 +78,8 @@ countingGate.open();
 const dynamoDbRequests = countingGate.actions;
 const countingEndpoint = countingGate.endpoint;
 const jwks = await serveJwks(() => [api.signingKey.publicJwk]);
-const environmentOf = (fn: LocalFunction, endpoint: string) => localVariables(fn, api.app, jwks.jwksUri, endpoint);
+const environmentOf = (fn: LocalFunction, endpoint: string) =>
+  localVariables(fn, api.app, { identity: api.signingKey, jwksUri: jwks.jwksUri }, endpoint);
 
 // 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.
 progress('bundling the references');
@@ -187,7 +188,7 @@ const warmSettings: WarmSettings = {
     modulePath: authorizerFn.modulePath,
     env: environmentOf(authorizerFn, api.databaseEndpoint),
     token,
-    issuer: devIssuer,
+    issuer: api.signingKey.issuer,
     jwksUri: jwks.jwksUri,
   },
   firstId: ids(100_000),

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { localTokenIssuer } from '../../infra/local/cli/product.ts';
 import type { LocalApiOptions } from '../../infra/local/local-api.ts';
 
 /** The cloud assembly test/global-setup.ts synthesized with the CDK CLI. */
@@ -33,6 +34,7 @@ export const plantStoreOptions = ({
   port: 0,
   dataDir,
   maxWorkers,
+  tokenIssuer: localTokenIssuer,
   envVars: {
     CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars.CreatePlantFunction },
     BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars.BearerAuthorizerFunction },

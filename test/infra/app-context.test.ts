@@ -58,8 +58,9 @@ describe('propsFromContext', () => {
     });
     expect(() => props({ alarmApi4xxRate: 'half' })).toThrow(/alarmApi4xxRate must be a number >= 0, not half/);
     expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
-    expect(props({ env: 'dev' })).toEqual({ stackName: 'PlantStore', environment: 'dev' });
-    expect(() => props({ env: 'staging' })).toThrow(/env must be dev or prod, not staging/);
+    expect(props({ profile: 'dev' })).toEqual({ stackName: 'PlantStore', profile: 'dev' });
+    expect(() => props({ profile: 'staging' })).toThrow(/profile must be dev or prod, not staging/);
+    expect(() => props({ env: 'dev' })).toThrow('Context env is now profile: -c profile=dev');
     expect(props({ waf: 'true', wafRateLimit: '500' })).toEqual({
       stackName: 'PlantStore',
       waf: { rateLimitPer5Minutes: 500 },

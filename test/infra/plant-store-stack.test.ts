@@ -449,7 +449,7 @@ describe('environments (context env)', () => {
   });
 
   test('dev: stage dev, throttling 10/20, no alarms, deploys all at once, logs kept a week', () => {
-    const dev = synth({ environment: 'dev' });
+    const dev = synth({ profile: 'dev' });
     expect(stageOf(dev)).toMatchObject({
       StageName: 'dev',
       MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: 10, ThrottlingBurstLimit: 20 })],
@@ -462,8 +462,8 @@ describe('environments (context env)', () => {
     expect(new Set(retentions(dev))).toEqual(new Set([7]));
   });
 
-  test('a setting given on its own wins over the environment', () => {
-    const dev = synth({ environment: 'dev', throttlingRateLimit: 30, deployment: 'canary' });
+  test('a setting given on its own wins over the profile', () => {
+    const dev = synth({ profile: 'dev', throttlingRateLimit: 30, deployment: 'canary' });
     expect(stageOf(dev).MethodSettings[0].ThrottlingRateLimit).toBe(30);
     for (const group of Object.values(dev.findResources('AWS::CodeDeploy::DeploymentGroup'))) {
       expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
@@ -725,7 +725,7 @@ describe('cdk-nag AwsSolutions', () => {
     const everything = synthWithNag(
       (app) =>
         new PlantStoreStack(app, 'NagAll', {
-          environment: 'dev',
+          profile: 'dev',
           waf: {},
           customDomain: {
             domainName: 'plants.example.com',

@@ -3,19 +3,24 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { RunnerError } from '../errors.ts';
 
-export const projectRoot = new URL('../../../', import.meta.url).pathname;
-export const defaultCloudAssembly = join(projectRoot, 'cdk.out');
+/** A CDK project: its folder (where cdk.json is), what a synth reads, and what under those it does not. */
+export interface AppProject {
+  root: string;
+  /** Files and folders, relative to `root`. */
+  sources: string[];
+  notSources: string[];
+}
 
-/** What a synth reads: when none of it changed since the last synth, cdk.out is up to date. */
-const sources = ['infra', 'functions', 'openapi.yaml', 'cdk.json', 'package-lock.json'];
-/** The runner itself is not part of the app. */
-const notSource = 'infra/local';
+const cloudAssemblyOf = ({ root }: AppProject) => join(root, 'cdk.out');
+const cdkOf = ({ root }: AppProject) => join(root, 'node_modules/.bin/cdk');
 
-/** Whether `cloudAssemblyDir` was synthesized after the last change to anything a synth of `root` reads. */
-export const isUpToDate = (cloudAssemblyDir: string, root = projectRoot) => {
+/** Whether `cloudAssemblyDir` was synthesized after the last change to anything a synth of `project` reads. */
+export const isUpToDate = (cloudAssemblyDir: string, { root, sources, notSources }: AppProject) => {
+  const excluded = new Set(notSources.map((path) => join(root, path)));
   const newestChange = (path: string): number => {
-    if (!existsSync(path) || path === join(root, notSource)) return 0;
+    if (!existsSync(path) || excluded.has(path)) return 0;
     const stat = statSync(path);
     if (!stat.isDirectory()) return stat.mtimeMs;
     return Math.max(stat.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
@@ -27,29 +32,30 @@ export const isUpToDate = (cloudAssemblyDir: string, root = projectRoot) => {
 };
 
 /** Runs `cdk synth` (offline, with cdk-nag) unless cdk.out is up to date; its output goes to stderr. */
-export const ensureSynthesized = (log: (line: string) => void) => {
-  if (isUpToDate(defaultCloudAssembly)) {
+export const ensureSynthesized = (project: AppProject, log: (line: string) => void) => {
+  const cloudAssemblyDir = cloudAssemblyOf(project);
+  if (isUpToDate(cloudAssemblyDir, project)) {
     log('cdk.out is up to date');
-    return defaultCloudAssembly;
+    return cloudAssemblyDir;
   }
   log('Synthesizing the app (cdk synth)...');
-  const synth = spawnSync(join(projectRoot, 'node_modules/.bin/cdk'), ['synth', '--quiet'], {
-    cwd: projectRoot,
+  const synth = spawnSync(cdkOf(project), ['synth', '--quiet'], {
+    cwd: project.root,
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  if (synth.status !== 0) throw new Error(`cdk synth failed (exit ${synth.status ?? synth.signal})`);
-  return defaultCloudAssembly;
+  if (synth.status !== 0) throw new RunnerError(`cdk synth failed (exit ${synth.status ?? synth.signal})`);
+  return cloudAssemblyDir;
 };
 
 /** `cdk synth` into `outputDir`, without blocking (the runner goes on serving); rejects with cdk's own output. */
-export const synthesize = async (outputDir: string) => {
+export const synthesize = async (project: AppProject, outputDir: string) => {
   try {
-    await promisify(execFile)(join(projectRoot, 'node_modules/.bin/cdk'), ['synth', '--quiet', '--output', outputDir], {
-      cwd: projectRoot,
+    await promisify(execFile)(cdkOf(project), ['synth', '--quiet', '--output', outputDir], {
+      cwd: project.root,
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
-    throw new Error(`${stderr}${stdout}`.trim() || (error as Error).message);
+    throw new RunnerError(`${stderr}${stdout}`.trim() || (error as Error).message);
   }
 };

@@ -1,45 +1,125 @@
-// The command-line options the local commands share.
+// The local commands' options, each declared once with its help; each command's usage is generated from them. A
+// command that fails on a user's mistake (a RunnerError) prints its message; anything else is a bug: its stack.
 import { readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { parseArgs } from 'node:util';
+import { RunnerError } from '../errors.ts';
+import { defaultDataDir, developerSubject } from './product.ts';
 
-export const sharedOptions = {
-  'data-dir': { type: 'string', default: '.plant-store' },
-  'in-memory': { type: 'boolean', default: false },
-  'env-vars': { type: 'string' },
-  stack: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false },
-} satisfies ParseArgsConfig['options'];
+interface OptionDeclaration {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** What the value is called in the usage (`--port N`). */
+  placeholder?: string;
+  default?: string;
+  help: string;
+}
 
-export const parse = <T extends NonNullable<ParseArgsConfig['options']>>(
-  options: T,
-  usage: string,
-  allowPositionals = false,
+export const options = {
+  port: { type: 'string', placeholder: 'N', help: 'port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)' },
+  'data-dir': {
+    type: 'string',
+    placeholder: 'DIR',
+    default: defaultDataDir,
+    help: 'the data folder: the database and the issuer key',
+  },
+  'in-memory': { type: 'boolean', help: 'keep nothing on disk' },
+  'max-workers': {
+    type: 'string',
+    placeholder: 'N',
+    default: '4',
+    help: 'execution environments per function at most (at least 1, at most 4 per core)',
+  },
+  'env-vars': {
+    type: 'string',
+    placeholder: 'FILE',
+    help: '{"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)',
+  },
+  stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
+  watch: { type: 'boolean', help: "synthesize and serve again when the app's sources change (npm run dev)" },
+  sub: { type: 'string', placeholder: 'SUBJECT', default: developerSubject, help: "the token's subject" },
+  scope: {
+    type: 'string',
+    placeholder: 'SCOPES',
+    help: 'space-separated scopes (default: the scope the API requires)',
+  },
+  'expires-in': {
+    type: 'string',
+    placeholder: 'TIME',
+    default: '1h',
+    help: 'seconds, or a span such as 30m or 12h',
+  },
+  help: { type: 'boolean', short: 'h', help: 'print this and exit' },
+} as const satisfies Record<string, OptionDeclaration>;
+
+type OptionName = keyof typeof options;
+
+/** `synopsis`, then a line for each option: its flag and placeholder, its help and its default. */
+export const usageOf = (synopsis: string, names: readonly OptionName[]) => {
+  const lines = names.map((name) => {
+    const option: OptionDeclaration = options[name];
+    const flag = `--${name}${option.placeholder ? ` ${option.placeholder}` : ''}`;
+    return [flag, `${option.help}${option.default === undefined ? '' : ` (default ${option.default})`}`] as const;
+  });
+  const width = Math.max(...lines.map(([flag]) => flag.length)) + 2;
+  return [synopsis, ...lines.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)].join('\n');
+};
+
+/**
+ * The command line, for a command taking the options `names` (and `help`): `--help` prints the usage and exits 0; an
+ * unknown or malformed option prints what is wrong and the usage, and exits 2.
+ */
+export const parseCommandLine = <Name extends OptionName>(
+  synopsis: string,
+  names: readonly Name[],
+  { positionals = false } = {},
 ) => {
+  const usage = usageOf(synopsis, [...names, 'help']);
+  const config = Object.fromEntries(
+    [...names, 'help' as const].map((name) => {
+      const { type, short, default: value }: OptionDeclaration = options[name];
+      return [name, { type, ...(short && { short }), ...(value !== undefined && { default: value }) }];
+    }),
+  ) as {
+    [K in Name | 'help']: Pick<(typeof options)[K], Extract<keyof (typeof options)[K], 'type' | 'short' | 'default'>>;
+  };
   try {
-    const parsed = parseArgs({ options, allowPositionals, strict: true });
+    const parsed = parseArgs({ options: config, allowPositionals: positionals, strict: true });
     if ((parsed.values as { help?: boolean }).help) {
       console.log(usage);
       process.exit(0);
     }
-    return parsed;
+    return { ...parsed, usage };
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
     process.exit(2);
   }
 };
 
+/** How a command ends on an error: a user's mistake prints `<command> failed: <message>`, a bug its stack. */
+export const commandFailed = (command: string, error: unknown) => {
+  const told = error instanceof RunnerError ? error.message : error instanceof Error ? error.stack : String(error);
+  console.error(`${command} failed: ${told}`);
+  process.exitCode = 1;
+};
+
 /** The data folder, or undefined with --in-memory. */
-export const dataDirOf = (values: {
-  'data-dir'?: string | boolean | undefined;
-  'in-memory'?: string | boolean | undefined;
-}) => (values['in-memory'] === true ? undefined : resolve(String(values['data-dir'] ?? '.plant-store')));
+export const dataDirOf = (values: { 'data-dir'?: string; 'in-memory'?: boolean }) =>
+  values['in-memory'] === true ? undefined : resolve(values['data-dir'] ?? options['data-dir'].default);
 
 /** `--env-vars file.json`: `{ "<function id>": { "NAME": "value" } }`, as `sam local --env-vars` takes it. */
-export const envVarsOf = (file: string | boolean | undefined): Record<string, Record<string, string>> | undefined => {
-  if (typeof file !== 'string') return undefined;
-  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+export const envVarsOf = (file: string | undefined): Record<string, Record<string, string>> | undefined => {
+  if (file === undefined) return undefined;
+  const format = 'expected { "<function id>": { "NAME": "value", ... } }';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new RunnerError(
+      `${file}: ${error instanceof SyntaxError ? 'not JSON' : (error as Error).message}; ${format}`,
+    );
+  }
   const isPlainObject = (value: unknown): value is object =>
     typeof value === 'object' && value !== null && !Array.isArray(value);
   const valid =
@@ -47,14 +127,14 @@ export const envVarsOf = (file: string | boolean | undefined): Record<string, Re
     Object.values(parsed).every(
       (variables) => isPlainObject(variables) && Object.values(variables).every((value) => typeof value === 'string'),
     );
-  if (!valid) throw new Error(`${file}: expected { "<function id>": { "NAME": "value", ... } }`);
+  if (!valid) throw new RunnerError(`${file}: ${format}`);
   return parsed as Record<string, Record<string, string>>;
 };
 
-export const wholeNumber = (value: string | boolean | undefined, name: string): number => {
+export const wholeNumber = (value: string | undefined, name: string): number => {
   const parsed = Number(value);
   if (!Number.isSafeInteger(parsed) || parsed < 0)
-    throw new Error(`${name} must be a whole number, not ${String(value)}`);
+    throw new RunnerError(`${name} must be a whole number, not ${String(value)}`);
   return parsed;
 };
 
@@ -66,9 +146,9 @@ export const workerCap = () =>
   Math.max(1, Math.min(4 * availableParallelism(), Math.floor(totalmem() / 2 / (256 * 1024 * 1024))));
 
 /** `--max-workers`: a whole number of at least 1, capped at `workerCap()`; says when it was capped. */
-export const maxWorkersOf = (value: string | boolean | undefined, log: (line: string) => void): number => {
+export const maxWorkersOf = (value: string | undefined, log: (line: string) => void): number => {
   const wanted = wholeNumber(value, '--max-workers');
-  if (wanted < 1) throw new Error('--max-workers must be at least 1');
+  if (wanted < 1) throw new RunnerError('--max-workers must be at least 1');
   const cap = workerCap();
   if (wanted <= cap) return wanted;
   log(`--max-workers ${wanted} is more than this machine can hold; using ${cap} (4 per core)`);

@@ -1,21 +1,13 @@
 // `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT until it is stopped.
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { ensureSynthesized, projectRoot } from '../app/cloud-assembly.ts';
+import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { requiredScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../local-api.ts';
 import { apiReference } from './api-reference.ts';
-import { dataDirOf, envVarsOf, maxWorkersOf, parse, sharedOptions, wholeNumber } from './options.ts';
+import { commandFailed, dataDirOf, envVarsOf, maxWorkersOf, parseCommandLine, wholeNumber } from './options.ts';
+import { appProject, developerSubject, localTokenIssuer, openApiPath } from './product.ts';
 import { reloadOnChange } from './watch.ts';
-
-const usage = `npm start -- [options]
-  --port N          port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)
-  --data-dir DIR    database and issuer key (default .plant-store/)
-  --in-memory       keep nothing on disk
-  --max-workers N   execution environments per function at most (default 4; at least 1, at most 4 per core)
-  --env-vars FILE   {"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)
-  --stack NAME      the stack to serve when the app has several
-  --watch           synthesize and serve again when functions/, infra/ or openapi.yaml change (npm run dev)`;
 
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
 /** How long stopping waits for requests in flight (a function's own timeout is at most 10 s in this app's stack). */
@@ -34,7 +26,6 @@ interface OpenApiDocument {
   info?: { title?: string };
   paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
 }
-const openApiPath = `${projectRoot}openapi.yaml`;
 const hasOpenApi = existsSync(openApiPath);
 const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
 
@@ -82,23 +73,24 @@ export const serve = async (parent: number) => {
   }, parentPollMs).unref();
 
   try {
-    const { values } = parse(
-      {
-        ...sharedOptions,
-        port: { type: 'string' },
-        'max-workers': { type: 'string', default: '4' },
-        watch: { type: 'boolean', default: false },
-      },
-      usage,
-    );
+    const { values } = parseCommandLine('npm start -- [options]', [
+      'port',
+      'data-dir',
+      'in-memory',
+      'max-workers',
+      'env-vars',
+      'stack',
+      'watch',
+    ]);
     const dataDir = dataDirOf(values);
-    const cloudAssemblyDir = ensureSynthesized(log);
+    const cloudAssemblyDir = ensureSynthesized(appProject, log);
     const starting = startLocalApi({
       cloudAssemblyDir,
       ...(values.stack && { stackName: values.stack }),
       port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
       dataDir,
       maxWorkers: maxWorkersOf(values['max-workers'], log),
+      tokenIssuer: localTokenIssuer,
       ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
       log,
       ...(hasOpenApi && { localRoutes: apiReference(openApiPath) }),
@@ -108,7 +100,7 @@ export const serve = async (parent: number) => {
     // Asked to stop while starting: stop() closes it, and nothing is announced.
     if (stopAsked !== undefined) return;
     const token = await signDevToken(api.signingKey, {
-      sub: 'local-developer',
+      sub: developerSubject,
       scope: requiredScope(api.app),
       expiresIn: '12h',
     });
@@ -132,9 +124,9 @@ export const serve = async (parent: number) => {
         '',
       ].join('\n'),
     );
-    if (values.watch) stopWatching = reloadOnChange(api, log);
+    if (values.watch) stopWatching = reloadOnChange(api, appProject, log);
   } catch (error) {
-    console.error(`npm start failed: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    commandFailed('npm start', error);
+    process.exit();
   }
 };

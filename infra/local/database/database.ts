@@ -1,4 +1,4 @@
-// The local DynamoDB: dynalite in a process of its own (database-process.ts) on loopback, with the template's tables.
+// The local DynamoDB: dynalite in a process of its own (process.ts) on loopback, with the template's tables.
 // When that process fails (a full disk, a damaged value), the runner logs the cause and starts it again on the same
 // port and folder: requests meanwhile find the database unavailable (createPlant answers 503 with Retry-After), the
 // runner keeps serving, and it recovers by itself once the cause is gone.

@@ -1,7 +1,7 @@
 // What the database process notes as it dies of an error (a write that failed on a full disk): the size of each
 // LevelDB log file at that moment. The write that failed may have left the live log ending in a record cut off; that
 // record was never acknowledged (the process died before answering). At the next start, a log cut off at exactly its
-// noted size is that write, and only that is cut away (database-check.ts); any other damage is refused as before.
+// noted size is that write, and only that is cut away (folder-check.ts); any other damage is refused as before.
 // The note lives in a file allocated when the process starts and is overwritten in place: a full disk has no room
 // for a new file. (On a copy-on-write file system an overwrite needs room too; the note is then lost, and the next
 // start refuses the folder as damaged, as it would without it.)
@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 
-const recordFile = 'plant-store-failed-writes.json';
+const recordFile = 'failed-writes.json';
 const recordBytes = 4096;
 const logFile = /^\d+\.log$/;
 

@@ -74,7 +74,7 @@ const levelDbFile = /^(\d+\.(log|ldb|sst)|MANIFEST-\d+)$/;
  * Refuses (with DatabaseFolderError) a LevelDB folder another process holds, that cannot be opened, or that is
  * damaged: table or log files without CURRENT, a log record cut off or failing its checksum, a stored value that is not
  * the JSON dynalite wrote. A folder with nothing in it yet is fine. The one repair: a log cut off where a write failed
- * as the database process died (database-failure-record.ts) is cut there. Resolves with notes of what it repaired.
+ * as the database process died (failure-record.ts) is cut there. Resolves with notes of what it repaired.
  */
 export const checkDatabaseFolder = async (path: string) => {
   const files = existsSync(path) ? readdirSync(path) : [];

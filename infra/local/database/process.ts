@@ -1,7 +1,7 @@
 // The local DynamoDB's own process: dynalite (the DynamoDB API on LevelDB) on a loopback port. dynalite throws the
 // store's errors it does not expect (LevelDB's "No space left on device", a value it cannot decode) out of its
 // callbacks, which ends whatever process hosts it: here that is this process alone, which the runner restarts, so a
-// request's store error never takes the runner down (see database.ts).
+// request's store error never takes the runner down (see database.ts beside it).
 import dynalite from 'dynalite';
 import { listenOnLoopback } from '../loopback.ts';
 import { prepareFailedWrites } from './failure-record.ts';
@@ -29,7 +29,7 @@ export type DatabaseProcessMessage =
 const send = (message: DatabaseProcessMessage) => process.send?.(message);
 const { path, port, check } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
 
-/** Notes the log files' sizes as this process dies of an error (database-failure-record.ts); set once checked. */
+/** Notes the log files' sizes as this process dies of an error (failure-record.ts); set once checked. */
 let noteFailedWrite: () => void = () => undefined;
 process.on('uncaughtException', (error) => {
   noteFailedWrite();

@@ -1,6 +1,6 @@
 // API Gateway (REST API, Lambda proxy integrations) on loopback: the server, its limits and time-outs, and the order
 // of a request's way through routing (routes.ts), the TOKEN authorizer (authorizer.ts), the proxy event v1
-// (proxy-event.ts) and the answers (gateway-answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
+// (proxy-event.ts) and the answers (answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
 // ("Gateway semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

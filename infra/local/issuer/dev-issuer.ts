@@ -6,17 +6,24 @@ import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp, LocalFunction } from '../app/template.ts';
+import { RunnerError } from '../errors.ts';
 import { listenOnLoopback } from '../loopback.ts';
 
-/** The `iss` and `aud` of local tokens: fixed, so a token stays valid across restarts of the runner. */
-export const devIssuer = 'urn:plant-store:local-issuer';
-export const devAudience = 'plant-store-local';
+/** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
+export interface IssuerIdentity {
+  issuer: string;
+  audience: string;
+}
 const algorithm = 'ES256';
 
 /** The development issuer's values for a function that verifies tokens, in the variables its Metadata names. */
-export const devIssuerVariables = (fn: LocalFunction, jwksUri: string): Record<string, string> => {
+export const devIssuerVariables = (
+  fn: LocalFunction,
+  { issuer, audience }: IssuerIdentity,
+  jwksUri: string,
+): Record<string, string> => {
   const names = fn.tokenIssuerVariables;
-  return names ? { [names.issuer]: devIssuer, [names.audience]: devAudience, [names.jwksUri]: jwksUri } : {};
+  return names ? { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri } : {};
 };
 
 /** The scope the app's token-verifying functions require, which local tokens carry by default. */
@@ -39,20 +46,21 @@ const readKeyFile = (file: string): JWK => {
   }
   const { kty, crv, d, kid } = (key ?? {}) as JWK;
   if (kty === 'EC' && crv === 'P-256' && typeof d === 'string' && typeof kid === 'string') return key as JWK;
-  throw new Error(
+  throw new RunnerError(
     `${file} is not the development issuer's key (an ES256 private JWK): delete it to create a new key ` +
       '(tokens signed with the old one then stop working)',
   );
 };
 
-export interface SigningKey {
+/** The development issuer: who it says it is, and its key. */
+export interface SigningKey extends IssuerIdentity {
   kid: string;
   privateKey: CryptoKey;
   publicJwk: JWK;
 }
 
 /** The issuer's key: read from `dataDir`, or created there (only in memory without a data folder). */
-export const loadSigningKey = async (dataDir: string | undefined): Promise<SigningKey> => {
+export const loadSigningKey = async (dataDir: string | undefined, identity: IssuerIdentity): Promise<SigningKey> => {
   const file = dataDir === undefined ? undefined : join(dataDir, 'dev-issuer-key.json');
   let privateJwk: JWK;
   if (file && existsSync(file)) {
@@ -67,6 +75,7 @@ export const loadSigningKey = async (dataDir: string | undefined): Promise<Signi
   }
   const { d: _private, ...publicJwk } = privateJwk;
   return {
+    ...identity,
     kid: String(privateJwk.kid),
     privateKey: (await importJWK(privateJwk, algorithm)) as CryptoKey,
     publicJwk: { ...publicJwk, use: 'sig' },
@@ -83,8 +92,8 @@ export interface TokenOptions {
 export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOptions) =>
   new SignJWT({ scope, client_id: 'local-client' })
     .setProtectedHeader({ alg: algorithm, kid: key.kid, typ: 'JWT' })
-    .setIssuer(devIssuer)
-    .setAudience(devAudience)
+    .setIssuer(key.issuer)
+    .setAudience(key.audience)
     .setSubject(sub)
     .setIssuedAt()
     .setExpirationTime(typeof expiresIn === 'number' ? Math.floor(Date.now() / 1000) + expiresIn : expiresIn)

@@ -24,7 +24,7 @@ export type WorkerMessage =
   | { type: 'error'; id: number; errorType: string; message: string };
 
 const port = parentPort;
-if (!port) throw new Error('function-worker.ts runs in a worker thread');
+if (!port) throw new Error('lambda/worker.ts runs in a worker thread');
 const { functionId, modulePath, exportName, memoryMb, logFormat } = workerData as WorkerData;
 if (/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.setSourceMapsEnabled(true);
 

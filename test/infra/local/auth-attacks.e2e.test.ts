@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { devAudience, devIssuer, signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
+import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
@@ -55,8 +55,8 @@ afterAll(async () => {
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const now = () => Math.floor(Date.now() / 1000);
 const claims = (overrides: Record<string, unknown> = {}) => ({
-  iss: devIssuer,
-  aud: devAudience,
+  iss: api.signingKey.issuer,
+  aud: api.signingKey.audience,
   sub: 'attacker',
   scope: 'plants/write',
   iat: now(),

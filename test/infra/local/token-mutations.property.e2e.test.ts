@@ -5,7 +5,6 @@
 // Replay a failure with FC_SEED=<seed> FC_PATH=<path> npm run jest -- test/infra/local/token-mutations.property.e2e.test.ts
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { devAudience } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { replay, report, thorough } from '../../helpers/report.ts';
@@ -28,7 +27,7 @@ beforeAll(async () => {
       envVars: { BearerAuthorizerFunction: { JWT_ISSUER: issuer.issuer, JWKS_URI: issuer.jwksUri } },
     }),
   );
-  const claims = (sub: string) => ({ iss: issuer.issuer, aud: devAudience, sub, scope: 'plants/write' });
+  const claims = (sub: string) => ({ iss: issuer.issuer, aud: api.signingKey.audience, sub, scope: 'plants/write' });
   const signed = await Promise.all(
     keys.flatMap((key) =>
       ['mutant-1', 'mutant-2'].map(async (sub) => ({ key, token: await signToken(key, claims(sub)) })),

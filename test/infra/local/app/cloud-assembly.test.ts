@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@jest/globals';
 import { isUpToDate } from '../../../../infra/local/app/cloud-assembly.ts';
+import { appProject } from '../../../../infra/local/cli/product.ts';
 
 /** A project whose every file is dated `at` (seconds), with a cloud assembly synthesized at `synthesizedAt`. */
 const project = (at: number, synthesizedAt: number) => {
@@ -34,7 +35,7 @@ const project = (at: number, synthesizedAt: number) => {
 
 test('synthesized after every source: up to date', () => {
   const { root, cdkOut } = project(1_000, 2_000);
-  expect(isUpToDate(cdkOut, root)).toBe(true);
+  expect(isUpToDate(cdkOut, { ...appProject, root })).toBe(true);
 });
 
 test.each(['functions/create-plant/handler.ts', 'infra/app.ts', 'openapi.yaml', 'cdk.json', 'package-lock.json'])(
@@ -42,7 +43,7 @@ test.each(['functions/create-plant/handler.ts', 'infra/app.ts', 'openapi.yaml', 
   (file) => {
     const { root, cdkOut, touch } = project(1_000, 2_000);
     touch(file, 3_000);
-    expect(isUpToDate(cdkOut, root)).toBe(false);
+    expect(isUpToDate(cdkOut, { ...appProject, root })).toBe(false);
   },
 );
 
@@ -50,10 +51,10 @@ test('the runner itself (infra/local) changed: still up to date, it is not part 
   const { root, cdkOut, touch } = project(1_000, 2_000);
   touch('infra/local/cli/start.ts', 3_000);
   touch('infra/local', 3_000);
-  expect(isUpToDate(cdkOut, root)).toBe(true);
+  expect(isUpToDate(cdkOut, { ...appProject, root })).toBe(true);
 });
 
 test('never synthesized: stale', () => {
   const root = mkdtempSync(join(tmpdir(), 'plant-store-freshness-'));
-  expect(isUpToDate(join(root, 'cdk.out'), root)).toBe(false);
+  expect(isUpToDate(join(root, 'cdk.out'), { ...appProject, root })).toBe(false);
 });

@@ -38,7 +38,7 @@ test('a changed function is served without a restart, with the plants kept; a br
       headers: { Authorization: `Bearer ${tokenOf(server)}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(plant),
     });
-  await server.printed(/watching functions\/, infra\/ and openapi.yaml/);
+  await server.printed(/watching infra, functions, openapi.yaml, cdk.json, package-lock.json for changes/);
   expect((await create({ id: 1, name: 'Aloe' })).status).toBe(200);
 
   const source = join(root, 'functions/create-plant/create-plant.ts');

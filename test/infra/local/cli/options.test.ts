@@ -1,8 +1,13 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { envVarsOf, maxWorkersOf, workerCap } from '../../../../infra/local/cli/options.ts';
+import { commandFailed, envVarsOf, maxWorkersOf, usageOf, workerCap } from '../../../../infra/local/cli/options.ts';
+import { defaultDataDir } from '../../../../infra/local/cli/product.ts';
+import { RunnerError } from '../../../../infra/local/errors.ts';
+
+const projectRoot = new URL('../../../../', import.meta.url);
 
 describe('--max-workers', () => {
   test('refuses values that cannot work', () => {
@@ -54,7 +59,73 @@ describe('--env-vars FILE (the format of sam local --env-vars)', () => {
     expect(() => envVarsOf(path)).toThrow(`${path}: expected { "<function id>": { "NAME": "value", ... } }`);
   });
 
-  test('refuses a file that is not JSON', () => {
-    expect(() => envVarsOf(file('{nope'))).toThrow(SyntaxError);
+  test('refuses a file that is not JSON, naming the file and the format', () => {
+    const path = file('{nope');
+    expect(() => envVarsOf(path)).toThrow(
+      new RunnerError(`${path}: not JSON; expected { "<function id>": { "NAME": "value", ... } }`),
+    );
+  });
+});
+
+describe('usage, generated from the declarations', () => {
+  test('each option on its line, with its placeholder, help and default, aligned', () => {
+    expect(usageOf('npm run x -- [options]', ['data-dir', 'in-memory', 'help'])).toBe(
+      [
+        'npm run x -- [options]',
+        `  --data-dir DIR  the data folder: the database and the issuer key (default ${defaultDataDir})`,
+        '  --in-memory     keep nothing on disk',
+        '  --help          print this and exit',
+      ].join('\n'),
+    );
+  });
+
+  test('--help prints the usage of the command, and an unknown option the usage after what is wrong', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['infra/local/cli/token.ts', ...args], { cwd: projectRoot, encoding: 'utf8' });
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('npm run token -- [options]\n  --data-dir DIR');
+    expect(help.stdout).toContain('  --expires-in TIME  seconds, or a span such as 30m or 12h (default 1h)');
+    const unknown = run('--nope');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown option '--nope'[\s\S]*\n\nnpm run token -- \[options\]/);
+  });
+});
+
+describe('how a command ends on an error', () => {
+  const printed = (error: unknown) => {
+    const lines: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => lines.push(line);
+    try {
+      commandFailed('npm run x', error);
+    } finally {
+      console.error = original;
+      process.exitCode = undefined;
+    }
+    return lines.join('\n');
+  };
+
+  test("a user's mistake (RunnerError) prints its message alone", () => {
+    expect(printed(new RunnerError('port 3000 is in use'))).toBe('npm run x failed: port 3000 is in use');
+  });
+
+  test('anything else is a bug: its stack', () => {
+    const bug = new TypeError('undefined is not a function');
+    expect(printed(bug)).toBe(`npm run x failed: ${bug.stack}`);
+    expect(bug.stack).toMatch(/\n\s+at /);
+  });
+
+  test('from the command line: a damaged issuer key is told without a stack, exit 1', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
+    writeFileSync(join(dataDir, 'dev-issuer-key.json'), '{}');
+    const { status, stderr } = spawnSync(
+      process.execPath,
+      ['infra/local/cli/token.ts', '--data-dir', dataDir, '--scope', 'plants/write'],
+      { cwd: projectRoot, encoding: 'utf8' },
+    );
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/^npm run token failed: \S+dev-issuer-key\.json is not the development issuer's key/);
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { expect, test } from '@jest/globals';
 import { loadSigningKey } from '../../../../infra/local/issuer/dev-issuer.ts';
 
+const identity = { issuer: 'urn:test:issuer', audience: 'test' };
+
 test.each([
   ['not JSON', 'garbage'],
   ['JSON, but no key', '{"kty": "RSA"}'],
@@ -11,7 +13,7 @@ test.each([
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-key-'));
   writeFileSync(join(dataDir, 'dev-issuer-key.json'), content);
 
-  await expect(loadSigningKey(dataDir)).rejects.toThrow(
+  await expect(loadSigningKey(dataDir, identity)).rejects.toThrow(
     `${join(dataDir, 'dev-issuer-key.json')} is not the development issuer's key (an ES256 private JWK): delete it to ` +
       'create a new key (tokens signed with the old one then stop working)',
   );
@@ -19,6 +21,6 @@ test.each([
 
 test('a key it wrote is read back', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-key-'));
-  const created = await loadSigningKey(dataDir);
-  expect((await loadSigningKey(dataDir)).kid).toBe(created.kid);
+  const created = await loadSigningKey(dataDir, identity);
+  expect((await loadSigningKey(dataDir, identity)).kid).toBe(created.kid);
 });
