@@ -2,6 +2,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations }
 import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
@@ -60,12 +61,12 @@ export const profiles = {
     logRetention: RetentionDays.ONE_WEEK,
   },
 } as const;
-export type ProfileName = keyof typeof profiles;
+type ProfileName = keyof typeof profiles;
 
 /** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
 export const defaults = {
   authorizerCacheTtlSeconds: 300,
-  maxBodyBytes: 64 * 1024,
+  maxBodyBytes: defaultMaxBodyBytes,
   wafRateLimitPer5Minutes: 1_000,
   alarms: {
     api5xxRate: 0.01,

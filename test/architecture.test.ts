@@ -5,8 +5,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, test } from '@jest/globals';
-
-const projectRoot = new URL('../', import.meta.url).pathname;
+import { projectRoot } from '../infra/project-root.ts';
 
 /** The files (path -> the module they import) linted together; the rule violations found, as `path: message`. */
 const lint = (imports: Record<string, string>) => {

@@ -7,13 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { projectRoot } from '../infra/project-root.ts';
 import { markTestRun } from './helpers/test-run.ts';
 
 export default async () => {
   // Every process the tests start carries this mark: test/global-teardown.ts fails the run naming any still running.
   markTestRun(randomUUID());
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
-  const projectRoot = new URL('../', import.meta.url).pathname;
   const { stderr } = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {
     cwd: projectRoot,
     // No home cache, and a proxy that refuses: a lookup of anything off this machine fails instead of going out.

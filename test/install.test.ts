@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { listenOnLoopback } from '../infra/local/loopback.ts';
+import { projectRoot } from '../infra/project-root.ts';
 
-const projectRoot = new URL('../', import.meta.url).pathname;
 const scarfScript = createRequire(import.meta.url).resolve('@scarf/scarf');
 let reports = 0;
 const scarf = createServer((request, response) => {

@@ -14,7 +14,7 @@ const digitsBeyondInt64 = 20;
  * - any other number is the `number` JSON.parse made, except that a non-integer whose nearest double is an
  *   integer (`1.00000000000000000001`) becomes NaN, so that no integer check can mistake it for one.
  */
-export const exactNumber = (source: string, parsed: number): number | bigint => {
+const exactNumber = (source: string, parsed: number): number | bigint => {
   const match = numberLiteral.exec(source);
   if (!match) return parsed;
   const [, sign = '', integer = '', fraction = '', exponent = '0'] = match;

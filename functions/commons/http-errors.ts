@@ -73,7 +73,7 @@ const fromMiddy = ({ statusCode, expose, message, cause = {} }: MiddyHttpError):
 };
 
 /** Turns any error into the API's answer. */
-export const toErrorResponse = (error: unknown): APIGatewayProxyResult => {
+const toErrorResponse = (error: unknown): APIGatewayProxyResult => {
   if (error instanceof HttpError) return errorResponse(error.statusCode, error.message, error.headers);
   return (isMiddyHttpError(error) && fromMiddy(error)) || errorResponse(500, 'Internal server error');
 };

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
  * (https://docs.aws.amazon.com/cognito/latest/developerguide/cognito-user-pools-assign-domain-prefix.html).
  * A name it cannot take stops the synth here, instead of the deploy half-way.
  */
-export const cognitoDomainPrefixPart = (stackName: string) => {
+const cognitoDomainPrefixPart = (stackName: string) => {
   const part = stackName.toLowerCase();
   const reserved = ['aws', 'amazon', 'cognito'].find((word) => part.includes(word));
   if (reserved) {

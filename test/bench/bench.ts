@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import type { LocalFunction } from '../../infra/local/app/template.ts';
 import { serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
 import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
+import { projectRoot } from '../../infra/project-root.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
@@ -19,7 +20,6 @@ import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 
-const projectRoot = new URL('../../', import.meta.url).pathname;
 const here = new URL('./', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
 const cloudAssemblyDir = join(scratch, 'cdk.out');

@@ -4,9 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { projectRoot } from '../../infra/project-root.ts';
 import { spawnInGroup, stopGroups } from './process-group.ts';
-
-const projectRoot = new URL('../../', import.meta.url).pathname;
 export const newDataDir = () => mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 
 /** Kills every runner `start` started, with all it started (for an afterEach). */

@@ -7,7 +7,7 @@ import { Big } from 'big.js';
 import fc from 'fast-check';
 import { contractViolations } from './independent-contract.ts';
 
-export interface PlantRequest {
+interface PlantRequest {
   /** The Content-Type header as sent (name and value), or none. */
   contentType: [name: string, value: string] | undefined;
   bytes: Buffer;
@@ -182,7 +182,7 @@ export const plantRequests = (): fc.Arbitrary<PlantRequest> =>
       return { contentType, bytes, utf8: false };
     });
 
-export type Expectation =
+type Expectation =
   | { status: 400 | 413 | 415 }
   /** A valid NewPlant: 200 unless the id is stored with other content (409). */
   | { status: 'create'; id: string; name: string; tag: string | undefined };

@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
+import { projectRoot } from '../../infra/project-root.ts';
 import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
-
-const projectRoot = new URL('../../', import.meta.url).pathname;
 
 export interface LoadOptions {
   seconds: number;

@@ -4,10 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { projectRoot } from '../../infra/project-root.ts';
 import { loadProblems } from './checks.ts';
 import { runLoad } from './load.ts';
 
-const projectRoot = new URL('../../', import.meta.url).pathname;
 const reportDir = mkdtempSync(join(tmpdir(), 'plant-store-reliability-'));
 const suites = [
   'test/functions/create-plant/handler.property.test.ts',

@@ -1,7 +1,9 @@
 // The template's intrinsic functions and pseudo parameters, resolved where they have a local meaning.
+import { RunnerError } from '../errors.ts';
+import { isScalar } from '../scalar.ts';
 import type { LocalApp } from './template.ts';
 
-export class UnresolvableValueError extends Error {
+export class UnresolvableValueError extends RunnerError {
   override name = 'UnresolvableValueError';
 }
 
@@ -15,7 +17,7 @@ export const localAws = {
 
 /** Resolves Ref, Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
 export const resolveValue = (value: unknown, app: LocalApp): string => {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (isScalar(value)) return String(value);
   if (typeof value === 'object' && value !== null) {
     if ('Ref' in value && typeof value.Ref === 'string') return resolveRef(value.Ref, app);
     if ('Fn::Join' in value && Array.isArray(value['Fn::Join'])) {

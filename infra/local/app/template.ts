@@ -3,19 +3,21 @@
 // Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RunnerError } from '../errors.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
 
-export interface CfnResource {
+interface CfnResource {
   Type: string;
   Properties?: Record<string, unknown>;
   Metadata?: Record<string, unknown>;
 }
 
-export interface CfnTemplate {
+interface CfnTemplate {
   Resources: Record<string, CfnResource>;
 }
 
-export class UnsupportedTemplateError extends Error {
+/** The template has what the runner cannot reproduce faithfully; the message names the resource. */
+class UnsupportedTemplateError extends RunnerError {
   override name = 'UnsupportedTemplateError';
 }
 

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalTable } from '../app/template.ts';
+import { RunnerError } from '../errors.ts';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './process.ts';
 
 export interface LocalDatabase {
@@ -51,7 +52,8 @@ const spawnDatabase = (options: DatabaseProcessOptions) => {
   const ready = new Promise<{ port: number; notes: string[] }>((resolve, reject) => {
     child.on('message', (message: DatabaseProcessMessage) => {
       if (message.type === 'ready') resolve(message);
-      else reject(new Error(message.message));
+      // Refused: the data folder cannot be served as it is (the message says what to do), the user's to fix.
+      else reject(message.type === 'refused' ? new RunnerError(message.message) : new Error(message.message));
     });
     child.once('exit', (code, signal) => reject(new Error(`the database process exited (${code ?? signal})`)));
   });

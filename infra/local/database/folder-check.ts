@@ -8,10 +8,11 @@ import { join } from 'node:path';
 import { crc32c } from '@aws-crypto/crc32c';
 // The same classic-level (LevelDB binding) dynalite uses, so the check reads the folder as dynalite will.
 import { ClassicLevel } from 'classic-level';
+import { RunnerError } from '../errors.ts';
 import { clearFailedWrites, readFailedWrites } from './failure-record.ts';
 
 /** The folder cannot be served as it is: the message says what is wrong, where, and what to do. */
-export class DatabaseFolderError extends Error {
+class DatabaseFolderError extends RunnerError {
   override name = 'DatabaseFolderError';
 }
 
@@ -40,7 +41,7 @@ interface LogFileProblem {
 }
 
 /** What is wrong with a LevelDB log file, or undefined when every record is whole and matches its checksum. */
-export const logFileProblem = (bytes: Buffer): LogFileProblem | undefined => {
+const logFileProblem = (bytes: Buffer): LogFileProblem | undefined => {
   let offset = 0;
   while (offset < bytes.length) {
     const leftInBlock = blockSize - (offset % blockSize);

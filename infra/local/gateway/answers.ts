@@ -2,6 +2,7 @@
 // for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
 import { STATUS_CODES } from 'node:http';
 import type { LocalGatewayResponse } from '../app/template.ts';
+import { isScalar, type Scalar } from '../scalar.ts';
 
 /** Status and message of each answer the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
@@ -92,8 +93,6 @@ export const rawAnswer = ({ status, headers, body }: Answer) =>
     body,
   ]);
 
-type Scalar = string | number | boolean;
-const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */

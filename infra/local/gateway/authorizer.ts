@@ -3,11 +3,12 @@
 
 import type { LocalAuthorizer } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
+import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
 import { withinTime } from './time-limit.ts';
 
 /** What API Gateway decides for one request. */
-export type AuthorizerDecision =
+type AuthorizerDecision =
   | { allowed: true; principalId: string; context: Record<string, string | number | boolean> }
   | { allowed: false; responseType: string; message: string };
 
@@ -65,7 +66,7 @@ const parseResult = (value: unknown): AuthorizerResult | undefined => {
   }
   // Context values must be flat: nested objects or arrays make API Gateway answer 500.
   if (typeof context !== 'object' || context === null) return undefined;
-  const flat = Object.values(context).every((item) => ['string', 'number', 'boolean'].includes(typeof item));
+  const flat = Object.values(context).every(isScalar);
   if (!flat) return undefined;
   return { principalId, statements, context: context as AuthorizerResult['context'] };
 };

@@ -72,7 +72,7 @@ export interface Deployment {
   authorizers: Map<string, TokenAuthorizer>;
 }
 
-export interface GatewayOptions {
+interface GatewayOptions {
   /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
   deployment: () => Deployment;
   log: (line: string) => void;

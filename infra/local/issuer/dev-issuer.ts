@@ -82,7 +82,7 @@ export const loadSigningKey = async (dataDir: string | undefined, identity: Issu
   };
 };
 
-export interface TokenOptions {
+interface TokenOptions {
   sub: string;
   scope: string;
   /** Seconds, or a jose time span such as `2h`. */

@@ -6,7 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { LocalFunction } from '../app/template.ts';
 import type { WorkerData, WorkerMessage, WorkerRequest } from './worker.ts';
 
-export type Invocation =
+type Invocation =
   | { outcome: 'result'; result: unknown }
   /** The handler threw or rejected. */
   | { outcome: 'error'; errorType: string; message: string }

@@ -5,9 +5,8 @@ import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from '@jest/globals';
+import { projectRoot } from '../../../../infra/project-root.ts';
 import { newDataDir, start, stopStarted, tokenOf } from '../../../helpers/npm-start.ts';
-
-const projectRoot = new URL('../../../../', import.meta.url).pathname;
 
 /** What `cdk synth` and the runner read, copied; node_modules linked. */
 const projectCopy = () => {

@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, test } from '@jest/globals';
+import { projectRoot } from '../../../../infra/project-root.ts';
 import { startDatabaseGate } from '../../../helpers/database-gate.ts';
 import {
   type Launched,
@@ -17,8 +18,6 @@ import {
   tokenOf,
 } from '../../../helpers/npm-start.ts';
 import { signalGroup } from '../../../helpers/process-group.ts';
-
-const projectRoot = new URL('../../../../', import.meta.url).pathname;
 
 afterEach(stopStarted);
 

@@ -6,8 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { commandFailed, envVarsOf, maxWorkersOf, usageOf, workerCap } from '../../../../infra/local/cli/options.ts';
 import { defaultDataDir } from '../../../../infra/local/cli/product.ts';
 import { RunnerError } from '../../../../infra/local/errors.ts';
-
-const projectRoot = new URL('../../../../', import.meta.url);
+import { projectRoot } from '../../../../infra/project-root.ts';
 
 describe('--max-workers', () => {
   test('refuses values that cannot work', () => {
