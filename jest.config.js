@@ -1,7 +1,8 @@
-// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc.
-export default {
+// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc, in two tiers (CONTRIBUTING.md):
+// `unit`, in-process (`npm run test:unit`, the fast loop), and `e2e`, every test that starts the local runner, a
+// command or a browser (named *.e2e.test.ts). `npm test` runs both, with coverage.
+const common = {
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -9,20 +10,46 @@ export default {
       { jsc: { target: 'es2024', parser: { syntax: 'typescript' } }, module: { type: 'es6' } },
     ],
   },
+  setupFiles: ['<rootDir>/test/setup-env.ts'],
+};
+
+export default {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.e2e\\.test\\.ts$'],
+    },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+  ],
+  // Once for the whole run, whichever tiers it runs.
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
-  setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 30_000,
-  // Coverage of the Lambda code (with --coverage, as `npm test` runs it), measured where it runs in-process (the
-  // handler and store tests); README says the figure. Type-only modules have no code to run.
+  // Coverage (with --coverage, as `npm test` runs it) of the code that runs in the tests' own process: the Lambda code
+  // (the handler, store and authorizer tests) and infra/: the stack and its constructs, and the local runner's core
+  // (served in-process by the e2e tests). Not measured: what runs only in other processes or threads (the commands in
+  // infra/local/cli/, the database process and its folder check, the function workers, the CDK app's entry, the
+  // bundles' node:http shim), and type-only modules.
   coverageProvider: 'v8',
   collectCoverageFrom: [
     'functions/**/*.{ts,js}',
-    '!functions/**/*.d.ts',
+    'infra/**/*.ts',
+    '!**/*.d.ts',
     '!functions/commons/contract/openapi-types.ts',
     '!functions/commons/contract/generate.ts',
     '!functions/create-plant/plant-store.ts',
+    '!infra/app.ts',
+    '!infra/local/cli/**',
+    '!infra/local/database/process.ts',
+    '!infra/local/database/folder-check.ts',
+    '!infra/constructs/bundling/**',
+    '!infra/local/lambda/worker.ts',
   ],
-  coverageReporters: ['text-summary'],
-  coverageThreshold: { global: { statements: 95, lines: 95, functions: 95, branches: 85 } },
+  coverageReporters: ['text-summary', 'json-summary'],
+  coverageThreshold: {
+    global: { statements: 95, lines: 95, functions: 95, branches: 85 },
+    './infra/': { statements: 90, lines: 90, functions: 90, branches: 80 },
+  },
 };
