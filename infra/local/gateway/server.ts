@@ -1,12 +1,12 @@
-// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, its limits and time-outs, and the order
-// of a request's way through routing (routes.ts), the TOKEN authorizer (authorizer.ts), the proxy event v1
-// (proxy-event.ts) and the answers (answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md
-// ("Gateway semantics"); where this code differs from AWS, this code is wrong.
+// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, and a request's way through it in five
+// steps: limits, route (routes.ts), authorize (authorizer.ts), invoke (with the proxy event v1, proxy-event.ts) and
+// answer (answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md ("Gateway
+// semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { localAws } from '../app/intrinsics.ts';
-import type { LocalApp } from '../app/template.ts';
+import type { LocalApp, LocalRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { type Answer, errorAnswer, gatewayAnswer, proxyResultToAnswer, rawAnswer } from './answers.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
@@ -83,86 +83,153 @@ interface GatewayOptions {
 /** Routes the local runner serves besides the app's API (the entry file's API reference): true when answered. */
 export type LocalRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
 
+/** One request on its way through the gateway: what each step reads, and the notes for its log line. */
+interface Way {
+  request: IncomingMessage;
+  deployment: Deployment;
+  requestId: string;
+  started: Date;
+  url: URL;
+  method: string;
+  /** What the request's log line tells besides method, path, status and time: cold starts and failures. */
+  notes: string[];
+}
+
+/** A step's result: the gateway has answered (the way ends there), or what the next step needs. */
+type Step<T> = { answered: Answer } | { next: T };
+
+/** The gateway's own answer of `type` (from the template's gateway responses, or AWS's defaults). */
+const gatewayResponse = (way: Way, type: string, message: string) => ({
+  answered: gatewayAnswer(way.deployment.app.gatewayResponses, type, message, way.requestId),
+});
+
+const noteColdStart = (way: Way, functionId: string, report: InvocationReport | undefined) => {
+  if (report?.initMs !== undefined) way.notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
+};
+
+/** 1. Limits: the request line and header values (431), then the body, read whole (413 past the payload limit). */
+const withinLimits = async (way: Way): Promise<Step<Buffer>> => {
+  if (requestLineAndHeaderValuesBytes(way.request) > maxRequestLineAndHeaderValuesBytes) {
+    way.notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
+    return { answered: errorAnswer(431, way.requestId) };
+  }
+  const body = await readBody(way.request);
+  return body === undefined ? gatewayResponse(way, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
+};
+
+/** 2. Route: the resource and method the request names, or API Gateway's answer to an unknown route. */
+const route = (way: Way, routes: CompiledRoute[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
+  const found = findRoute(routes, way.url.pathname, way.method);
+  return found ? { next: found } : gatewayResponse(way, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+};
+
+/** 3. Authorize: the route's TOKEN authorizer decides; what it allows reaches the function as `authorizer`. */
+const authorize = async (
+  way: Way,
+  { authorizerId }: LocalRoute,
+  headers: ReturnType<typeof headersAsSent>,
+): Promise<Step<Record<string, unknown> | undefined>> => {
+  if (authorizerId === undefined) return { next: undefined };
+  const tokenAuthorizer = way.deployment.authorizers.get(authorizerId);
+  if (!tokenAuthorizer) return gatewayResponse(way, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
+  const { app } = way.deployment;
+  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${way.method}${way.url.pathname}`;
+  const authorizerStarted = Date.now();
+  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, way.requestId);
+  noteColdStart(way, tokenAuthorizer.functionId, report);
+  if (!decision.allowed) return gatewayResponse(way, decision.responseType, decision.message);
+  return {
+    next: {
+      ...decision.context,
+      principalId: decision.principalId,
+      integrationLatency: Date.now() - authorizerStarted,
+    },
+  };
+};
+
+/** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
+const invoke = async (way: Way, { functionId, integrationTimeoutMs }: LocalRoute, event: unknown) => {
+  const pool = way.deployment.pools.get(functionId);
+  if (!pool) return gatewayResponse(way, 'INTEGRATION_FAILURE', 'Internal server error');
+  const report = await withinTime(pool.invoke(event, way.requestId), integrationTimeoutMs);
+  if (!report) {
+    way.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
+    return gatewayResponse(way, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
+  }
+  noteColdStart(way, functionId, report);
+  return { next: report };
+};
+
+/** 5. Answer: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
+const answer = (way: Way, { functionId }: LocalRoute, { invocation }: InvocationReport): Answer => {
+  if (invocation.outcome !== 'result') {
+    const reason =
+      invocation.outcome === 'error' ? `${invocation.errorType}: ${invocation.message}` : invocation.reason;
+    way.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
+    return gatewayResponse(way, 'DEFAULT_5XX', 'Internal server error').answered;
+  }
+  const result = proxyResultToAnswer(invocation.result);
+  if (!result) {
+    way.notes.push(`${functionId}: malformed proxy result`);
+    return gatewayResponse(way, 'DEFAULT_5XX', 'Internal server error').answered;
+  }
+  result.headers.push(['x-amzn-RequestId', way.requestId]);
+  return result;
+};
+
+/** Each app's routes, compiled once (a reload brings another app). */
+const compiledRoutes = new WeakMap<LocalApp, CompiledRoute[]>();
+const routesOf = (app: LocalApp) => {
+  let routes = compiledRoutes.get(app);
+  if (!routes) {
+    routes = app.routes.map((route) => ({ ...route, segments: route.resourcePath.split('/').filter(Boolean) }));
+    compiledRoutes.set(app, routes);
+  }
+  return routes;
+};
+
+/** The request's way: limits, route, authorize, invoke, answer; a step that answers ends it. */
+const handle = async (
+  request: IncomingMessage,
+  deployment: Deployment,
+): Promise<{ answer: Answer; notes: string[] }> => {
+  const way: Way = {
+    request,
+    deployment,
+    requestId: randomUUID(),
+    started: new Date(),
+    url: new URL(request.url ?? '/', 'http://localhost'),
+    method: request.method ?? 'GET',
+    notes: [],
+  };
+  const answered = (step: { answered: Answer }) => ({ answer: step.answered, notes: way.notes });
+
+  const body = await withinLimits(way);
+  if ('answered' in body) return answered(body);
+  const found = route(way, routesOf(deployment.app));
+  if ('answered' in found) return answered(found);
+  const headers = headersAsSent(request);
+  const authorizer = await authorize(way, found.next.route, headers);
+  if ('answered' in authorizer) return answered(authorizer);
+  const event = proxyEvent({
+    app: deployment.app,
+    request,
+    url: way.url,
+    route: found.next.route,
+    parameters: found.next.parameters,
+    headers,
+    body: body.next,
+    requestId: way.requestId,
+    started: way.started,
+    authorizer: authorizer.next,
+  });
+  const report = await invoke(way, found.next.route, event);
+  if ('answered' in report) return answered(report);
+  return { answer: answer(way, found.next.route, report.next), notes: way.notes };
+};
+
+/** The server: each request's way (above), its log line, and the Error shape for what Node's parser refuses. */
 export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions): Server => {
-  const compiledRoutes = new WeakMap<LocalApp, CompiledRoute[]>();
-  const routesOf = (app: LocalApp) => {
-    let routes = compiledRoutes.get(app);
-    if (!routes) {
-      routes = app.routes.map((route) => ({ ...route, segments: route.resourcePath.split('/').filter(Boolean) }));
-      compiledRoutes.set(app, routes);
-    }
-    return routes;
-  };
-  const handle = async (request: IncomingMessage): Promise<{ answer: Answer; notes: string[] }> => {
-    const { app, pools, authorizers } = deployment();
-    const routes = routesOf(app);
-    const requestId = randomUUID();
-    const started = new Date();
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const method = request.method ?? 'GET';
-    // What the request log line tells besides method, path, status and time: cold starts and failures.
-    const notes: string[] = [];
-    const noteColdStart = (functionId: string, report: InvocationReport | undefined) => {
-      if (report?.initMs !== undefined) notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
-    };
-    const gateway = (type: string, message: string) => ({
-      answer: gatewayAnswer(app.gatewayResponses, type, message, requestId),
-      notes,
-    });
-
-    if (requestLineAndHeaderValuesBytes(request) > maxRequestLineAndHeaderValuesBytes) {
-      notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
-      return { answer: errorAnswer(431, requestId), notes };
-    }
-    const body = await readBody(request);
-    if (body === undefined) return gateway('REQUEST_TOO_LARGE', 'Request Too Long');
-    const found = findRoute(routes, url.pathname, method);
-    if (!found) return gateway('MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
-    const { route, parameters } = found;
-
-    const headers = headersAsSent(request);
-    const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${method}${url.pathname}`;
-
-    let authorizer: Record<string, unknown> | undefined;
-    if (route.authorizerId !== undefined) {
-      const tokenAuthorizer = authorizers.get(route.authorizerId);
-      if (!tokenAuthorizer) return gateway('AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
-      const authorizerStarted = Date.now();
-      const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, requestId);
-      noteColdStart(tokenAuthorizer.functionId, report);
-      if (!decision.allowed) return gateway(decision.responseType, decision.message);
-      authorizer = {
-        ...decision.context,
-        principalId: decision.principalId,
-        integrationLatency: Date.now() - authorizerStarted,
-      };
-    }
-    const event = proxyEvent({ app, request, url, route, parameters, headers, body, requestId, started, authorizer });
-
-    const pool = pools.get(route.functionId);
-    if (!pool) return gateway('INTEGRATION_FAILURE', 'Internal server error');
-    const report = await withinTime(pool.invoke(event, requestId), route.integrationTimeoutMs);
-    if (!report) {
-      notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
-      return gateway('INTEGRATION_TIMEOUT', 'Endpoint request timed out');
-    }
-    noteColdStart(route.functionId, report);
-    const { invocation } = report;
-    if (invocation.outcome !== 'result') {
-      const reason =
-        invocation.outcome === 'error' ? `${invocation.errorType}: ${invocation.message}` : invocation.reason;
-      notes.push(`${route.functionId} ${invocation.outcome}: ${reason}`);
-      return gateway('DEFAULT_5XX', 'Internal server error');
-    }
-    const answer = proxyResultToAnswer(invocation.result);
-    if (!answer) {
-      notes.push(`${route.functionId}: malformed proxy result`);
-      return gateway('DEFAULT_5XX', 'Internal server error');
-    }
-    answer.headers.push(['x-amzn-RequestId', requestId]);
-    return { answer, notes };
-  };
-
   const server = createServer(
     { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
     (request, response: ServerResponse) => {
@@ -179,7 +246,7 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) =>
         log(`${request.method} ${new URL(request.url ?? '/', 'http://localhost').pathname} ${outcome}`);
-      handle(request)
+      handle(request, deployment())
         .then(({ answer, notes }) => {
           // Once the server is closing, close each connection after its answer instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;
