@@ -39,7 +39,7 @@ const threshold =
     props.alarmThresholds = { ...props.alarmThresholds, [key]: read(name, value) };
   };
 
-/** The settings that stand alone, by context name (README.md lists them all). */
+/** The settings that stand alone, by context name (docs/configuration.md lists them all). */
 const settings = {
   stackName: prop('stackName', text),
   profile: prop('profile', oneOf('dev', 'prod')),
@@ -97,7 +97,7 @@ const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] 
 ];
 
 /**
- * The stack's settings from CDK context (cdk.json, or `-c name=value`): README.md lists them. Anything not set keeps
+ * The stack's settings from CDK context (cdk.json, or `-c name=value`): docs/configuration.md lists them. Anything not set keeps
  * the stack's default; a value that makes no sense stops the synth with a message naming it.
  */
 export const propsFromContext = (node: Node): Props => {

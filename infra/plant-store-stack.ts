@@ -63,7 +63,7 @@ export const profiles = {
 } as const;
 type ProfileName = keyof typeof profiles;
 
-/** Decisions a deployment may change (cdk.json context or `-c name=value`); README.md lists them. */
+/** Decisions a deployment may change (cdk.json context or `-c name=value`); docs/configuration.md lists them. */
 export const defaults = {
   authorizerCacheTtlSeconds: 300,
   maxBodyBytes: defaultMaxBodyBytes,

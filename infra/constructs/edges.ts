@@ -1,4 +1,4 @@
-// What a deployment may put in front of the API, each off by default (README, "Optional edges", with their cost):
+// What a deployment may put in front of the API, each off by default (docs/deploy.md, "Optional edges", with their cost):
 // a WAF web ACL, and a custom domain name.
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';

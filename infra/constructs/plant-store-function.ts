@@ -74,7 +74,7 @@ export class PlantStoreFunction extends Construct {
         target: 'node24',
         minify: true,
         // The map ships beside the bundle; Node reads it only with NODE_OPTIONS=--enable-source-maps, which costs
-        // every cold start, so it is not set: README (Deploy) says how to decode a stack trace.
+        // every cold start, so it is not set: docs/deploy.md says how to decode a stack trace.
         sourceMap: true,
         sourcesContent: false,
         mainFields: ['module', 'main'],

@@ -1,5 +1,5 @@
 // Generated POST /plants requests (fast-check), and what the contract says each must be answered — an oracle written
-// from openapi.yaml and README alone, sharing no code with the implementation: big.js reads ids, a hand-written table
+// from openapi.yaml and docs/api.md alone, sharing no code with the implementation: big.js reads ids, a hand-written table
 // says which media types are JSON in UTF-8, and each generated body says itself whether its bytes are UTF-8.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { expect } from '@jest/globals';

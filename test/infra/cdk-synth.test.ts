@@ -17,7 +17,7 @@ test('bundles both functions as ESM with their source maps, where the template s
     const assetPath = (resource as { Metadata: Record<string, string> }).Metadata['aws:asset:path'];
     expect(assetPath).toMatch(/^asset\./);
     expect(existsSync(join(outdir, String(assetPath), 'index.mjs'))).toBe(true);
-    // Deployed with the bundle, for decoding its stack traces (README).
+    // Deployed with the bundle, for decoding its stack traces (docs/deploy.md).
     expect(existsSync(join(outdir, String(assetPath), 'index.mjs.map'))).toBe(true);
   }
 });

@@ -3,7 +3,7 @@
 // Stops at the first break, naming it, with exit code 1.
 //
 // Its plants have ids from the lowest int64, -9223372036854775808, up to -9220000000000000000: a range reserved for
-// smoke runs, which real clients must not use (README). Each run takes a new id there (from the clock), so runs never
+// smoke runs, which real clients must not use (docs/deploy.md). Each run takes a new id there (from the clock), so runs never
 // meet each other or real data. The plants it creates stay (the API deletes nothing); their name says "smoke test".
 import { parseArgs } from 'node:util';
 import { contractViolations } from '../helpers/independent-contract.ts';

@@ -46,7 +46,7 @@ const restartBackoffMs = 1_000;
 const spawnDatabase = (options: DatabaseProcessOptions) => {
   const child = fork(processFile, [JSON.stringify(options)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // A small young generation: V8 would grow it to about 48 MB under load, memory dynalite does not need.
+    // A small young generation: V8 would grow it to tens of megabytes under load, memory dynalite does not need.
     execArgv: [...process.execArgv, '--max-semi-space-size=2'],
   });
   const ready = new Promise<{ port: number; notes: string[] }>((resolve, reject) => {

@@ -119,7 +119,7 @@ export class FunctionPool {
       stdout: logLine !== undefined,
       stderr: logLine !== undefined,
       // MemorySize caps the heap as on Lambda. The young generation is kept small: V8 would grow each isolate's to
-      // about 48 MB under load, which for a pool of environments is memory no function needs (and slower scavenges).
+      // tens of megabytes under load, which for a pool of environments is memory no function needs (and slower scavenges).
       resourceLimits: { maxOldGenerationSizeMb: this.#fn.memoryMb, maxYoungGenerationSizeMb: 8 },
     });
     if (logLine)

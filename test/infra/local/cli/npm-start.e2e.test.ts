@@ -68,7 +68,7 @@ const groupLeft = (server: Launched) =>
     .stdout.split('\n')
     .filter((line) => line.trim() !== '' && !/^\s*\d+\s+Z/.test(line));
 
-// Each way the README says `npm start` may be stopped. A signal to the whole group reaches the runner twice (from the
+// Each way docs/local-runner.md says `npm start` may be stopped. A signal to the whole group reaches the runner twice (from the
 // sender, and forwarded by npm): one stop all the same.
 const stops: [string, (server: Started) => void, string][] = [
   ['Ctrl-C to the whole group (a terminal)', (server) => signalGroup(server.child, 'SIGINT'), 'SIGINT'],
