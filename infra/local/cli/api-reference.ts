@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { LocalRoutes } from '../gateway/server.ts';
+import { type LocalRoutes, requestUrl } from '../gateway/server.ts';
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -47,7 +47,7 @@ export const apiReference = (openApiPath: string): LocalRoutes => {
   };
   return (request: IncomingMessage, response: ServerResponse) => {
     if (request.method !== 'GET') return false;
-    const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+    const { pathname } = requestUrl(request);
     const asset = assets[pathname];
     // Read at each request: an edited openapi.yaml shows at the next reload.
     if (pathname === '/openapi.yaml') send(response, 'application/yaml; charset=utf-8', readFileSync(openApiPath));

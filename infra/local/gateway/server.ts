@@ -65,6 +65,15 @@ const readBody = (request: IncomingMessage) =>
     request.on('error', (error) => reject(new ClientAbortedError(error.message)));
   });
 
+/**
+ * The request's URL. Its target is a path (`//plants//1` too: a path with empty segments, not a host `plants`), or in
+ * absolute form a whole URL whose path counts.
+ */
+export const requestUrl = (request: IncomingMessage) => {
+  const target = request.url ?? '/';
+  return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+};
+
 /** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
 export interface Deployment {
   app: LocalApp;
@@ -198,7 +207,7 @@ const handle = async (
     deployment,
     requestId: randomUUID(),
     started: new Date(),
-    url: new URL(request.url ?? '/', 'http://localhost'),
+    url: requestUrl(request),
     method: request.method ?? 'GET',
     notes: [],
   };
@@ -245,7 +254,7 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
       const started = performance.now();
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) =>
-        log(`${request.method} ${new URL(request.url ?? '/', 'http://localhost').pathname} ${outcome}`);
+        log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
       handle(request, deployment())
         .then(({ answer, notes }) => {
           // Once the server is closing, close each connection after its answer instead of keeping it alive.

@@ -169,6 +169,29 @@ describe('routes and limits', () => {
     }
   });
 
+  test('overlapping routes declared in the worst order: each request reaches the most specific resource', async () => {
+    const resourceOf = async (path: string, method = 'GET') => {
+      const response = await call(path, { method });
+      expect(response.status).toBe(200);
+      const { event } = (await response.json()) as { event: { resource: string; pathParameters: unknown } };
+      return [event.resource, event.pathParameters];
+    };
+    expect(await resourceOf('/routes/things/static')).toEqual(['/routes/things/static', null]);
+    expect(await resourceOf('/routes/things/a/b', 'PUT')).toEqual(['/routes/things/{proxy+}', { proxy: 'a/b' }]);
+    expect(await resourceOf('/routes/pairs/x/1')).toEqual(['/routes/pairs/x/{b}', { b: '1' }]);
+    expect(await resourceOf('/routes/pairs/y/1')).toEqual(['/routes/pairs/{a}/{b}', { a: 'y', b: '1' }]);
+    expect(await resourceOf('/routes/anything')).toEqual(['/routes/anything', null]);
+    expect(await resourceOf('/routes/else')).toEqual(['/routes/{p}', { p: 'else' }]);
+    // The resource decides first: /routes/things/static has no POST, and the greedy sibling does not take it.
+    expect((await call('/routes/things/static', { method: 'POST' })).status).toBe(403);
+  });
+
+  test('a target starting with // is a path (with empty segments), not a host name', async () => {
+    const answer = await rawExchange('GET //echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toContain('"path":"//echo"');
+  });
+
   test('a body over 10 MB is 413 without invoking anything', async () => {
     const before = api.invocations('EchoFunction');
     const response = await call('/echo', { method: 'POST', body: 'x'.repeat(10 * 1024 * 1024 + 1) });
