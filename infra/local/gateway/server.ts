@@ -253,8 +253,7 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
       if (localRoutes?.(request, response)) return;
       const started = performance.now();
       // Logged without the query string, which may carry a token.
-      const logLine = (outcome: string) =>
-        log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
+      const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
       handle(request, deployment())
         .then(({ answer, notes }) => {
           // Once the server is closing, close each connection after its answer instead of keeping it alive.
