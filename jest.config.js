@@ -31,7 +31,8 @@ export default {
   // (the handler, store and authorizer tests) and infra/: the stack and its constructs, and the local runner's core
   // (served in-process by the e2e tests). Not measured: what runs only in other processes or threads (the commands in
   // infra/local/cli/, the database process and its folder check, the function workers, the CDK app's entry, the
-  // bundles' node:http shim), and type-only modules.
+  // bundles' node:http shim), and type-only modules. The floors are in test/coverage-gate.ts, which `npm test` runs
+  // after jest and which names the files below them.
   coverageProvider: 'v8',
   collectCoverageFrom: [
     'functions/**/*.{ts,js}',
@@ -48,8 +49,4 @@ export default {
     '!infra/local/lambda/worker.ts',
   ],
   coverageReporters: ['text-summary', 'json-summary'],
-  coverageThreshold: {
-    global: { statements: 95, lines: 95, functions: 95, branches: 85 },
-    './infra/': { statements: 90, lines: 90, functions: 90, branches: 80 },
-  },
 };
