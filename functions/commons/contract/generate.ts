@@ -1,18 +1,19 @@
-// Generates the code that openapi.yaml is the single source of: the TypeScript types of its schemas and the
-// NewPlant request validator, compiled ahead of time (ajv standalone code, so no Ajv and no compile at cold start).
-// Run `npm run generate` after changing openapi.yaml; a test fails while the committed output is stale.
-import { readFile, writeFile } from 'node:fs/promises';
+// Generates the code that an OpenAPI document is the single source of: the TypeScript types of its schemas and of
+// each operation's event, and for each operation (by its operationId) a validator of the Lambda proxy event: its
+// request body, path parameters and query parameters, compiled ahead of time (ajv standalone code, so no Ajv and no
+// compile at cold start). Run `npm run generate` after changing openapi.yaml; a test fails while the committed output
+// is stale. `node functions/commons/contract/generate.ts <openapi.yaml> <folder>` generates another contract's.
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { _, Ajv2020, type KeywordCxt } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { parse } from 'yaml';
 
-const here = new URL('./', import.meta.url);
-const openapiFile = new URL('../../../openapi.yaml', import.meta.url);
-const outputs = {
-  types: new URL('openapi-types.ts', here),
-  validator: new URL('validate-create-plant-event.js', here),
-};
+const banner = '// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.';
+export const productContract = fileURLToPath(new URL('../../../openapi.yaml', import.meta.url));
+export const productOutputDir = fileURLToPath(new URL('./', import.meta.url));
 
 type Schema = { [key: string]: unknown };
 
@@ -29,18 +30,26 @@ const mapSchema = (node: unknown, visit: (node: Schema) => Schema): unknown => {
 const refPrefix = '#/components/schemas/';
 const isInt64 = (node: Schema) => node.type === 'integer' && node.format === 'int64';
 
-/** The component schemas `name` needs: itself and everything it references, transitively. */
-const schemasNeededBy = (name: string, all: Schema, needed = new Set<string>()): Set<string> => {
-  needed.add(name);
-  JSON.stringify(all[name], (key, value: unknown) => {
-    if (key === '$ref' && typeof value === 'string') {
+/** The component schemas `schema` needs: everything it references, transitively. */
+const schemasNeededBy = (schema: unknown, all: Schema, needed = new Set<string>()): Set<string> => {
+  JSON.stringify(schema, (key, value: unknown) => {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith(refPrefix)) {
       const target = value.slice(refPrefix.length);
-      if (!needed.has(target)) schemasNeededBy(target, all, needed);
+      if (!needed.has(target)) {
+        needed.add(target);
+        schemasNeededBy(all[target], all, needed);
+      }
     }
     return value;
   });
   return needed;
 };
+
+/** Component references as local `$defs` references. */
+const toDefs = (node: Schema): Schema =>
+  typeof node.$ref === 'string' && node.$ref.startsWith(refPrefix)
+    ? { ...node, $ref: `#/$defs/${node.$ref.slice(refPrefix.length)}` }
+    : node;
 
 // JSON numbers reach the validator as the request body parser makes them (functions/commons/json-body.ts):
 // a number for integers within ±2^53, an exact bigint beyond. No JSON Schema type admits a bigint, so int64 is
@@ -57,68 +66,239 @@ const int64Keyword = {
   },
 } as const;
 
-export const generate = async (): Promise<Record<keyof typeof outputs, string>> => {
-  const openapi: unknown = parse(await readFile(openapiFile, 'utf8'));
-  const components = isSchema(openapi) && isSchema(openapi.components) ? openapi.components.schemas : undefined;
-  if (!isSchema(components)) throw new Error('openapi.yaml has no components.schemas');
+// Path and query parameters reach the function as strings (the Lambda proxy event). An integer parameter is a
+// string of decimal digits, within the range of its format.
+const integerTextKeyword = {
+  keyword: 'integerText',
+  schemaType: 'string',
+  error: {
+    message: ({ schema }: { schema: unknown }) =>
+      `must be an integer${schema === 'any' ? '' : ` in the ${String(schema)} range`}`,
+  },
+  code(cxt: KeywordCxt) {
+    const { data, schema } = cxt;
+    const digits = _`/^-?(0|[1-9][0-9]*)$/.test(${data})`;
+    if (schema === 'int32') cxt.fail(_`!${digits} || BigInt(${data}) < -2147483648n || BigInt(${data}) > 2147483647n`);
+    else if (schema === 'int64')
+      cxt.fail(_`!${digits} || BigInt(${data}) < -9223372036854775808n || BigInt(${data}) > 9223372036854775807n`);
+    else cxt.fail(_`!${digits}`);
+  },
+} as const;
 
-  const asDefs = (names: Iterable<string>, visit: (node: Schema) => Schema) =>
-    Object.fromEntries(
-      [...names].map((name) => [
-        name,
-        mapSchema(components[name], (node) =>
-          visit(
-            typeof node.$ref === 'string' ? { ...node, $ref: `#/$defs/${node.$ref.slice(refPrefix.length)}` } : node,
-          ),
-        ),
-      ]),
-    );
+/**
+ * ajv's standalone code asks for its runtime helpers with `require` even when it writes an ES module (ajv issue
+ * #2209, open), which fails in an ESM bundle at cold start. The helpers a schema of ours can need are inlined here;
+ * any other stops the generation, naming it.
+ */
+const inlinedRuntime: Record<string, string> = {
+  // The length in code points, a surrogate pair counting once: what JSON Schema's minLength and maxLength count.
+  ucs2length: '((text) => { let length = 0; for (const _ of text) length += 1; return length; })',
+};
+const withoutRequire = (code: string) =>
+  code.replace(/require\("ajv\/dist\/runtime\/(\w+)"\)\.default/g, (_match, helper: string) => {
+    const inlined = inlinedRuntime[helper];
+    if (!inlined)
+      throw new Error(`the validator needs ajv's runtime helper ${helper}, which generate.ts does not inline`);
+    return inlined;
+  });
 
-  const ajv = new Ajv2020({ allErrors: true, strict: true, code: { source: true, esm: true, optimize: true } });
-  ajv.addKeyword(int64Keyword);
-  const createPlantEvent = {
-    $id: 'CreatePlantEvent',
-    description: 'A Lambda proxy event whose body the JSON body parser has parsed into a NewPlant',
-    type: 'object',
-    required: ['body'],
-    properties: { body: { $ref: '#/$defs/NewPlant' } },
-    $defs: asDefs(schemasNeededBy('NewPlant', components), (node) => {
-      if (!isInt64(node)) return node;
-      const { type: _type, format: _format, ...rest } = node;
-      return { ...rest, int64: true };
-    }),
-  };
-  const validator = `// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.\n${standaloneCode.default(ajv, ajv.compile(createPlantEvent))}`;
-
-  const types = await compile(
-    {
-      title: 'Schemas',
-      description: 'The component schemas of openapi.yaml',
-      type: 'object',
-      properties: Object.fromEntries(Object.keys(components).map((name) => [name, { $ref: `#/$defs/${name}` }])),
-      required: Object.keys(components),
-      additionalProperties: false,
-      $defs: asDefs(Object.keys(components), (node) =>
-        // Exact integers beyond 2^53 arrive as bigint (see int64Keyword).
-        isInt64(node) ? { ...node, tsType: 'number | bigint' } : node,
-      ),
-    } as JSONSchema,
-    'Schemas',
-    {
-      additionalProperties: false,
-      bannerComment: '// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.',
-      format: false,
-      unreachableDefinitions: false,
-    },
-  );
-  return { types, validator };
+/** A parameter's schema for its value as the event carries it: a string. */
+const parameterSchema = (schema: Schema, where: string): Schema => {
+  const { type, format, enum: allowed, description: _description, example: _example, ...rest } = schema;
+  const unsupported = Object.keys(rest).filter((key) => !['minLength', 'maxLength', 'pattern'].includes(key));
+  if (unsupported.length > 0) throw new Error(`${where}: ${unsupported.join(', ')} is not supported for parameters`);
+  if (type === 'string') {
+    if (format !== undefined) throw new Error(`${where}: format ${String(format)} is not supported for parameters`);
+    return { type: 'string', ...(allowed !== undefined && { enum: allowed }), ...rest };
+  }
+  if (type === 'integer') {
+    if (format !== undefined && format !== 'int32' && format !== 'int64')
+      throw new Error(`${where}: integer format ${String(format)} is not supported`);
+    return { type: 'string', integerText: format ?? 'any' };
+  }
+  if (type === 'boolean') return { type: 'string', enum: ['true', 'false'] };
+  throw new Error(`${where}: parameters of type ${String(type)} are not supported`);
 };
 
-if (import.meta.main) {
-  const generated = await generate();
-  for (const [name, text] of Object.entries(generated)) {
-    await writeFile(outputs[name as keyof typeof outputs], text);
-  }
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
 }
 
-export { outputs };
+const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
+
+/** Every operation of the document, with what its event must hold. */
+const operationsOf = (openapi: Schema) => {
+  const components = isSchema(openapi.components) ? openapi.components : {};
+  const resolve = (value: unknown): unknown => {
+    if (!isSchema(value) || typeof value.$ref !== 'string' || value.$ref.startsWith(refPrefix)) return value;
+    const [, section, name] = /^#\/components\/(\w+)\/(.+)$/.exec(value.$ref) ?? [];
+    const target = section && name && isSchema(components[section]) ? components[section][name] : undefined;
+    if (target === undefined) throw new Error(`unresolved reference ${value.$ref}`);
+    return resolve(target);
+  };
+  const paths = isSchema(openapi.paths) ? openapi.paths : {};
+  return Object.entries(paths).flatMap(([path, item]) => {
+    if (!isSchema(item)) return [];
+    return methods.flatMap((method) => {
+      const operation = item[method];
+      if (!isSchema(operation)) return [];
+      const where = `${method.toUpperCase()} ${path}`;
+      if (typeof operation.operationId !== 'string') throw new Error(`${where}: every operation needs an operationId`);
+      const declared = [
+        ...(Array.isArray(item.parameters) ? item.parameters : []),
+        ...(Array.isArray(operation.parameters) ? operation.parameters : []),
+      ].map((parameter) => resolve(parameter) as Parameter);
+      // An operation's parameter replaces the path item's of the same name and place.
+      const parameters = [
+        ...new Map(declared.map((parameter) => [`${parameter.in} ${parameter.name}`, parameter])).values(),
+      ];
+      const body = resolve(operation.requestBody);
+      const bodySchema =
+        isSchema(body) && isSchema(body.content)
+          ? (body.content['application/json'] as Schema | undefined)?.schema
+          : undefined;
+      return [
+        {
+          operationId: operation.operationId,
+          where,
+          parameters,
+          body: isSchema(body) ? { schema: bodySchema ?? {}, required: body.required === true } : undefined,
+        },
+      ];
+    });
+  });
+};
+
+const pascalCase = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+const kebabCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** The file each operation's validator is generated into. */
+export const validatorFile = (operationId: string) => `validate-${kebabCase(operationId)}-event.js`;
+
+/** The generated files, by name: the types, and two files per operation (the validator and its types). */
+export const generate = async (openapiFile = productContract): Promise<Record<string, string>> => {
+  const openapi: unknown = parse(await readFile(openapiFile, 'utf8'));
+  if (!isSchema(openapi)) throw new Error(`${openapiFile} is not an OpenAPI document`);
+  const components =
+    isSchema(openapi.components) && isSchema(openapi.components.schemas) ? openapi.components.schemas : {};
+  const asDefs = (names: Iterable<string>, visit: (node: Schema) => Schema) =>
+    Object.fromEntries([...names].map((name) => [name, mapSchema(components[name], (node) => visit(toDefs(node)))]));
+  const forValidation = (node: Schema) => {
+    if (!isInt64(node)) return node;
+    const { type: _type, format: _format, ...rest } = node;
+    return { ...rest, int64: true };
+  };
+
+  const files: Record<string, string> = {};
+  const eventTypes: Record<string, Schema> = {};
+  for (const { operationId, where, parameters, body } of operationsOf(openapi)) {
+    const eventName = `${pascalCase(operationId)}Event`;
+    const properties: Schema = {};
+    const typeProperties: Schema = {};
+    const required: string[] = [];
+    if (body) {
+      const schema = mapSchema(body.schema, (node) => forValidation(toDefs(node)));
+      properties.body = body.required ? schema : { anyOf: [{ type: 'null' }, schema] };
+      typeProperties.body = body.required
+        ? mapSchema(body.schema, toDefs)
+        : { anyOf: [{ type: 'null' }, mapSchema(body.schema, toDefs)] };
+      required.push('body');
+    }
+    for (const [place, eventKey] of [
+      ['path', 'pathParameters'],
+      ['query', 'queryStringParameters'],
+    ] as const) {
+      const ofPlace = parameters.filter((parameter) => parameter.in === place);
+      if (ofPlace.length === 0) continue;
+      const names = ofPlace.filter((parameter) => place === 'path' || parameter.required).map(({ name }) => name);
+      const object = (valueSchema: (parameter: Parameter) => Schema) => ({
+        type: 'object',
+        properties: Object.fromEntries(ofPlace.map((parameter) => [parameter.name, valueSchema(parameter)])),
+        ...(names.length > 0 && { required: names }),
+      });
+      const validated = object((parameter) =>
+        parameterSchema(parameter.schema ?? {}, `${where} ${place} parameter ${parameter.name}`),
+      );
+      const typed = object(() => ({ type: 'string' }));
+      // The event has null, not an empty object, when there are none.
+      properties[eventKey] = names.length > 0 ? validated : { ...validated, type: ['object', 'null'] };
+      typeProperties[eventKey] = names.length > 0 ? typed : { anyOf: [{ type: 'null' }, typed] };
+      if (names.length > 0) required.push(eventKey);
+    }
+    const ajv = new Ajv2020({
+      allErrors: true,
+      strict: true,
+      // `type: ['object', 'null']` for parameters that may all be absent (the event then has null).
+      allowUnionTypes: true,
+      code: { source: true, esm: true, optimize: true },
+    });
+    ajv.addKeyword(int64Keyword);
+    ajv.addKeyword(integerTextKeyword);
+    const eventSchema = {
+      $id: eventName,
+      description: `The Lambda proxy event of ${operationId} (${where}), its body parsed by the JSON body parser`,
+      type: 'object',
+      required,
+      properties,
+      $defs: asDefs(schemasNeededBy(body?.schema, components), forValidation),
+    };
+    const file = validatorFile(operationId);
+    files[file] = `${banner}\n${withoutRequire(standaloneCode.default(ajv, ajv.compile(eventSchema)))}`;
+    files[file.replace(/\.js$/, '.d.ts')] = [
+      banner,
+      "import type { ValidateFunction } from 'ajv';",
+      `import type { ${eventName} } from './openapi-types.ts';`,
+      '',
+      `declare const validate: ValidateFunction<${eventName}>;`,
+      'export default validate;',
+      '',
+    ].join('\n');
+    eventTypes[eventName] = {
+      description: eventSchema.description,
+      type: 'object',
+      required,
+      properties: typeProperties,
+      additionalProperties: false,
+    };
+  }
+
+  files['openapi-types.ts'] = await compile(
+    {
+      title: 'Schemas',
+      description: 'The component schemas of openapi.yaml, and what each operation finds in its event',
+      type: 'object',
+      properties: Object.fromEntries(
+        [...Object.keys(components), ...Object.keys(eventTypes)].map((name) => [name, { $ref: `#/$defs/${name}` }]),
+      ),
+      required: [...Object.keys(components), ...Object.keys(eventTypes)],
+      additionalProperties: false,
+      $defs: {
+        ...asDefs(Object.keys(components), (node) =>
+          // Exact integers beyond 2^53 arrive as bigint (see int64Keyword).
+          isInt64(node) ? { ...node, tsType: 'number | bigint' } : node,
+        ),
+        ...eventTypes,
+      },
+    } as JSONSchema,
+    'Schemas',
+    { additionalProperties: false, bannerComment: banner, format: false, unreachableDefinitions: false },
+  );
+  return files;
+};
+
+/** The generated files in `outputDir` (validators and their types, and the types file), for finding stale ones. */
+export const generatedFilesIn = async (outputDir: string) =>
+  (await readdir(outputDir)).filter(
+    (name) => name === 'openapi-types.ts' || /^validate-.+-event\.(js|d\.ts)$/.test(name),
+  );
+
+if (import.meta.main) {
+  const [openapiFile = productContract, outputDir = productOutputDir] = process.argv.slice(2);
+  const files = await generate(openapiFile);
+  for (const stale of await generatedFilesIn(outputDir)) if (!(stale in files)) await rm(join(outputDir, stale));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(outputDir, name), text);
+  console.log(`generated ${Object.keys(files).join(', ')} in ${outputDir}`);
+}

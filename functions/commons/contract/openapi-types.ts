@@ -8,12 +8,13 @@ id: number | bigint
 })
 
 /**
- * The component schemas of openapi.yaml
+ * The component schemas of openapi.yaml, and what each operation finds in its event
  */
 export interface Schemas {
 Plant: Plant
 NewPlant: NewPlant
 Error: Error
+CreatePlantEvent: CreatePlantEvent
 }
 export interface Plant {
 /**
@@ -34,4 +35,10 @@ error: number
  * Error message text
  */
 message: string
+}
+/**
+ * The Lambda proxy event of createPlant (POST /plants), its body parsed by the JSON body parser
+ */
+export interface CreatePlantEvent {
+body: NewPlant
 }

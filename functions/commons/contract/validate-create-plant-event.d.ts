@@ -1,6 +1,6 @@
-// Types of the generated validator beside this file (ajv standalone code, a plain function).
+// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.
 import type { ValidateFunction } from 'ajv';
-import type { NewPlant } from './openapi-types.ts';
+import type { CreatePlantEvent } from './openapi-types.ts';
 
-declare const validate: ValidateFunction<{ body: NewPlant }>;
+declare const validate: ValidateFunction<CreatePlantEvent>;
 export default validate;
