@@ -1,5 +1,5 @@
-import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { LambdaDeploymentConfig, LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
@@ -80,6 +80,16 @@ export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps = {}) {
     super(scope, id, props);
     const profile = profiles[props.profile ?? 'prod'];
+    // First: every function reports to it (alarms, dashboard, and its deployment that rolls back on them).
+    const monitoring = new Monitoring(this, Monitoring.id, {
+      alarms: profile.alarms,
+      deploymentConfig:
+        (props.deployment ?? profile.deployment) === 'allAtOnce'
+          ? LambdaDeploymentConfig.ALL_AT_ONCE
+          : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
+      thresholds: { ...defaults.alarms, ...props.alarmThresholds },
+      ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
+    });
     const plants = new PlantsTable(this, 'Plants');
 
     const createPlant = new PlantStoreFunction(this, 'CreatePlant', {
@@ -125,23 +135,8 @@ export class PlantStoreStack extends Stack {
       requiredScope: trust.requiredScope,
     });
 
-    const monitoring = profile.alarms ? this.#monitoring(props, api, createPlant, bearerAuthorizer, plants) : undefined;
-
-    // New code reaches the `live` aliases through CodeDeploy, which rolls it back when an alarm fires meanwhile.
-    const deploymentConfig =
-      (props.deployment ?? profile.deployment) === 'allAtOnce'
-        ? LambdaDeploymentConfig.ALL_AT_ONCE
-        : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES;
-    for (const [id, fn, alarms = []] of [
-      ['CreatePlantDeployment', createPlant, monitoring?.createPlantDeploymentAlarms],
-      ['AuthorizerDeployment', bearerAuthorizer.function, monitoring?.authorizerDeploymentAlarms],
-    ] as const) {
-      const group = new LambdaDeploymentGroup(this, id, { alias: fn.alias, deploymentConfig, alarms });
-      Validations.of(group).acknowledge({
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
-        reason: "CodeDeploy's role for Lambda deployments uses the managed policy AWS made for exactly it.",
-      });
-    }
+    monitoring.watchApi(api.api);
+    monitoring.watchTable(plants.table);
 
     if (props.waf) {
       new WebFirewall(this, 'WebFirewall', {
@@ -154,26 +149,5 @@ export class PlantStoreStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { description: "The API's base_url: POST <ApiUrl>/plants", value: api.baseUrl });
     new CfnOutput(this, 'TableName', { description: 'The plants table', value: plants.table.tableName });
-  }
-
-  #monitoring(
-    props: PlantStoreStackProps,
-    api: PlantStoreApi,
-    createPlant: PlantStoreFunction,
-    bearerAuthorizer: BearerAuthorizer,
-    plants: PlantsTable,
-  ) {
-    return new Monitoring(this, 'Monitoring', {
-      api: api.api,
-      createPlant: { fn: createPlant.alias, timeout: createPlant.timeout },
-      authorizer: {
-        fn: bearerAuthorizer.function.alias,
-        timeout: bearerAuthorizer.function.timeout,
-        logGroup: bearerAuthorizer.function.logGroup,
-      },
-      table: plants.table,
-      thresholds: { ...defaults.alarms, ...props.alarmThresholds },
-      ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
-    });
   }
 }

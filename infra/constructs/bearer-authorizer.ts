@@ -1,9 +1,10 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
+import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
 import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/app/metadata.ts';
 import type { TokenTrust } from './identity.ts';
@@ -42,6 +43,26 @@ export class BearerAuthorizer extends Construct {
         [names.requiredScope]: trust.requiredScope,
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
       },
+      // Every refused token is a Lambda error (the handler throws "Unauthorized"), so its failures are counted from
+      // its log instead. It logs "Authorizer failed" at ERROR for everything but a refused token: API Gateway answers
+      // 500. Only that line counts. The Lambda runtime logs every rejection itself at ERROR too (its "Invoke Error";
+      // in JSON log format a line whose message is the error object: LogPatch.js of
+      // aws-lambda-nodejs-runtime-interface-client), a refused token's `Unauthorized` included, so
+      // `$.level = "ERROR"` alone would count every 401.
+      failures: (scope, logGroup) => ({
+        metric: new MetricFilter(scope, 'FailureFilter', {
+          logGroup,
+          filterPattern: FilterPattern.all(
+            FilterPattern.stringValue('$.level', '=', 'ERROR'),
+            FilterPattern.stringValue('$.message', '=', authorizerFailedMessage),
+          ),
+          metricNamespace: Stack.of(scope).stackName,
+          metricName: 'AuthorizerFailures',
+          metricValue: '1',
+          defaultValue: 0,
+        }).metric({ period: Duration.minutes(1), statistic: 'Sum' }),
+        description: 'The authorizer failed (API Gateway answered 500), e.g. the issuer keys could not be had',
+      }),
     });
     // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
     // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).

@@ -1,11 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { type Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import type { LambdaDeploymentGroup } from 'aws-cdk-lib/aws-codedeploy';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { projectRoot } from '../project-root.ts';
+import { Monitoring } from './monitoring.ts';
 
 /** node:http as the bundles get it (see the file: the cost of importing it as an ES module). */
 const nodeHttpForBundles = fileURLToPath(new URL('./bundling/node-http.ts', import.meta.url));
@@ -23,12 +26,18 @@ export interface PlantStoreFunctionProps {
   logRetention: RetentionDays;
   /** Concurrent executions reserved for (and capping) this function; unset: the account's unreserved pool. */
   reservedConcurrency?: number;
+  /**
+   * What counts as this function failing when Lambda's Errors metric does not say it, made from its log group (see
+   * WatchedFunction in monitoring.ts). Default: Lambda's Errors.
+   */
+  failures?: (scope: Construct, logGroup: ILogGroup) => { metric: IMetric; description: string };
 }
 
 /**
  * A Lambda function with this project's defaults: Node 24 on arm64, one minified ESM bundle with source maps and every
  * dependency inside (so the bundle runs as is, on AWS and in the local runner), an explicit log group with retention,
- * and its own role that may write only to that log group (instead of the managed basic role's `Resource: *`).
+ * its own role that may write only to that log group (instead of the managed basic role's `Resource: *`), and what
+ * the stack's Monitoring gives every function: alarms, a dashboard row, and a deployment that rolls back on them.
  */
 export class PlantStoreFunction extends Construct {
   readonly function: NodejsFunction;
@@ -36,6 +45,8 @@ export class PlantStoreFunction extends Construct {
   readonly alias: Alias;
   readonly logGroup: LogGroup;
   readonly timeout: Duration;
+  /** How new code reaches `alias`: CodeDeploy, rolling back on the function's alarms. */
+  readonly deployment: LambdaDeploymentGroup;
 
   constructor(scope: Construct, id: string, props: PlantStoreFunctionProps) {
     super(scope, id);
@@ -93,5 +104,11 @@ export class PlantStoreFunction extends Construct {
         '(Service Authorization Reference, AWS X-Ray): they take Resource "*" and nothing else does.',
     });
     (this.function.node.defaultChild as CfnFunction).overrideLogicalId(props.logicalId);
+    this.deployment = Monitoring.of(this).watchFunction(this, {
+      name: props.logicalId.replace(/Function$/, ''),
+      alias: this.alias,
+      timeout: props.timeout,
+      ...(props.failures && { failures: props.failures(this, this.logGroup) }),
+    });
   }
 }

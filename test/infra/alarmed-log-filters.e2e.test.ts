@@ -99,7 +99,7 @@ const signed = (api: Awaited<ReturnType<typeof startLocalApi>>) =>
 describe("the authorizer's log, as the alarms see it", () => {
   test('the stack alarms on a filter of the authorizer log, and it notifies and rolls back', () => {
     expect(alarmedFiltersOf('BearerAuthorizerFunction').map(({ id }) => id)).toEqual([
-      expect.stringMatching(/^MonitoringAuthorizerFailureFilter/),
+      expect.stringMatching(/^BearerAuthorizerFunctionFailureFilter/),
     ]);
   });
 
