@@ -126,7 +126,7 @@ export class PlantStoreStack extends Stack {
     });
 
     const api = new PlantStoreApi(this, 'PlantStoreApi', {
-      createPlant: createPlant.alias,
+      name: 'Plant Store',
       authorizer: bearerAuthorizer.authorizer,
       stageName: profile.stageName,
       throttlingRateLimit: props.throttlingRateLimit ?? profile.throttlingRateLimit,
@@ -135,6 +135,7 @@ export class PlantStoreStack extends Stack {
       requiredScope: trust.requiredScope,
     });
 
+    api.addOperation('POST', '/plants', createPlant.alias);
     monitoring.watchApi(api.api);
     monitoring.watchTable(plants.table);
 

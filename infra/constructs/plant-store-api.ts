@@ -15,7 +15,9 @@ import { Construct } from 'constructs';
 import { addGatewayResponses, bearerChallenges } from './gateway-responses.ts';
 
 export interface PlantStoreApiProps {
-  createPlant: IFunction;
+  /** The product's name: the realm of the API's bearer challenges, and the start of the API's name. */
+  name: string;
+  /** The TOKEN authorizer every operation is behind. */
   authorizer: Authorizer;
   stageName: string;
   /** How long the access logs are kept. */
@@ -27,9 +29,6 @@ export interface PlantStoreApiProps {
   /** The scope the authorizer requires ('' for none): what the 403's challenge names. */
   requiredScope: string;
 }
-
-/** The product's name: the realm of the API's bearer challenges, and the start of the API's name. */
-const productName = 'Plant Store';
 
 /**
  * One JSON line per request: who, what, the answer, and why when it failed — the gateway's own error type, the
@@ -62,17 +61,19 @@ const accessLogFormat = AccessLogFormat.custom(
 );
 
 /**
- * The REST API: one stage, only `POST /plants` (proxied to createPlant, behind the authorizer), JSON answers for
- * everything the gateway says itself, JSON access logs, execution logs at ERROR without data tracing (tokens and bodies
- * stay out of logs), metrics on.
+ * The REST API: one stage, the operations added with `addOperation` (each proxied to its function, behind the
+ * authorizer) and nothing else, JSON answers for everything the gateway says itself, JSON access logs, execution logs
+ * at ERROR without data tracing (tokens and bodies stay out of logs), metrics on.
  */
 export class PlantStoreApi extends Construct {
   readonly api: RestApi;
+  readonly #authorizer: Authorizer;
   /** The API's base address including the stage, without a trailing slash: the contract's `{base_url}`. */
   readonly baseUrl: string;
 
   constructor(scope: Construct, id: string, props: PlantStoreApiProps) {
     super(scope, id);
+    this.#authorizer = props.authorizer;
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -80,8 +81,8 @@ export class PlantStoreApi extends Construct {
     this.api = new RestApi(this, 'Api', {
       // API Gateway's metrics are keyed by the API's name (the ApiName dimension): a name of its own per stack keeps
       // two stacks in one account and region (dev and prod) from sharing their alarms, and rolling back each other.
-      restApiName: `${productName} (${Stack.of(this).stackName})`,
-      description: 'Plant Store API (openapi.yaml)',
+      restApiName: `${props.name} (${Stack.of(this).stackName})`,
+      description: `${props.name} API (openapi.yaml)`,
       endpointTypes: [EndpointType.REGIONAL],
       // Every request body reaches createPlant as its bytes (base64, isBase64Encoded), not as text API Gateway has
       // decoded: so invalid UTF-8 is refused (400) instead of silently repaired. Answers are text either way, since
@@ -105,12 +106,7 @@ export class PlantStoreApi extends Construct {
         metricsEnabled: true,
       },
     });
-    this.api.root
-      .addResource('plants')
-      .addMethod('POST', new LambdaIntegration(props.createPlant, { timeout: Duration.seconds(29) }), {
-        authorizer: props.authorizer,
-      });
-    addGatewayResponses(this.api, bearerChallenges(productName, props.requiredScope));
+    addGatewayResponses(this.api, bearerChallenges(props.name, props.requiredScope));
     // API Gateway writes execution logs to a group it creates itself on the first log line, named after the API and
     // the stage, kept forever and left behind by `cdk destroy` ("Set up CloudWatch logging for REST APIs in API
     // Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html). The stack creates
@@ -127,7 +123,7 @@ export class PlantStoreApi extends Construct {
       {
         id: 'AwsSolutions-APIG2',
         reason:
-          'createPlant validates the body against openapi.yaml and names the failing field in the API Error shape.',
+          "Each operation's function validates its event against openapi.yaml (generated per operationId) and names the failing field in the API Error shape.",
       },
       { id: 'AwsSolutions-APIG3', reason: 'WAF is a per-deployment choice with its own cost; stage throttling is on.' },
       {
@@ -150,5 +146,19 @@ export class PlantStoreApi extends Construct {
       '/',
       this.api.deploymentStage.stageName,
     ]);
+  }
+
+  /**
+   * An operation of the contract: `method` on `path` (as openapi.yaml writes it, `{name}` and `{name+}` for path
+   * parameters) proxied to `fn`, behind the authorizer, within API Gateway's 29 s.
+   */
+  addOperation(method: string, path: string, fn: IFunction) {
+    const resource = path
+      .split('/')
+      .filter(Boolean)
+      .reduce((parent, part) => parent.getResource(part) ?? parent.addResource(part), this.api.root);
+    return resource.addMethod(method, new LambdaIntegration(fn, { timeout: Duration.seconds(29) }), {
+      authorizer: this.#authorizer,
+    });
   }
 }
