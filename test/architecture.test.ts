@@ -1,36 +1,14 @@
 // The boundaries of the folder tree, as `npm run lint` enforces them (biome.json, noRestrictedImports): each wrong
 // import is written into a copy of the layout and linted with the project's own configuration.
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, type Dirent, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { type Dirent, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { expect, test } from '@jest/globals';
 import { projectRoot } from '../infra/project-root.ts';
-
-/** The files (path -> the module they import) linted together; the rule violations found, as `path: message`. */
-const lint = (imports: Record<string, string>) => {
-  const dir = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
-  copyFileSync(join(projectRoot, 'biome.json'), join(dir, 'biome.json'));
-  for (const [path, imported] of Object.entries(imports)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), `import { value } from '${imported}';\n\nexport const probe = value;\n`);
-  }
-  const { stdout } = spawnSync(
-    join(projectRoot, 'node_modules/.bin/biome'),
-    ['lint', '--vcs-enabled=false', '--reporter=github', '.'],
-    {
-      cwd: dir,
-      encoding: 'utf8',
-    },
-  );
-  return [...stdout.matchAll(/^::error title=lint\/style\/noRestrictedImports,file=([^,]+),[^:]*::(.*)$/gm)].map(
-    ([, file = '', message]) => `${file.slice(dir.length + 1)}: ${message}`,
-  );
-};
+import { lintImports, otherFunctionMessage as otherFunction } from './helpers/lint.ts';
 
 test('a wrong import of each kind fails lint, naming the rule it breaks', () => {
   expect(
-    lint({
+    lintImports({
       'functions/create-plant/into-infra.ts': '../../infra/local/metadata.ts',
       'functions/create-plant/into-other-function.ts': '../bearer-authorizer/variable-names.ts',
       'functions/bearer-authorizer/into-other-function.ts': '../create-plant/config.ts',
@@ -52,12 +30,9 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
   ]);
 });
 
-const otherFunction =
-  "A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.";
-
 test('the boundary holds for a function folder no rule names: one this test creates, at every depth', () => {
   expect(
-    lint({
+    lintImports({
       'functions/new-operation/handler.ts': '../commons/errors.ts',
       'functions/new-operation/into-create-plant.ts': '../create-plant/config.ts',
       'functions/create-plant/into-new-operation.ts': '../new-operation/handler.ts',
@@ -80,24 +55,30 @@ test('the boundary holds for a function folder no rule names: one this test crea
   ]);
 });
 
-test('no file under functions/ is deeper than the boundary rules reach (biome.json has one per depth)', () => {
-  const overrides = (
-    JSON.parse(readFileSync(join(projectRoot, 'biome.json'), 'utf8')) as {
-      overrides: { includes: string[] }[];
-    }
-  ).overrides.flatMap(({ includes }) => includes.filter((glob) => glob.startsWith('functions/')));
-  const deepestRule = Math.max(...overrides.map((glob) => glob.split('/').length - 1));
-  const files = readdirSync(join(projectRoot, 'functions'), { recursive: true, withFileTypes: true }).filter((entry) =>
-    entry.isFile(),
-  );
-  const depthOf = (entry: Dirent) => relative(projectRoot, join(entry.parentPath, entry.name)).split('/').length - 1;
-  expect(files.length).toBeGreaterThan(0);
-  expect(Math.max(...files.map(depthOf))).toBeLessThanOrEqual(deepestRule);
+test('no file under a functions/ tree is deeper than the boundary rules reach (biome.json has one per depth)', () => {
+  const globs = (
+    JSON.parse(readFileSync(join(projectRoot, 'biome.json'), 'utf8')) as { overrides: { includes: string[] }[] }
+  ).overrides.flatMap(({ includes }) => includes.filter((glob) => glob.startsWith('**/functions/')));
+  // '**/functions/*/*' reaches a file one folder below functions/: two segments.
+  const deepestRule = Math.max(...globs.map((glob) => glob.slice('**/functions/'.length).split('/').length));
+  for (const tree of ['functions', 'test/fixtures/extended-app/functions']) {
+    const files = readdirSync(join(projectRoot, tree), { recursive: true, withFileTypes: true }).filter((entry) =>
+      entry.isFile(),
+    );
+    const segments = (entry: Dirent) =>
+      relative(join(projectRoot, tree), join(entry.parentPath, entry.name)).split('/').length;
+    expect(files.length).toBeGreaterThan(0);
+    // Named by its tree when it fails.
+    expect({ tree, withinTheRules: Math.max(...files.map(segments)) <= deepestRule }).toEqual({
+      tree,
+      withinTheRules: true,
+    });
+  }
 });
 
 test('the imports the architecture allows pass', () => {
   expect(
-    lint({
+    lintImports({
       'functions/create-plant/own.ts': './config.ts',
       'functions/create-plant/commons.ts': '../commons/errors.ts',
       'infra/constructs/function.ts': '../../functions/bearer-authorizer/variable-names.ts',

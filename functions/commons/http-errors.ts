@@ -21,14 +21,27 @@ export const jsonResponse = (
 const errorResponse = (status: number, message: string, headers?: Record<string, string>) =>
   jsonResponse(status, { error: status, message } satisfies ErrorBody, headers);
 
-/** The field an ajv error is about, as a client wrote it: `/body/id` -> `id`. */
+/** Where in the event a parameter is, and what a client calls it. */
+const parameterPlaces: [string, string][] = [
+  ['/pathParameters', 'path parameter'],
+  ['/queryStringParameters', 'query parameter'],
+];
+
+/**
+ * The field an ajv error is about, as a client wrote it: `/body/id` -> `id`, `/pathParameters/id` ->
+ * `path parameter id`; empty for the body itself.
+ */
 const fieldOf = (error: ErrorObject) => {
-  const path = error.instancePath.replace(/^\/body\/?/, '').replaceAll('/', '.');
+  const [place, name] = parameterPlaces.find(
+    ([prefix]) => error.instancePath === prefix || error.instancePath.startsWith(`${prefix}/`),
+  ) ?? ['/body', ''];
+  let path = error.instancePath.replace(place, '').replace(/^\//, '').replaceAll('/', '.');
   if (error.keyword === 'required') {
     const missing = String(error.params.missingProperty);
-    return path ? `${path}.${missing}` : missing;
+    path = path ? `${path}.${missing}` : missing;
   }
-  return path;
+  if (!name) return path;
+  return path ? `${name} ${path}` : `${name}s`;
 };
 
 const describeValidationErrors = (errors: readonly ErrorObject[]) => {

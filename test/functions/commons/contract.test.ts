@@ -11,19 +11,27 @@ import { describe, expect, test } from '@jest/globals';
 import {
   generate,
   generatedFilesIn,
+  productContract,
   productOutputDir,
   validatorFile,
 } from '../../../functions/commons/contract/generate.ts';
 import { projectRoot } from '../../../infra/project-root.ts';
 
-describe('the product (openapi.yaml)', () => {
-  test('the committed generated code is what openapi.yaml generates (run `npm run generate`)', async () => {
-    const generated = await generate();
+describe.each([
+  ['the product', productContract, productOutputDir],
+  [
+    'the extended fixture app',
+    join(projectRoot, 'test/fixtures/extended-app/openapi.yaml'),
+    join(projectRoot, 'test/fixtures/extended-app/functions/commons/contract'),
+  ],
+])('%s', (_app, contract, outputDir) => {
+  test('the committed generated code is what its contract generates (run `npm run generate`)', async () => {
+    const generated = await generate(contract);
     for (const [name, text] of Object.entries(generated)) {
-      expect([name, await readFile(join(productOutputDir, name), 'utf8')]).toEqual([name, text]);
+      expect([name, await readFile(join(outputDir, name), 'utf8')]).toEqual([name, text]);
     }
     // Nothing generated for an operation that is gone.
-    expect((await generatedFilesIn(productOutputDir)).sort()).toEqual(Object.keys(generated).sort());
+    expect((await generatedFilesIn(outputDir)).sort()).toEqual(Object.keys(generated).sort());
   });
 });
 

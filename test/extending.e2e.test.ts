@@ -1,0 +1,144 @@
+// docs/extending.md's recipe, followed: a fixture app (test/fixtures/extended-app, not the product) with the product's
+// pattern and three operations (a body, a GET with an int64 path parameter, a greedy route), synthesized by the CDK
+// CLI with cdk-nag and served by the local runner.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { signDevToken } from '../infra/local/issuer/dev-issuer.ts';
+import { type LocalApi, startLocalApi } from '../infra/local/local-api.ts';
+import { projectRoot } from '../infra/project-root.ts';
+import { lintImports, otherFunctionMessage } from './helpers/lint.ts';
+
+const fixture = 'test/fixtures/extended-app';
+const functionIds = ['CreateThingFunction', 'GetThingFunction', 'GetFileFunction'];
+const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-extended-'));
+let synthErrors = '';
+let api: LocalApi;
+let token: string;
+
+beforeAll(async () => {
+  // As a user synthesizes an app: the CDK CLI, offline, bundling every function, cdk-nag failing the synth on a finding.
+  const { stderr } = await promisify(execFile)(
+    join(projectRoot, 'node_modules/.bin/cdk'),
+    ['synth', '--app', `node ${fixture}/infra/app.ts`, '--quiet', '--output', cloudAssemblyDir],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, CDK_HOME: join(cloudAssemblyDir, '.cdk-home'), HTTPS_PROXY: 'http://127.0.0.1:9' },
+    },
+  );
+  synthErrors = stderr;
+  api = await startLocalApi({
+    cloudAssemblyDir,
+    port: 0,
+    dataDir: undefined,
+    maxWorkers: 1,
+    log: () => undefined,
+    functionLog: () => undefined,
+  });
+  token = await signDevToken(api.signingKey, { sub: 'extender', scope: 'things/write', expiresIn: '1h' });
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+const template = () =>
+  JSON.parse(readFileSync(join(cloudAssemblyDir, 'ExtendedFixture.template.json'), 'utf8')) as {
+    Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  };
+
+test('it synthesizes clean of cdk-nag findings', () => {
+  const report = JSON.parse(readFileSync(join(cloudAssemblyDir, 'validation-report.json'), 'utf8'));
+  // A finding fails the synth and fills this report; a clean synth leaves it empty.
+  expect(report.pluginReports).toEqual([]);
+  expect(synthErrors).not.toMatch(/AwsSolutions-/);
+});
+
+test.each(functionIds)('%s has its alarms and a canary that rolls back on them and on the API 5XX rate', (id) => {
+  const resources = Object.entries(template().Resources);
+  const alarms = resources.filter(
+    ([, { Type, Properties }]) =>
+      Type === 'AWS::CloudWatch::Alarm' && JSON.stringify(Properties.Dimensions ?? []).includes(`"Ref":"${id}"`),
+  );
+  expect(alarms.map(([, { Properties }]) => Properties.MetricName).sort()).toEqual(['Duration', 'Errors', 'Throttles']);
+  const [errors] = alarms.find(([, { Properties }]) => Properties.MetricName === 'Errors') ?? [];
+  const [api5xx] =
+    resources.find(
+      ([, { Type, Properties }]) => Type === 'AWS::CloudWatch::Alarm' && Properties.MetricName === '5XXError',
+    ) ?? [];
+  const [[, group] = []] = resources.filter(
+    ([groupId, { Type }]) =>
+      Type === 'AWS::CodeDeploy::DeploymentGroup' && groupId.startsWith(id.replace(/Function$/, '')),
+  );
+  expect(group?.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
+  const configuration = group?.Properties.AlarmConfiguration as { Alarms: { Name: { Ref: string } }[] } | undefined;
+  const watched = configuration?.Alarms.map(({ Name }) => Name.Ref) ?? [];
+  expect(watched.sort()).toEqual([errors, api5xx].sort());
+});
+
+describe('the runner serves it, and each operation is validated from its contract', () => {
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+  const answer = async (response: Response) => [response.status, await response.json()];
+
+  test('POST /things: the body against NewThing', async () => {
+    expect(await answer(await call('POST', '/things', { id: 1, name: 'lamp' }))).toEqual([200, { name: 'lamp' }]);
+    expect(await answer(await call('POST', '/things', { id: 'one', name: 'lamp' }))).toEqual([
+      400,
+      { error: 400, message: 'id: must be an integer in the int64 range' },
+    ]);
+  });
+
+  test('GET /things/{id}: the int64 path parameter and the fields enum', async () => {
+    expect(await answer(await call('GET', '/things/9223372036854775807?fields=name'))).toEqual([
+      200,
+      { id: '9223372036854775807', fields: 'name' },
+    ]);
+    expect(await answer(await call('GET', '/things/9223372036854775808'))).toEqual([
+      400,
+      { error: 400, message: 'path parameter id: must be an integer in the int64 range' },
+    ]);
+    expect(await answer(await call('GET', '/things/1?fields=everything'))).toEqual([
+      400,
+      { error: 400, message: 'query parameter fields: must be equal to one of the allowed values' },
+    ]);
+  });
+
+  test('GET /files/{proxy+}: the greedy path, and the required int32 version', async () => {
+    expect(await answer(await call('GET', '/files/docs/a%20b.txt?version=3'))).toEqual([
+      200,
+      { path: 'docs/a b.txt', version: 3 },
+    ]);
+    expect(await answer(await call('GET', '/files/docs/a.txt'))).toEqual([
+      400,
+      { error: 400, message: 'query parameter version: is required' },
+    ]);
+  });
+
+  test('one token: the authorizer ran once, and its cached stage-wide policy served every route', async () => {
+    // Every request above carried the same token: API Gateway caches the authorizer's policy per token, and the
+    // policy allows the whole stage, so the other routes are served from the cache.
+    expect(api.invocations('BearerAuthorizerFunction')).toBe(1);
+    for (const id of functionIds) expect(api.invocations(id)).toBeGreaterThan(0);
+  });
+});
+
+test('the lint boundary holds for its function folders', () => {
+  expect(
+    lintImports({
+      [`${fixture}/functions/get-thing/into-create-thing.ts`]: '../create-thing/create-thing.ts',
+      [`${fixture}/functions/get-file/into-infra.ts`]: '../../infra/extended-stack.ts',
+      [`${fixture}/functions/get-file/commons.ts`]: '../commons/contract/openapi-types.ts',
+    }).sort(),
+  ).toEqual([
+    `${fixture}/functions/get-file/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).`,
+    `${fixture}/functions/get-thing/into-create-thing.ts: ${otherFunctionMessage}`,
+  ]);
+});
