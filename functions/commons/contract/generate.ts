@@ -175,6 +175,53 @@ const operationsOf = (openapi: Schema) => {
 const pascalCase = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 const kebabCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
+/** A schema node as the validator checks it: int64 by the int64 keyword (see int64Keyword). */
+const forValidation = (node: Schema) => {
+  if (!isInt64(node)) return node;
+  const { type: _type, format: _format, ...rest } = node;
+  return { ...rest, int64: true };
+};
+
+type Operation = ReturnType<typeof operationsOf>[number];
+
+/**
+ * What an operation's event must hold, as the validator checks it and as its type says it: the body (when it has
+ * one), and the path and query parameters (strings; null in the event when there are none).
+ */
+const eventProperties = ({ where, parameters, body }: Operation) => {
+  const validated: Schema = {};
+  const typed: Schema = {};
+  const required: string[] = [];
+  if (body) {
+    const schema = mapSchema(body.schema, (node) => forValidation(toDefs(node)));
+    const type = mapSchema(body.schema, toDefs);
+    validated.body = body.required ? schema : { anyOf: [{ type: 'null' }, schema] };
+    typed.body = body.required ? type : { anyOf: [{ type: 'null' }, type] };
+    required.push('body');
+  }
+  for (const [place, eventKey] of [
+    ['path', 'pathParameters'],
+    ['query', 'queryStringParameters'],
+  ] as const) {
+    const ofPlace = parameters.filter((parameter) => parameter.in === place);
+    if (ofPlace.length === 0) continue;
+    const names = ofPlace.filter((parameter) => place === 'path' || parameter.required).map(({ name }) => name);
+    const object = (valueSchema: (parameter: Parameter) => Schema) => ({
+      type: 'object',
+      properties: Object.fromEntries(ofPlace.map((parameter) => [parameter.name, valueSchema(parameter)])),
+      ...(names.length > 0 && { required: names }),
+    });
+    const checked = object((parameter) =>
+      parameterSchema(parameter.schema ?? {}, `${where} ${place} parameter ${parameter.name}`),
+    );
+    const strings = object(() => ({ type: 'string' }));
+    validated[eventKey] = names.length > 0 ? checked : { ...checked, type: ['object', 'null'] };
+    typed[eventKey] = names.length > 0 ? strings : { anyOf: [{ type: 'null' }, strings] };
+    if (names.length > 0) required.push(eventKey);
+  }
+  return { validated, typed, required };
+};
+
 /** The file each operation's validator is generated into. */
 export const validatorFile = (operationId: string) => `validate-${kebabCase(operationId)}-event.js`;
 
@@ -186,48 +233,13 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
     isSchema(openapi.components) && isSchema(openapi.components.schemas) ? openapi.components.schemas : {};
   const asDefs = (names: Iterable<string>, visit: (node: Schema) => Schema) =>
     Object.fromEntries([...names].map((name) => [name, mapSchema(components[name], (node) => visit(toDefs(node)))]));
-  const forValidation = (node: Schema) => {
-    if (!isInt64(node)) return node;
-    const { type: _type, format: _format, ...rest } = node;
-    return { ...rest, int64: true };
-  };
 
   const files: Record<string, string> = {};
   const eventTypes: Record<string, Schema> = {};
-  for (const { operationId, where, parameters, body } of operationsOf(openapi)) {
+  for (const operation of operationsOf(openapi)) {
+    const { operationId, where, body } = operation;
     const eventName = `${pascalCase(operationId)}Event`;
-    const properties: Schema = {};
-    const typeProperties: Schema = {};
-    const required: string[] = [];
-    if (body) {
-      const schema = mapSchema(body.schema, (node) => forValidation(toDefs(node)));
-      properties.body = body.required ? schema : { anyOf: [{ type: 'null' }, schema] };
-      typeProperties.body = body.required
-        ? mapSchema(body.schema, toDefs)
-        : { anyOf: [{ type: 'null' }, mapSchema(body.schema, toDefs)] };
-      required.push('body');
-    }
-    for (const [place, eventKey] of [
-      ['path', 'pathParameters'],
-      ['query', 'queryStringParameters'],
-    ] as const) {
-      const ofPlace = parameters.filter((parameter) => parameter.in === place);
-      if (ofPlace.length === 0) continue;
-      const names = ofPlace.filter((parameter) => place === 'path' || parameter.required).map(({ name }) => name);
-      const object = (valueSchema: (parameter: Parameter) => Schema) => ({
-        type: 'object',
-        properties: Object.fromEntries(ofPlace.map((parameter) => [parameter.name, valueSchema(parameter)])),
-        ...(names.length > 0 && { required: names }),
-      });
-      const validated = object((parameter) =>
-        parameterSchema(parameter.schema ?? {}, `${where} ${place} parameter ${parameter.name}`),
-      );
-      const typed = object(() => ({ type: 'string' }));
-      // The event has null, not an empty object, when there are none.
-      properties[eventKey] = names.length > 0 ? validated : { ...validated, type: ['object', 'null'] };
-      typeProperties[eventKey] = names.length > 0 ? typed : { anyOf: [{ type: 'null' }, typed] };
-      if (names.length > 0) required.push(eventKey);
-    }
+    const { validated, typed, required } = eventProperties(operation);
     const ajv = new Ajv2020({
       allErrors: true,
       strict: true,
@@ -242,7 +254,7 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
       description: `The Lambda proxy event of ${operationId} (${where}), its body parsed by the JSON body parser`,
       type: 'object',
       required,
-      properties,
+      properties: validated,
       $defs: asDefs(schemasNeededBy(body?.schema, components), forValidation),
     };
     const file = validatorFile(operationId);
@@ -260,7 +272,7 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
       description: eventSchema.description,
       type: 'object',
       required,
-      properties: typeProperties,
+      properties: typed,
       additionalProperties: false,
     };
   }
