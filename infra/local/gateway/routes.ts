@@ -3,8 +3,10 @@
 // neither is not routed elsewhere: the request is an unknown route (docs/local-runner.md, "Routes").
 import type { LocalRoute } from '../app/template.ts';
 
-export interface CompiledRoute extends LocalRoute {
+/** A resource of the API: its path's segments, and its methods (`ANY` among them) by name. */
+export interface CompiledResource {
   segments: string[];
+  methods: Map<string, LocalRoute>;
 }
 
 /** A path segment decoded, or as sent when its percent-encoding is malformed. */
@@ -22,13 +24,30 @@ const parameter = (part: string) => /^\{([^+]+)\}$/.exec(part)?.[1];
 /** How specific a resource path's segment is: a literal over `{name}` over `{name+}`. */
 const specificity = (part: string) => (greedy(part) ? 0 : parameter(part) ? 1 : 2);
 
-/** The first segment where two resource paths differ decides: the more specific one wins. */
-const moreSpecificFirst = (a: string[], b: string[]) => {
-  for (let index = 0; index < Math.min(a.length, b.length); index += 1) {
-    const difference = specificity(b[index] ?? '') - specificity(a[index] ?? '');
+/** The first segment where two resource paths differ decides: the more specific one first. */
+const moreSpecificFirst = (a: CompiledResource, b: CompiledResource) => {
+  for (let index = 0; index < Math.min(a.segments.length, b.segments.length); index += 1) {
+    const difference = specificity(b.segments[index] ?? '') - specificity(a.segments[index] ?? '');
     if (difference !== 0) return difference;
   }
-  return b.length - a.length;
+  return b.segments.length - a.segments.length;
+};
+
+/**
+ * The routes' resources, most specific first: the first one whose path matches a request is the one API Gateway
+ * picks, whatever the order the template declares them in.
+ */
+export const compileRoutes = (routes: LocalRoute[]): CompiledResource[] => {
+  const resources = new Map<string, CompiledResource>();
+  for (const route of routes) {
+    const resource = resources.get(route.resourcePath) ?? {
+      segments: route.resourcePath.split('/').filter(Boolean),
+      methods: new Map(),
+    };
+    resource.methods.set(route.method, route);
+    resources.set(route.resourcePath, resource);
+  }
+  return [...resources.values()].sort(moreSpecificFirst);
 };
 
 /** The path parameters when `resource` matches the request's `segments`, else undefined. */
@@ -52,18 +71,15 @@ const match = (resource: string[], segments: string[]) => {
 
 /**
  * The route for a path and method: the most specific resource whose path matches (`{name}` matches one segment,
- * `{name+}` the rest), then its method, or its ANY. Whatever the order the template declares them in.
+ * `{name+}` the rest), then its method, or its ANY.
  */
-export const findRoute = (routes: CompiledRoute[], path: string, method: string) => {
+export const findRoute = (resources: CompiledResource[], path: string, method: string) => {
   const segments = path.split('/').filter(Boolean);
-  const resources = new Map(routes.map((route) => [route.resourcePath, route.segments]));
-  const matching = [...resources].flatMap(([resourcePath, resource]) => {
-    const parameters = match(resource, segments);
-    return parameters ? [{ resourcePath, resource, parameters }] : [];
-  });
-  const [chosen] = matching.sort((a, b) => moreSpecificFirst(a.resource, b.resource));
-  if (!chosen) return undefined;
-  const onResource = routes.filter((route) => route.resourcePath === chosen.resourcePath);
-  const route = onResource.find((each) => each.method === method) ?? onResource.find((each) => each.method === 'ANY');
-  return route && { route, parameters: chosen.parameters };
+  for (const resource of resources) {
+    const parameters = match(resource.segments, segments);
+    if (!parameters) continue;
+    const route = resource.methods.get(method) ?? resource.methods.get('ANY');
+    return route && { route, parameters };
+  }
+  return undefined;
 };

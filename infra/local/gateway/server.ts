@@ -11,7 +11,7 @@ import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { type Answer, errorAnswer, gatewayAnswer, proxyResultToAnswer, rawAnswer } from './answers.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
-import { type CompiledRoute, findRoute } from './routes.ts';
+import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
 import { withinTime } from './time-limit.ts';
 
 /** API Gateway's payload limit. */
@@ -127,8 +127,8 @@ const withinLimits = async (way: Way): Promise<Step<Buffer>> => {
 };
 
 /** 2. Route: the resource and method the request names, or API Gateway's answer to an unknown route. */
-const route = (way: Way, routes: CompiledRoute[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
-  const found = findRoute(routes, way.url.pathname, way.method);
+const route = (way: Way, resources: CompiledResource[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
+  const found = findRoute(resources, way.url.pathname, way.method);
   return found ? { next: found } : gatewayResponse(way, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
 };
 
@@ -187,11 +187,11 @@ const answer = (way: Way, { functionId }: LocalRoute, { invocation }: Invocation
 };
 
 /** Each app's routes, compiled once (a reload brings another app). */
-const compiledRoutes = new WeakMap<LocalApp, CompiledRoute[]>();
+const compiledRoutes = new WeakMap<LocalApp, CompiledResource[]>();
 const routesOf = (app: LocalApp) => {
   let routes = compiledRoutes.get(app);
   if (!routes) {
-    routes = app.routes.map((route) => ({ ...route, segments: route.resourcePath.split('/').filter(Boolean) }));
+    routes = compileRoutes(app.routes);
     compiledRoutes.set(app, routes);
   }
   return routes;

@@ -7,15 +7,15 @@
 // declared in the worst order: the greedy and the parameter before the literals they overlap.
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { type CompiledRoute, findRoute } from '../../../../infra/local/gateway/routes.ts';
+import type { LocalRoute } from '../../../../infra/local/app/template.ts';
+import { compileRoutes, findRoute } from '../../../../infra/local/gateway/routes.ts';
 
-const route = (method: string, resourcePath: string): CompiledRoute => ({
+const route = (method: string, resourcePath: string): LocalRoute => ({
   resourcePath,
   method,
   functionId: `${method} ${resourcePath}`,
   authorizerId: undefined,
   integrationTimeoutMs: 29_000,
-  segments: resourcePath.split('/').filter(Boolean),
 });
 
 const worstOrder = [
@@ -33,7 +33,7 @@ const worstOrder = [
 
 /** Which route answers, and with which path parameters. */
 const routed = (path: string, method = 'GET', routes = worstOrder) => {
-  const found = findRoute(routes, path, method);
+  const found = findRoute(compileRoutes(routes), path, method);
   return found && { to: found.route.functionId, parameters: found.parameters };
 };
 
