@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
+import { parseAlgorithms } from '../functions/bearer-authorizer/algorithms.ts';
 import type { AlarmThresholds } from './constructs/monitoring.ts';
 import type { PlantStoreStackProps } from './plant-store-stack.ts';
 
@@ -27,6 +28,18 @@ const oneOf =
     return value as T;
   };
 
+/**
+ * What the authorizer fetches (the issuer's discovery document, or its keys) is https; plain http only on loopback,
+ * for an issuer running beside `npm start` (token-verifier.ts holds the function to the same rule at cold start).
+ */
+const fetchable = (name: string, value: string) => {
+  const url = URL.parse(value);
+  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url?.hostname ?? '');
+  if (url?.protocol !== 'https:' && !(url?.protocol === 'http:' && loopback)) {
+    throw new Error(`Context ${name} must be an https URL (plain http only on loopback), not ${value}`);
+  }
+};
+
 /** A setting that sets one prop. */
 const prop =
   <K extends keyof Props>(key: K, read: Reader<Props[K]>) =>
@@ -44,6 +57,7 @@ const settings = {
   stackName: prop('stackName', text),
   profile: prop('profile', oneOf('dev', 'prod')),
   deployment: prop('deployment', oneOf('canary', 'allAtOnce')),
+  jwtAlgorithms: prop('jwtAlgorithms', (name, value) => parseAlgorithms(value, `Context ${name}`)),
   authorizerCacheTtlSeconds: prop('authorizerCacheTtl', (name, value) => Duration.seconds(wholeNumber(name, value))),
   throttlingRateLimit: prop('throttlingRateLimit', wholeNumber),
   throttlingBurstLimit: prop('throttlingBurstLimit', wholeNumber),
@@ -70,6 +84,8 @@ const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] 
     if (audience === undefined)
       throw new Error('Context issuer needs audience too: the aud (or client id) of its tokens');
     const jwksUri = get('jwksUri');
+    // Without jwksUri, the issuer's discovery document names the keys: whichever is fetched must be https.
+    fetchable(jwksUri === undefined ? 'issuer' : 'jwksUri', jwksUri ?? issuer);
     return {
       externalTrust: { issuer, audience, requiredScope: get('requiredScope') ?? '', ...(jwksUri && { jwksUri }) },
     };

@@ -2,6 +2,7 @@ import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cd
 import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { Algorithm } from '../functions/bearer-authorizer/algorithms.ts';
 import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
@@ -14,6 +15,8 @@ import { PlantsTable } from './constructs/plants-table.ts';
 export interface PlantStoreStackProps extends StackProps {
   /** Trust this OIDC provider instead of creating a Cognito user pool. */
   externalTrust?: TokenTrust;
+  /** The signature algorithms the authorizer accepts (unset: its default, RS256 and ES256). */
+  jwtAlgorithms?: Algorithm[];
   authorizerCacheTtl?: Duration;
   throttlingRateLimit?: number;
   throttlingBurstLimit?: number;
@@ -118,6 +121,7 @@ export class PlantStoreStack extends Stack {
     const trust = props.externalTrust ?? new Identity(this, 'Identity').trust;
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
+      ...(props.jwtAlgorithms && { algorithms: props.jwtAlgorithms }),
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
       logRetention: profile.logRetention,
       ...(props.authorizerReservedConcurrency !== undefined && {

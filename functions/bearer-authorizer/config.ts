@@ -1,25 +1,27 @@
-// The authorizer's configuration, read once at cold start; a missing value fails the cold start with a clear message.
+// The authorizer's configuration, read once at cold start; a missing or impossible value fails the cold start with a
+// clear message (the stack's synth refuses the same values: infra/app-context.ts).
 import { getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
+import { defaultAlgorithms, parseAlgorithms } from './algorithms.ts';
 import type { TokenVerifierConfig } from './token-verifier.ts';
 import { authorizerVariableNames as names } from './variable-names.ts';
 
-const issuer = getStringFromEnv({
-  key: names.issuer,
-  errorMessage: `${names.issuer} must name the trusted token issuer`,
-});
+const jwksUri = getStringFromEnv({ key: names.jwksUri, defaultValue: '' });
 
 export const config: TokenVerifierConfig & { requiredScope: string } = {
-  issuer,
+  issuer: getStringFromEnv({
+    key: names.issuer,
+    errorMessage: `${names.issuer} must name the trusted token issuer`,
+  }),
   audience: getStringFromEnv({
     key: names.audience,
     errorMessage: `${names.audience} must name the audience (or Cognito app client id) tokens are issued for`,
   }),
-  // Cognito and most OIDC providers publish their keys here; set the JWKS URI for any other place.
-  jwksUri: getStringFromEnv({ key: names.jwksUri, defaultValue: `${issuer.replace(/\/$/, '')}/.well-known/jwks.json` }),
-  algorithms: getStringFromEnv({ key: names.algorithms, defaultValue: 'RS256,ES256' })
-    .split(',')
-    .map((algorithm) => algorithm.trim())
-    .filter(Boolean),
+  // Unset: where the issuer's OpenID Connect discovery document says (token-verifier.ts).
+  jwksUri: jwksUri === '' ? undefined : jwksUri,
+  algorithms: parseAlgorithms(
+    getStringFromEnv({ key: names.algorithms, defaultValue: defaultAlgorithms }),
+    names.algorithms,
+  ),
   clockToleranceSeconds: getNumberFromEnv({ key: names.clockToleranceSeconds, defaultValue: 5 }),
   requiredScope: getStringFromEnv({ key: names.requiredScope, defaultValue: '' }),
 };

@@ -1,22 +1,26 @@
-// Verifies bearer JWTs with aws-jwt-verify (AWS Labs): it verifies with node:crypto's own keys and fetches the JWKS
-// over node:https, where jose goes through WebCrypto and fetch (undici), which made most of its cold start
-// (docs/benchmarks.md); it verifies tokens of any OIDC issuer (`JwtVerifier`), caches the keys across warm invocations
-// and refetches them when a token names an unknown `kid` (key rotation), with a penalty box against floods of unknown
-// kids.
-import { JwtVerifier } from 'aws-jwt-verify';
+// Verifies bearer JWTs: access tokens of one OpenID Connect or OAuth 2.0 issuer (docs/identity-providers.md).
+// aws-jwt-verify (AWS Labs) parses the token, fetches the issuer's JWKS over node:https, caches the keys across warm
+// invocations, refetches them when a token names an unknown `kid` (key rotation, with a penalty box against floods of
+// unknown kids) and checks the time and issuer claims. Where jose goes through WebCrypto and fetch (undici), which made
+// most of its cold start (docs/benchmarks.md), it uses node:crypto and node:https. The signature itself is checked here,
+// with node:crypto, because aws-jwt-verify has no RSA-PSS (PS256/384/512) and no RFC 9864 `Ed25519`.
+import { constants, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { FetchError, JwksValidationError, JwkValidationError, JwtBaseError } from 'aws-jwt-verify/error';
 import { SimpleFetcher } from 'aws-jwt-verify/https';
-import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import type { DecomposedJwt } from 'aws-jwt-verify/jwt';
-import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { assertIsSignatureJwk, type Jwk, SimpleJwksCache } from 'aws-jwt-verify/jwk';
+import { type DecomposedJwt, decomposeUnverifiedJwt, validateJwtFields } from 'aws-jwt-verify/jwt';
+import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { type Algorithm, parseAlgorithms } from './algorithms.ts';
+import { authorizerVariableNames as names } from './variable-names.ts';
 
 export interface TokenVerifierConfig {
   issuer: string;
   /** Matched against `aud`, or against Cognito's `client_id` for Cognito access tokens (which carry no `aud`). */
   audience: string;
-  jwksUri: string;
-  /** Allow-listed asymmetric algorithms, e.g. RS256, ES256. */
-  algorithms: string[];
+  /** Where the issuer's keys are; undefined: where its OpenID Connect discovery document says. */
+  jwksUri?: string | undefined;
+  /** Allow-listed asymmetric algorithms, e.g. RS256, ES256 (algorithms.ts). */
+  algorithms: readonly string[];
   clockToleranceSeconds: number;
 }
 
@@ -31,14 +35,12 @@ export class InvalidTokenError extends Error {
   override name = 'InvalidTokenError';
 }
 
-const symmetric = /^HS/;
-
 /**
- * How long the issuer's keys may take to arrive. aws-jwt-verify tries a failed fetch once more at once, so an issuer
- * that hangs is reported after twice this, well within the authorizer's 5 s timeout: the failure it is (500), before
- * Lambda cuts the invocation off.
+ * How long the issuer may take to answer (its discovery document, its keys). aws-jwt-verify tries a failed fetch once
+ * more at once, so an issuer that hangs is reported after twice this; discovery and keys together stay within the
+ * authorizer's 5 s timeout: the failure it is (500), before Lambda cuts the invocation off.
  */
-const jwksTimeoutMs = 1_500;
+const issuerTimeoutMs = 1_000;
 
 /** OpenID Connect Core 1.0, section 2: `sub` "MUST NOT exceed 255 ASCII characters in length". */
 const maxSubjectLength = 255;
@@ -46,18 +48,21 @@ const maxSubjectLength = 255;
 /** RSA keys shorter than this are refused (RFC 7518, section 3.3: "A key of size 2048 bits or larger MUST be used"). */
 const minRsaModulusBits = 2048;
 
-/** The JWK key type each algorithm family needs (RFC 7518, section 6.1; RFC 8037 for OKP). */
-const keyTypeOf = (algorithm: string) => ({ RS: 'RSA', ES: 'EC', Ed: 'OKP' })[algorithm.slice(0, 2)];
+/** The JWK key type each algorithm family needs (RFC 7518, section 6.1; RFC 8037 and RFC 9864 for OKP). */
+const keyTypeOf = (algorithm: Algorithm) => ({ RS: 'RSA', PS: 'RSA', ES: 'EC', Ed: 'OKP' })[algorithm.slice(0, 2)];
 
 /**
  * RFC 7518, section 3.4: an ECDSA signature is R and S, each as long as the curve's order, concatenated (64 octets for
  * ES256 on P-256, 96 for ES384 on P-384, 132 for ES512 on P-521).
  */
-const ecdsa: Record<string, { curve: string; signatureBytes: number }> = {
+const ecdsa: Partial<Record<Algorithm, { curve: string; signatureBytes: number }>> = {
   ES256: { curve: 'P-256', signatureBytes: 64 },
   ES384: { curve: 'P-384', signatureBytes: 96 },
   ES512: { curve: 'P-521', signatureBytes: 132 },
 };
+
+/** The curves of an OKP key each EdDSA name may use: RFC 8037's `EdDSA` either, RFC 9864's `Ed25519` its own. */
+const edwardsCurves: Partial<Record<Algorithm, string[]>> = { EdDSA: ['Ed25519', 'Ed448'], Ed25519: ['Ed25519'] };
 
 /**
  * RFC 7515, section 2: each part is base64url "with all trailing '=' characters omitted" and no other characters.
@@ -75,138 +80,251 @@ const decodedPart = (part: string, name: string) => {
 /**
  * What aws-jwt-verify leaves to its caller, checked before the issuer's keys are looked up: the token's own bytes.
  * node:crypto throws (rather than answering "invalid") for an EC signature of the wrong length: a forgery, never a
- * failure of ours, so it is refused here first.
+ * failure of ours, so it is refused here first. Answers the algorithm and the signature.
  */
-const checkToken = (jwt: DecomposedJwt, config: TokenVerifierConfig) => {
+const checkToken = (jwt: DecomposedJwt, algorithms: readonly Algorithm[]) => {
   decodedPart(jwt.headerB64, 'header');
   decodedPart(jwt.payloadB64, 'payload');
   const signature = decodedPart(jwt.signatureB64, 'signature');
-  const algorithm = String(jwt.header.alg);
-  if (!config.algorithms.includes(algorithm)) throw new InvalidTokenError(`alg ${algorithm} is not allowed`);
+  const algorithm = algorithms.find((allowed) => allowed === jwt.header.alg);
+  if (algorithm === undefined) throw new InvalidTokenError(`alg ${String(jwt.header.alg)} is not allowed`);
   // RFC 7515, section 4.1.11: extensions listed in `crit` that are not understood (we understand none) MUST fail.
   if (jwt.header.crit !== undefined) throw new InvalidTokenError('crit extensions are not supported');
   const signatureBytes = ecdsa[algorithm]?.signatureBytes;
   if (signatureBytes !== undefined && signature.length !== signatureBytes) {
     throw new InvalidTokenError(`an ${algorithm} signature has ${signatureBytes} bytes, not ${signature.length}`);
   }
+  return { algorithm, signature };
 };
 
 /**
  * The key the token names must fit its algorithm, checked before the signature: node:crypto throws for a key of
  * another type or curve than the algorithm's (an ES256 token naming an RSA, P-384 or Ed25519 key).
  */
-const checkKey = (algorithm: string, jwk: Record<string, unknown>) => {
+const checkKey = (algorithm: Algorithm, jwk: Jwk) => {
   if (jwk.kty !== keyTypeOf(algorithm)) throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.kty} key`);
-  const curve = ecdsa[algorithm]?.curve;
-  if (curve !== undefined && jwk.crv !== curve) {
+  const curves = [ecdsa[algorithm]?.curve ?? edwardsCurves[algorithm]].flat();
+  if (curves[0] !== undefined && !curves.includes(String(jwk.crv))) {
     throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.crv} key`);
+  }
+  // RFC 7517, section 4.4: a key that names its algorithm is for that one only.
+  if (jwk.alg !== undefined && jwk.alg !== algorithm) {
+    throw new InvalidTokenError(`alg ${algorithm} does not fit a key for ${jwk.alg}`);
   }
   const modulusBits = typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : undefined;
   // A weak key in the issuer's JWKS cannot vouch for a token.
   if (modulusBits !== undefined && modulusBits < minRsaModulusBits) {
     throw new InvalidTokenError(`the issuer's key ${String(jwk.kid ?? '')} is a ${modulusBits}-bit RSA key`);
   }
+  assertIsSignatureJwk(jwk);
+};
+
+/**
+ * The JWS signature check of RFC 7518 section 3 (RSASSA-PKCS1-v1_5, RSASSA-PSS with a salt as long as the hash,
+ * ECDSA as R || S) and RFC 8037 section 3.1 (EdDSA, whose curve implies the hash).
+ */
+const signatureValid = (algorithm: Algorithm, key: KeyObject, signingInput: string, signature: Buffer) => {
+  const input = Buffer.from(signingInput);
+  const hash = `sha${algorithm.slice(2)}`;
+  switch (algorithm.slice(0, 2)) {
+    case 'RS':
+      return verify(hash, input, key, signature);
+    case 'PS':
+      return verify(
+        hash,
+        input,
+        { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST },
+        signature,
+      );
+    case 'ES':
+      return verify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, signature);
+    default:
+      return verify(null, input, key, signature);
+  }
 };
 
 /**
  * aws-jwt-verify errors that say the issuer's keys could not be had (not reachable, not a JWKS, a key in it broken):
  * a failure on our side, since the client's token may well be valid. Every other error of the library is about the
- * token; anything else (a bug) is ours too.
+ * token; anything else (a bug, an issuer whose discovery document is wrong) is ours too.
  */
 const issuerErrors = [FetchError, JwksValidationError, JwkValidationError];
+
+/**
+ * Only access tokens are credentials for an API. An ID token tells a client who signed in (OpenID Connect Core 1.0,
+ * sections 2 and 3.1.3.7: its audience is the client); other JWTs (logout, refresh) are not bearer credentials at all.
+ * The marks issuers put on the kind of token:
+ * - the header `typ`: RFC 9068 section 2.1 types access tokens `at+jwt`; RFC 7519 section 5.1's generic `JWT` (Entra
+ *   ID, Auth0, Keycloak) says nothing either way. Compared as RFC 7515 section 4.1.9 says: case-insensitively, with
+ *   `application/` optional;
+ * - Cognito's `token_use`: `access` or `id` (Cognito's guide to verifying tokens);
+ * - Keycloak's `typ` claim: `Bearer` for access tokens, `ID`, `Refresh`, `Logout` for the others.
+ * An ID token without such a mark is refused by its audience (the client's id, not the API's): docs/identity-providers.md.
+ */
+const genericTypes = new Set(['jwt', 'at+jwt']);
+const checkAccessToken = (header: JwtHeader, payload: JwtPayload) => {
+  const type = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : header.typ;
+  if (type !== undefined && !genericTypes.has(String(type))) {
+    throw new InvalidTokenError(`a token of typ ${String(header.typ)} is not an access token`);
+  }
+  if (payload.token_use !== undefined && payload.token_use !== 'access') {
+    throw new InvalidTokenError(`a token_use ${String(payload.token_use)} token is not an access token`);
+  }
+  if (payload.typ !== undefined && String(payload.typ).toLowerCase() !== 'bearer') {
+    throw new InvalidTokenError(`a typ ${String(payload.typ)} token is not an access token`);
+  }
+};
 
 const audienceMatches = (payload: JwtPayload, audience: string) => {
   if (payload.aud !== undefined) return [payload.aud].flat().includes(audience);
   return payload.client_id === audience && payload.token_use === 'access';
 };
 
-/** `scope` (space-separated, RFC 8693 / Cognito) or `scp` (a list, some providers). */
-const scopesOf = (payload: JwtPayload): string[] => {
-  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
-  if (Array.isArray(payload.scp)) return payload.scp.filter((scope): scope is string => typeof scope === 'string');
-  return [];
+const words = (value: unknown): string[] => {
+  if (typeof value === 'string') return value.split(' ').filter(Boolean);
+  return Array.isArray(value) ? value.filter((word): word is string => typeof word === 'string') : [];
 };
 
-const checkClaims = (payload: JwtPayload, config: TokenVerifierConfig) => {
-  const { sub, iat, exp } = payload;
+/**
+ * The token's scopes: `scope` (RFC 9068 section 2.2.3, a space-separated string: Cognito, Auth0, Keycloak), and
+ * `scp` (a space-separated string in Entra ID, an array in Okta). A token with neither is an app-only token of Entra
+ * ID, whose application permissions are its `roles` (Entra's access token claims reference): they count then, and only
+ * then, so a user's roles never stand in for the scopes a client was granted.
+ */
+const scopesOf = (payload: JwtPayload): string[] =>
+  payload.scope === undefined && payload.scp === undefined
+    ? words(payload.roles)
+    : [...words(payload.scope), ...words(payload.scp)];
+
+/** The client the token was issued to: `client_id` (RFC 9068, Cognito), `azp` (Auth0, Entra ID, Keycloak), `cid` (Okta). */
+const clientIdOf = (payload: JwtPayload) =>
+  [payload.client_id, payload.azp, payload.cid].find((value): value is string => typeof value === 'string') ?? '';
+
+const checkClaims = (jwt: DecomposedJwt, config: TokenVerifierConfig) => {
+  const { sub, iat, exp } = jwt.payload;
   if (typeof exp !== 'number') throw new InvalidTokenError('exp must be a number');
   if (typeof sub !== 'string' || sub === '') throw new InvalidTokenError('sub must be a non-empty string');
   if (sub.length > maxSubjectLength) throw new InvalidTokenError(`sub is longer than ${maxSubjectLength} characters`);
   if (typeof iat === 'number' && iat > Date.now() / 1000 + config.clockToleranceSeconds) {
     throw new InvalidTokenError('iat is in the future');
   }
-  if (!audienceMatches(payload, config.audience)) throw new InvalidTokenError('audience mismatch');
+  checkAccessToken(jwt.header, jwt.payload);
+  if (!audienceMatches(jwt.payload, config.audience)) throw new InvalidTokenError('audience mismatch');
+  return sub;
 };
 
 const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
- * The JWKS fetcher: over https, as aws-jwt-verify requires. Plain http is accepted for a loopback issuer only (the
+ * The issuer is reached over https, as aws-jwt-verify requires. Plain http is accepted for a loopback issuer only (the
  * local runner's development issuer), which no deployed function can reach; it goes through node:http's agent, loaded
- * only then (a request with an http.Agent is plain HTTP).
+ * only then (a request with an http.Agent is plain HTTP). Throws for any other address.
  */
-const jwksFetcher = (jwksUri: string) => {
-  const { protocol, hostname } = new URL(jwksUri);
-  const defaultRequestOptions = { timeout: jwksTimeoutMs, responseTimeout: jwksTimeoutMs };
-  if (protocol === 'https:') return new SimpleFetcher({ defaultRequestOptions });
-  if (protocol === 'http:' && loopbackHosts.has(hostname)) {
-    const { Agent } = process.getBuiltinModule('node:http');
-    return new SimpleFetcher({ defaultRequestOptions: { ...defaultRequestOptions, agent: new Agent() } });
+const agentFor = (uri: string, what: string) => {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw new Error(`${what} must be an https URL, not ${uri}`);
   }
-  throw new Error(`The JWKS URI must be https (plain http only for a loopback issuer), not ${jwksUri}`);
+  if (url.protocol === 'https:') return {};
+  if (url.protocol === 'http:' && loopbackHosts.has(url.hostname)) {
+    const { Agent } = process.getBuiltinModule('node:http');
+    return { agent: new Agent() };
+  }
+  throw new Error(`${what} must be https (plain http only for a loopback issuer), not ${uri}`);
 };
 
-/**
- * The JWKS cache, with the token checked before its key is looked up (so a malformed token fetches nothing) and the
- * key checked after: both before aws-jwt-verify checks the signature.
- */
-class CheckingJwksCache extends SimpleJwksCache {
-  readonly #config: TokenVerifierConfig;
-  constructor(config: TokenVerifierConfig) {
-    super({ fetcher: jwksFetcher(config.jwksUri) });
-    this.#config = config;
+/** aws-jwt-verify's fetcher (one retry, time limits), over https or to a loopback issuer over http. */
+class IssuerFetcher extends SimpleFetcher {
+  constructor() {
+    super({ defaultRequestOptions: { timeout: issuerTimeoutMs, responseTimeout: issuerTimeoutMs } });
   }
-  override async getJwk(jwksUri: string, jwt: DecomposedJwt) {
-    checkToken(jwt, this.#config);
-    const jwk = await super.getJwk(jwksUri, jwt);
-    checkKey(String(jwt.header.alg), jwk as unknown as Record<string, unknown>);
-    return jwk;
+  override fetch(uri: string) {
+    return super.fetch(uri, agentFor(uri, 'An issuer address'));
   }
 }
 
+/** OpenID Connect Discovery 1.0, section 4: the issuer, any trailing `/` removed, followed by this path. */
+const discoveryPath = '/.well-known/openid-configuration';
+
 /**
- * A verifier for `config`; create it once per cold start so the JWKS cache survives warm invocations.
- * Rejects with InvalidTokenError for any token that is not acceptable; with other errors when the issuer's keys
- * cannot be fetched (a server-side failure, not the client's).
+ * The JWKS address the issuer's discovery document names (its `jwks_uri`). The document must name the issuer it was
+ * asked for, exactly (section 4.3), or an impostor could point at keys of its own. Any failure is the issuer's: 500.
+ */
+const discoverJwksUri = async (issuer: string, fetcher: IssuerFetcher): Promise<string> => {
+  const url = `${issuer.replace(/\/$/, '')}${discoveryPath}`;
+  let document: unknown;
+  try {
+    document = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(await fetcher.fetch(url)));
+  } catch (error) {
+    if (error instanceof FetchError) throw error;
+    throw new Error(`${url} is not a JSON discovery document`, { cause: error });
+  }
+  const { issuer: named, jwks_uri: jwksUri } = (document ?? {}) as Record<string, unknown>;
+  if (named !== issuer) throw new Error(`${url} names the issuer ${String(named)}, not ${issuer}`);
+  if (typeof jwksUri !== 'string') throw new Error(`${url} names no jwks_uri`);
+  agentFor(jwksUri, `The jwks_uri of ${url}`);
+  return jwksUri;
+};
+
+/**
+ * A verifier for `config`; create it once per cold start so the keys (and the discovered JWKS address) survive warm
+ * invocations. Rejects with InvalidTokenError for any token that is not acceptable; with other errors when the issuer's
+ * keys cannot be had (a server-side failure, not the client's). Throws at once for a configuration that cannot work.
  */
 export const createTokenVerifier = (config: TokenVerifierConfig) => {
-  const unsafe = config.algorithms.filter((algorithm) => symmetric.test(algorithm) || algorithm === 'none');
-  if (unsafe.length > 0)
-    throw new Error(`JWT_ALGORITHMS must list asymmetric algorithms only, not ${unsafe.join(', ')}`);
-  const verifier = JwtVerifier.create(
-    {
+  const algorithms = parseAlgorithms(config.algorithms.join(','), names.algorithms);
+  if (config.jwksUri === undefined)
+    agentFor(config.issuer, `${names.issuer} (whose discovery document names its keys)`);
+  else agentFor(config.jwksUri, `The JWKS URI (${names.jwksUri})`);
+  const fetcher = new IssuerFetcher();
+  const jwks = new SimpleJwksCache({ fetcher });
+  // Found once per execution environment; a failed discovery is tried again by the next token.
+  let jwksUri = config.jwksUri === undefined ? undefined : Promise.resolve(config.jwksUri);
+  const keysAddress = () => {
+    jwksUri ??= discoverJwksUri(config.issuer, fetcher).catch((error: unknown) => {
+      jwksUri = undefined;
+      throw error;
+    });
+    return jwksUri;
+  };
+  // The keys as node:crypto objects, for as long as the JWKS cache holds the same JWK.
+  const publicKeys = new WeakMap<Jwk, KeyObject>();
+  const publicKey = (jwk: Jwk) => {
+    let key = publicKeys.get(jwk);
+    if (key === undefined) {
+      key = createPublicKey({ key: jwk, format: 'jwk' });
+      publicKeys.set(jwk, key);
+    }
+    return key;
+  };
+
+  const verifyToken = async (token: string): Promise<VerifiedToken> => {
+    const jwt = decomposeUnverifiedJwt(token);
+    const { algorithm, signature } = checkToken(jwt, algorithms);
+    const jwk = await jwks.getJwk(await keysAddress(), jwt);
+    checkKey(algorithm, jwk);
+    if (!signatureValid(algorithm, publicKey(jwk), `${jwt.headerB64}.${jwt.payloadB64}`, signature)) {
+      throw new InvalidTokenError('the signature is not valid');
+    }
+    validateJwtFields(jwt.payload, {
       issuer: config.issuer,
-      jwksUri: config.jwksUri,
-      // Checked below: Cognito access tokens carry the audience in client_id.
       audience: null,
       graceSeconds: config.clockToleranceSeconds,
-      customJwtCheck: ({ payload }) => checkClaims(payload, config),
-    },
-    { jwksCache: new CheckingJwksCache(config) },
-  );
+    });
+    const sub = checkClaims(jwt, config);
+    return { sub, scopes: scopesOf(jwt.payload), clientId: clientIdOf(jwt.payload) };
+  };
 
   return async (token: string): Promise<VerifiedToken> => {
-    let payload: JwtPayload;
     try {
-      payload = await verifier.verify(token);
+      return await verifyToken(token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw error;
       if (error instanceof JwtBaseError && !issuerErrors.some((type) => error instanceof type)) {
         throw new InvalidTokenError(error.message, { cause: error });
       }
       throw error;
     }
-    const clientId = typeof payload.client_id === 'string' ? payload.client_id : '';
-    return { sub: payload.sub as string, scopes: scopesOf(payload), clientId };
   };
 };

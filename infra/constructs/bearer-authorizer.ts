@@ -3,6 +3,7 @@ import { IdentitySource, TokenAuthorizer } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { Algorithm } from '../../functions/bearer-authorizer/algorithms.ts';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
 import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
@@ -12,6 +13,8 @@ import { PlantStoreFunction } from './plant-store-function.ts';
 
 export interface BearerAuthorizerProps {
   trust: TokenTrust;
+  /** The signature algorithms accepted; unset: the function's default (algorithms.ts). */
+  algorithms?: Algorithm[];
   /** How long API Gateway caches a token's result (0 turns caching off). */
   cacheTtl: Duration;
   reservedConcurrency?: number;
@@ -27,7 +30,7 @@ export class BearerAuthorizer extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { trust, cacheTtl, reservedConcurrency, logRetention }: BearerAuthorizerProps,
+    { trust, algorithms, cacheTtl, reservedConcurrency, logRetention }: BearerAuthorizerProps,
   ) {
     super(scope, id);
     this.function = new PlantStoreFunction(this, 'Function', {
@@ -42,6 +45,7 @@ export class BearerAuthorizer extends Construct {
         [names.audience]: trust.audience,
         [names.requiredScope]: trust.requiredScope,
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
+        ...(algorithms === undefined ? {} : { [names.algorithms]: algorithms.join(',') }),
       },
       // Every refused token is a Lambda error (the handler throws "Unauthorized"), so its failures are counted from
       // its log instead. It logs "Authorizer failed" at ERROR for everything but a refused token: API Gateway answers
@@ -64,8 +68,9 @@ export class BearerAuthorizer extends Construct {
         description: 'The authorizer failed (API Gateway answered 500), e.g. the issuer keys could not be had',
       }),
     });
-    // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
-    // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
+    // What a local runner needs to point this function at its own token issuer, where the issuer exists on AWS alone
+    // (the stack's own Cognito pool): which variables take the issuer, the audience and the JWKS address, and which
+    // holds the scope its tokens must carry (docs/local-runner.md).
     (this.function.function.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
       issuer: names.issuer,
       audience: names.audience,

@@ -32,7 +32,7 @@ export interface TokenTrust {
   issuer: string;
   /** `aud`, or the Cognito app client id. */
   audience: string;
-  /** Omitted: `<issuer>/.well-known/jwks.json`. */
+  /** Omitted: where the issuer's OpenID Connect discovery document says (one more request at cold start). */
   jwksUri?: string;
   /** '' for none. */
   requiredScope: string;
@@ -92,8 +92,11 @@ export class Identity extends Construct {
       cognitoDomain: { domainPrefix: `${cognitoDomainPrefixPart(stack.stackName)}-${stack.account}` },
     });
 
+    const issuer = `https://${pool.userPoolProviderUrl}`;
     this.trust = {
-      issuer: `https://${pool.userPoolProviderUrl}`,
+      issuer,
+      // Where Cognito publishes a pool's keys (its guide to verifying tokens): known, so not discovered.
+      jwksUri: `${issuer}/.well-known/jwks.json`,
       audience: this.client.userPoolClientId,
       // As a literal (the resource server's identifier is one), not a reference to the resource server: the value
       // reads the same in the template, to sam local and to the local runner.

@@ -1,10 +1,13 @@
-// A token issuer for tests: key pairs generated here, a JWKS served on loopback, and real signed JWTs.
-import { type CryptoKey, exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+// A token issuer for tests: key pairs generated here, a JWKS (and an OpenID Connect discovery document) served on
+// loopback, and real signed JWTs.
+import { createServer } from 'node:http';
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { serveJwks } from '../../infra/local/issuer/dev-issuer.ts';
+import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface SigningKey {
   kid: string;
-  alg: 'RS256' | 'ES256';
+  alg: 'RS256' | 'RS384' | 'PS256' | 'ES256' | 'EdDSA' | 'Ed25519';
   privateKey: CryptoKey;
   publicKey: CryptoKey;
 }
@@ -13,6 +16,13 @@ export const signingKey = async (kid: string, alg: SigningKey['alg']): Promise<S
   kid,
   alg,
   ...(await generateKeyPair(alg, { extractable: true })),
+});
+
+/** A key as issuers publish it: with its `alg` and `use`, unless `bare` (Entra ID's keys name no `alg`). */
+export const publicJwk = async ({ kid, alg, publicKey }: SigningKey, bare = false): Promise<JWK> => ({
+  ...(await exportJWK(publicKey)),
+  kid,
+  ...(bare ? {} : { alg, use: 'sig' }),
 });
 
 export interface TestIssuer {
@@ -27,11 +37,7 @@ export interface TestIssuer {
 
 export const startIssuer = async (keys: SigningKey[]): Promise<TestIssuer> => {
   let published = keys;
-  const jwks = await serveJwks(() =>
-    Promise.all(
-      published.map(async ({ kid, alg, publicKey }) => ({ ...(await exportJWK(publicKey)), kid, alg, use: 'sig' })),
-    ),
-  );
+  const jwks = await serveJwks(() => Promise.all(published.map((key) => publicJwk(key))));
   return {
     issuer: jwks.url,
     jwksUri: jwks.jwksUri,
@@ -40,6 +46,44 @@ export const startIssuer = async (keys: SigningKey[]): Promise<TestIssuer> => {
       published = keys;
     },
     close: jwks.close,
+  };
+};
+
+export interface DiscoveryIssuer {
+  /** `http://127.0.0.1:<port>/<path>`: the issuer, whose discovery document names its keys at `/keys`. */
+  issuer: string;
+  /** Requests by path. */
+  requests: (path: string) => number;
+  /** Replaces what `path` answers (status and JSON body); `keys` are published at `/keys`. */
+  answer: (path: string, status: number, body: unknown) => void;
+  close: () => Promise<void>;
+}
+
+/**
+ * An OpenID provider's metadata on loopback: `<issuer>/.well-known/openid-configuration` naming `jwks_uri`
+ * `<origin>/keys` (not where Cognito and Auth0 keep theirs), as OpenID Connect Discovery 1.0 section 4 lays out.
+ */
+export const startDiscoveryIssuer = async (keys: JWK[], path = '/tenant/v2.0'): Promise<DiscoveryIssuer> => {
+  const counts = new Map<string, number>();
+  const answers = new Map<string, { status: number; body: unknown }>();
+  const server = createServer((request, response) => {
+    const url = request.url ?? '';
+    counts.set(url, (counts.get(url) ?? 0) + 1);
+    const { status, body } = answers.get(url) ?? { status: 404, body: { error: 'not found' } };
+    response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  });
+  const origin = await listenOnLoopback(server);
+  const issuer = `${origin}${path}`;
+  answers.set(`${path}/.well-known/openid-configuration`, {
+    status: 200,
+    body: { issuer, jwks_uri: `${origin}/keys`, token_endpoint: `${origin}/token` },
+  });
+  answers.set('/keys', { status: 200, body: { keys } });
+  return {
+    issuer,
+    requests: (path) => counts.get(path) ?? 0,
+    answer: (path, status, body) => answers.set(path, { status, body }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 };
 

@@ -28,6 +28,30 @@ describe('propsFromContext', () => {
     });
   });
 
+  test('the issuer (discovered keys) or its jwksUri must be https, plain http only on loopback', () => {
+    expect(() => props({ issuer: 'http://id.example.com/', audience: 'api' })).toThrow(
+      /Context issuer must be an https URL \(plain http only on loopback\), not http:\/\/id.example.com\//,
+    );
+    expect(() => props({ issuer: 'id.example.com', audience: 'api' })).toThrow(/Context issuer must be an https URL/);
+    expect(() =>
+      props({ issuer: 'https://id.example.com/', audience: 'api', jwksUri: 'http://id.example.com/keys' }),
+    ).toThrow(/Context jwksUri must be an https URL/);
+    expect(props({ issuer: 'http://127.0.0.1:8080/realms/plants', audience: 'api' }).externalTrust).toEqual({
+      issuer: 'http://127.0.0.1:8080/realms/plants',
+      audience: 'api',
+      requiredScope: '',
+    });
+  });
+
+  test('jwtAlgorithms lists what the authorizer can verify; anything else stops the synth, naming it', () => {
+    expect(props({ jwtAlgorithms: 'PS256, EdDSA,Ed25519' }).jwtAlgorithms).toEqual(['PS256', 'EdDSA', 'Ed25519']);
+    expect(() => props({ jwtAlgorithms: 'RS256,HS256' })).toThrow(
+      /^Context jwtAlgorithms must list asymmetric algorithms among RS256, .*, not HS256$/,
+    );
+    expect(() => props({ jwtAlgorithms: 'PS257' })).toThrow(/not PS257$/);
+    expect(() => props({ jwtAlgorithms: 'none' })).toThrow(/not none$/);
+  });
+
   test('an issuer without audience is refused', () => {
     expect(() => props({ issuer: 'https://id.example.com/' })).toThrow(/needs audience/);
   });

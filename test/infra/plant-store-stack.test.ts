@@ -109,6 +109,10 @@ describe('the API', () => {
     expect(new RegExp(bearerHeaderPattern).test('Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
     expect(new RegExp(bearerHeaderPattern).test('Basic dXNlcjpwYXNz')).toBe(false);
     expect(new RegExp(bearerHeaderPattern).test('Bearer ')).toBe(false);
+    // RFC 9110 section 11.1: the scheme is case-insensitive; RFC 6750 section 2.1: one or more spaces after it.
+    expect(new RegExp(bearerHeaderPattern).test('bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
+    expect(new RegExp(bearerHeaderPattern).test('BEARER  eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
+    expect(new RegExp(bearerHeaderPattern).test('Bearer\teyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(false);
   });
 
   test('takes another cache TTL and throttling when given', () => {
@@ -659,6 +663,11 @@ describe('identity', () => {
       JWT_AUDIENCE: { Ref: logicalIdOf('AWS::Cognito::UserPoolClient') },
     });
     expect(authorizerEnvironment.REQUIRED_SCOPE).toBe('plants/write');
+    // Where Cognito publishes a pool's keys (its guide to verifying tokens): given, so no discovery at cold start.
+    expect(authorizerEnvironment.JWKS_URI).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [pool, 'ProviderURL'] }, '/.well-known/jwks.json']],
+    });
+    expect(authorizerEnvironment.JWT_ALGORITHMS).toBeUndefined();
     expect(Object.keys(template.toJSON().Outputs).sort()).toEqual([
       'AlarmTopicArn',
       'ApiUrl',
@@ -690,6 +699,17 @@ describe('identity', () => {
       REQUIRED_SCOPE: 'plants:write',
     });
     expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
+  });
+
+  test('an external issuer without jwksUri leaves the keys to discovery; its algorithms reach the authorizer', () => {
+    const discovered = synth({
+      externalTrust: { issuer: 'https://login.example.com/tenant/v2.0', audience: 'api://plants', requiredScope: '' },
+      jwtAlgorithms: ['PS256', 'RS256'],
+    });
+    const variables =
+      discovered.findResources('AWS::Lambda::Function').BearerAuthorizerFunction?.Properties.Environment.Variables;
+    expect(variables.JWKS_URI).toBeUndefined();
+    expect(variables.JWT_ALGORITHMS).toBe('PS256,RS256');
   });
 });
 

@@ -86,6 +86,23 @@ describe('a valid token', () => {
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
   });
 
+  test.each(['bearer', 'BEARER', 'bEaReR'])(
+    'is allowed with the scheme written %s: RFC 9110 section 11.1, the scheme is case-insensitive',
+    async (scheme) => {
+      const token = await signToken(rsa, validClaims());
+      const result = await handler(tokenAuthorizerEvent(`${scheme} ${token}`), lambdaContext());
+      expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+    },
+  );
+
+  test('is allowed after more than one space (RFC 6750 section 2.1: 1*SP)', async () => {
+    const result = await handler(
+      tokenAuthorizerEvent(`Bearer   ${await signToken(rsa, validClaims())}`),
+      lambdaContext(),
+    );
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
+  });
+
   test('without the required scope is denied (403), not refused', async () => {
     const result = await authorizeToken(await signToken(rsa, { ...validClaims(), scope: 'plants/read' }));
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
@@ -152,10 +169,18 @@ describe('a token that is not acceptable is Unauthorized', () => {
     await expectUnauthorized(`${header}.${forged}.${signature}`);
   });
   test('malformed', () => expectUnauthorized('not-a-jwt'));
-  test('with the scheme not written Bearer (the rule API Gateway checks too)', async () => {
-    const token = await signToken(rsa, validClaims());
-    await expect(handler(tokenAuthorizerEvent(`bearer ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
+  test("a Cognito ID token for the API's app client (an ID token is never a credential: 401, not 403)", async () => {
+    await expectUnauthorized(await signToken(rsa, { ...validClaims(), aud: audience, token_use: 'id' }));
   });
+  test.each(['Bearer', 'Bearerx', ' Bearer', 'Bearer\t'])(
+    'with the scheme %j and no space before the token',
+    async (scheme) => {
+      const token = await signToken(rsa, validClaims());
+      await expect(handler(tokenAuthorizerEvent(`${scheme}${token}`), lambdaContext())).rejects.toThrow(
+        /^Unauthorized$/,
+      );
+    },
+  );
   test('in another scheme than Bearer', async () => {
     const token = await signToken(rsa, validClaims());
     await expect(handler(tokenAuthorizerEvent(`Basic ${token}`), lambdaContext())).rejects.toThrow(/^Unauthorized$/);
