@@ -1,6 +1,7 @@
 // Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in worker threads, its REST
 // API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN authorizers trust.
 
+import { resolveValue } from './app/intrinsics.ts';
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
@@ -12,6 +13,7 @@ import {
   loadSigningKey,
   type SigningKey,
   serveJwks,
+  templateVariables,
 } from './issuer/dev-issuer.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { functionVariables } from './lambda/variables.ts';
@@ -62,21 +64,42 @@ export interface LocalApi {
 }
 
 /**
- * A function's environment variables as the runner gives them: the template's, with the development issuer and the local
- * database in, and `envVars` (from `--env-vars`) over them.
+ * A function's environment variables as the runner gives them: the template's, with the development issuer (where it
+ * stands in for an issuer that exists on AWS alone) and the local database in, and its `envVars` (from `--env-vars`,
+ * by function id) over them.
  */
 export const localVariables = (
   fn: LocalFunction,
   app: LocalApp,
   issuer: { identity: IssuerIdentity; jwksUri: string },
   databaseEndpoint: string,
-  envVars: Record<string, string> = {},
+  envVars: Record<string, Record<string, string>> = {},
 ) =>
-  functionVariables(fn, app, {
-    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri),
+  functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
+    ...devIssuerVariables(fn, app, issuer.identity, issuer.jwksUri, envVars),
     AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
-    ...envVars,
+    ...envVars[fn.id],
   });
+
+/**
+ * The gateway's 403 challenge names the scope the template says (a gateway response's header is fixed at deploy);
+ * a required scope from `--env-vars` changes the function alone, so the runner says where to change both.
+ */
+const warnOfOwnScope = (
+  fn: LocalFunction,
+  app: LocalApp,
+  envVars: Record<string, string>,
+  log: (line: string) => void,
+) => {
+  const name = fn.tokenIssuerVariables?.requiredScope;
+  const given = name === undefined ? undefined : envVars[name];
+  const template = name === undefined ? undefined : fn.variables[name];
+  if (given === undefined || template === undefined || given === resolveValue(template, app)) return;
+  log(
+    `${fn.id}: ${name} is ${JSON.stringify(given)} from --env-vars, but the gateway's 403 challenge names the ` +
+      `template's ${JSON.stringify(resolveValue(template, app))}: set the scope in the app (its synth) to change both`,
+  );
+};
 
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
 
@@ -98,8 +121,9 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   const poolsFor = (served: LocalApp) => {
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
+      warnOfOwnScope(fn, served, options.envVars?.[fn.id] ?? {}, options.log);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const variables = localVariables(fn, served, issuer, database.endpoint, options.envVars?.[fn.id]);
+      const variables = localVariables(fn, served, issuer, database.endpoint, options.envVars);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
       pools.set(fn.id, new FunctionPool(fn, variables, options.maxWorkers, logLine));

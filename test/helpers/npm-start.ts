@@ -1,6 +1,6 @@
 // `npm start` as a user runs it, for the tests: on a free port, its banner read for the URL, the curl line (with the
-// development token) and the database endpoint.
-import type { ChildProcess } from 'node:child_process';
+// development token, or `$TOKEN` where the app trusts another issuer) and the database endpoint.
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,15 +33,13 @@ export interface Started extends Launched {
  */
 export const launch = (
   dataDir: string,
-  { viaNpm = false, args = [] as string[], root = projectRoot } = {},
+  { viaNpm = false, args = [] as string[], root = projectRoot, env = process.env } = {},
 ): Launched => {
   const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
+  const options = { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] } satisfies SpawnOptions;
   const child = viaNpm
-    ? spawnInGroup('npm', ['start', '--', ...runnerArgs], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawnInGroup(process.execPath, ['infra/local/cli/start.ts', ...runnerArgs], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+    ? spawnInGroup('npm', ['start', '--', ...runnerArgs], options)
+    : spawnInGroup(process.execPath, ['infra/local/cli/start.ts', ...runnerArgs], options);
   let output = '';
   const watchers: { pattern: RegExp; resolve: () => void }[] = [];
   const onOutput = (chunk: Buffer) => {

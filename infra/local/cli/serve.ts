@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ensureSynthesized } from '../app/cloud-assembly.ts';
-import { requiredScope, signDevToken } from '../issuer/dev-issuer.ts';
+import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../local-api.ts';
 import { apiReference } from './api-reference.ts';
 import { commandFailed, dataDirOf, envVarsOf, maxWorkersOf, parseCommandLine, wholeNumber } from './options.ts';
@@ -36,7 +36,7 @@ const curlExamples = (url: string, token: string, routes: { resourcePath: string
       openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
     if (example === undefined) return [];
     return [
-      `curl -s -X ${method} ${url}${resourcePath} -H 'Authorization: Bearer ${token}' -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
+      `curl -s -X ${method} ${url}${resourcePath} -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
     ];
   });
 
@@ -83,6 +83,7 @@ export const serve = async (parent: number) => {
       'watch',
     ]);
     const dataDir = dataDirOf(values);
+    const envVars = envVarsOf(values['env-vars']);
     const cloudAssemblyDir = ensureSynthesized(appProject, log);
     const starting = startLocalApi({
       cloudAssemblyDir,
@@ -91,7 +92,7 @@ export const serve = async (parent: number) => {
       dataDir,
       maxWorkers: maxWorkersOf(values['max-workers'], log),
       tokenIssuer: localTokenIssuer,
-      ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+      ...(envVars && { envVars }),
       log,
       ...(hasOpenApi && { localRoutes: apiReference(openApiPath) }),
     });
@@ -99,11 +100,11 @@ export const serve = async (parent: number) => {
     const api = await starting;
     // Asked to stop while starting: stop() closes it, and nothing is announced.
     if (stopAsked !== undefined) return;
-    const token = await signDevToken(api.signingKey, {
-      sub: developerSubject,
-      scope: requiredScope(api.app),
-      expiresIn: '12h',
-    });
+    const scope = devIssuerScope(api.app, envVars);
+    const token =
+      scope === undefined
+        ? undefined
+        : await signDevToken(api.signingKey, { sub: developerSubject, scope, expiresIn: '12h' });
     const routes = api.app.routes.map(
       (route) => `  ${route.method} ${api.url}${route.resourcePath} -> ${route.functionId}`,
     );
@@ -116,11 +117,15 @@ export const serve = async (parent: number) => {
         `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
         ...(hasOpenApi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
         '',
-        `A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`,
-        token,
+        ...(token === undefined
+          ? [
+              'No development token: the authorizers trust the issuer their settings name (the app or --env-vars),',
+              'so its tokens are the ones that work here, as deployed. With one in $TOKEN:',
+            ]
+          : [`A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`, token]),
         '',
         'Try:',
-        ...curlExamples(api.url, token, api.app.routes),
+        ...curlExamples(api.url, token ?? '$TOKEN', api.app.routes),
         '',
       ].join('\n'),
     );

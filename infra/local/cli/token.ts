@@ -1,7 +1,7 @@
 // `npm run token`: prints a bearer token from the development issuer, and nothing else, on stdout.
 import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { readLocalApp } from '../app/template.ts';
-import { loadSigningKey, requiredScope, signDevToken } from '../issuer/dev-issuer.ts';
+import { devIssuerScope, loadSigningKey, signDevToken } from '../issuer/dev-issuer.ts';
 import { commandFailed, dataDirOf, parseCommandLine } from './options.ts';
 import { appProject, localTokenIssuer } from './product.ts';
 
@@ -10,12 +10,13 @@ try {
   const dataDir = dataDirOf(values);
   const scope =
     values.scope ??
-    requiredScope(
+    devIssuerScope(
       readLocalApp(
         ensureSynthesized(appProject, () => undefined),
         values.stack,
       ),
-    );
+    ) ??
+    '';
   const expiresIn = /^\d+$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in'];
   const key = await loadSigningKey(dataDir, localTokenIssuer);
   console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));

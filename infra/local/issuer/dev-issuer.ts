@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import { resolveValue } from '../app/intrinsics.ts';
+import { resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
 import type { LocalApp, LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { listenOnLoopback } from '../loopback.ts';
@@ -16,21 +16,64 @@ export interface IssuerIdentity {
 }
 const algorithm = 'ES256';
 
-/** The development issuer's values for a function that verifies tokens, in the variables its Metadata names. */
-export const devIssuerVariables = (
-  fn: LocalFunction,
-  { issuer, audience }: IssuerIdentity,
-  jwksUri: string,
-): Record<string, string> => {
+/** Per function id, the values `--env-vars` gives (they win over the template's and the runner's). */
+type EnvVars = Record<string, Record<string, string>>;
+
+/**
+ * Whether the development issuer stands in for the issuer `fn` trusts: only for an issuer that exists on AWS alone
+ * (its template value has no local meaning, such as a Cognito user pool's URL) and that `--env-vars` does not name.
+ * A function told its issuer as a value (a stack setting, `--env-vars`) keeps it, keys and all, as deployed.
+ */
+const trustsDevIssuer = (fn: LocalFunction, app: LocalApp, envVars: EnvVars): boolean => {
   const names = fn.tokenIssuerVariables;
-  return names ? { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri } : {};
+  if (names === undefined || names.issuer in (envVars[fn.id] ?? {})) return false;
+  const issuer = fn.variables[names.issuer];
+  if (issuer === undefined) return true;
+  try {
+    resolveValue(issuer, app);
+    return false;
+  } catch (error) {
+    if (error instanceof UnresolvableValueError) return true;
+    throw error;
+  }
 };
 
-/** The scope the app's token-verifying functions require, which local tokens carry by default. */
-export const requiredScope = (app: LocalApp): string => {
-  const scopes = [...app.functions.values()].flatMap((fn) => {
+/** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
+export const devIssuerVariables = (
+  fn: LocalFunction,
+  app: LocalApp,
+  { issuer, audience }: IssuerIdentity,
+  jwksUri: string,
+  envVars: EnvVars = {},
+): Record<string, string> => {
+  const names = fn.tokenIssuerVariables;
+  if (names === undefined || !trustsDevIssuer(fn, app, envVars)) return {};
+  return { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri };
+};
+
+/**
+ * The template's variables of `fn`, less the JWKS address of an issuer that `--env-vars` replaces: those keys are the
+ * replaced issuer's, and a stack given only the new issuer finds its keys by discovery (as the runner then does).
+ */
+export const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Record<string, unknown> => {
+  const names = fn.tokenIssuerVariables;
+  const given = envVars[fn.id] ?? {};
+  if (names === undefined || !(names.issuer in given) || names.jwksUri in given) return fn.variables;
+  const { [names.jwksUri]: _replaced, ...variables } = fn.variables;
+  return variables;
+};
+
+/**
+ * The scope local tokens carry: the one the functions that trust the development issuer require (from `--env-vars`
+ * or the template); undefined when none trusts it, and a development token would be refused.
+ */
+export const devIssuerScope = (app: LocalApp, envVars: EnvVars = {}): string | undefined => {
+  const trusting = [...app.functions.values()].filter((fn) => trustsDevIssuer(fn, app, envVars));
+  if (trusting.length === 0) return undefined;
+  const scopes = trusting.flatMap((fn) => {
     const name = fn.tokenIssuerVariables?.requiredScope;
-    const value = name === undefined ? undefined : fn.variables[name];
+    if (name === undefined) return [];
+    const value = envVars[fn.id]?.[name] ?? fn.variables[name];
     return value === undefined ? [] : [resolveValue(value, app)];
   });
   return scopes[0] ?? '';

@@ -15,6 +15,7 @@ import { derSignature, ecdsaScalars, highSTwin, mutatedToken, withSignature } fr
 const runs = thorough() ? 5_000 : 300;
 let api: LocalApi;
 let issuer: TestIssuer;
+const audience = 'plant-store-mutations';
 let tokens: string[];
 let ecTokens: string[];
 
@@ -24,10 +25,12 @@ beforeAll(async () => {
   api = await startLocalApi(
     plantStoreOptions({
       maxWorkers: 2,
-      envVars: { BearerAuthorizerFunction: { JWT_ISSUER: issuer.issuer, JWKS_URI: issuer.jwksUri } },
+      envVars: {
+        BearerAuthorizerFunction: { JWT_ISSUER: issuer.issuer, JWT_AUDIENCE: audience, JWKS_URI: issuer.jwksUri },
+      },
     }),
   );
-  const claims = (sub: string) => ({ iss: issuer.issuer, aud: api.signingKey.audience, sub, scope: 'plants/write' });
+  const claims = (sub: string) => ({ iss: issuer.issuer, aud: audience, sub, scope: 'plants/write' });
   const signed = await Promise.all(
     keys.flatMap((key) =>
       ['mutant-1', 'mutant-2'].map(async (sub) => ({ key, token: await signToken(key, claims(sub)) })),
