@@ -232,7 +232,14 @@ const attacks: [string, () => Attack, number[]][] = [
   ],
   ['a 10 KB token', () => bearer(devSigned(claims({ padding: 'x'.repeat(10 * 1024) }))), [401, 431]],
   ['a malformed token', () => bearer('not.a.jwt'), [401]],
-  ['lower-case bearer', () => ({ authorization: [`bearer ${devSigned(claims())}`] }), [401]],
+  [
+    'an ID token of the issuer, lower-case bearer (Cognito token_use id)',
+    () => ({ authorization: [`bearer ${devSigned(claims({ token_use: 'id' }))}`] }),
+    [401],
+  ],
+  ['an ID token of the issuer (Keycloak typ ID)', () => bearer(devSigned(claims({ typ: 'ID' }))), [401]],
+  ['a logout token of the issuer (typ logout+jwt)', () => bearer(devSigned(claims(), { typ: 'logout+jwt' })), [401]],
+  ['a refresh token of the issuer (Keycloak typ Refresh)', () => bearer(devSigned(claims({ typ: 'Refresh' }))), [401]],
   ['Bearer twice', () => ({ authorization: [`Bearer Bearer ${devSigned(claims())}`] }), [401]],
   ['Basic credentials', () => ({ authorization: ['Basic YWRtaW46YWRtaW4='] }), [401]],
   [
@@ -286,6 +293,12 @@ test('the control: a token the issuer signed is allowed, and createPlant stores 
 
   expect((await send(bearer(token))).status).toBe(200);
   expect(api.invocations('CreatePlantFunction')).toBe(before + 1);
+});
+
+test('the control, the scheme in lower case: the same credential (RFC 9110 section 11.1), through the gateway too', async () => {
+  const token = await signDevToken(api.signingKey, { sub: 'control', scope: 'plants/write', expiresIn: '1h' });
+
+  expect((await send({ authorization: [`bearer ${token}`] })).status).toBe(200);
 });
 
 test('an issuer whose keys cannot be fetched fails closed: 500, never a pass', async () => {
