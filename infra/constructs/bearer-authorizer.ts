@@ -68,9 +68,8 @@ export class BearerAuthorizer extends Construct {
         description: 'The authorizer failed (API Gateway answered 500), e.g. the issuer keys could not be had',
       }),
     });
-    // What a local runner needs to point this function at its own token issuer, where the issuer exists on AWS alone
-    // (the stack's own Cognito pool): which variables take the issuer, the audience and the JWKS address, and which
-    // holds the scope its tokens must carry (docs/local-runner.md).
+    // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
+    // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
     (this.function.function.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
       issuer: names.issuer,
       audience: names.audience,

@@ -64,8 +64,8 @@ export interface LocalApi {
 }
 
 /**
- * A function's environment variables as the runner gives them: the template's, with the development issuer (where it
- * stands in for an issuer that exists on AWS alone) and the local database in, and its `envVars` (from `--env-vars`,
+ * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
+ * `envVars` names the issuer) and the local database in, and its `envVars` (from `--env-vars`,
  * by function id) over them.
  */
 export const localVariables = (
@@ -76,7 +76,7 @@ export const localVariables = (
   envVars: Record<string, Record<string, string>> = {},
 ) =>
   functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
-    ...devIssuerVariables(fn, app, issuer.identity, issuer.jwksUri, envVars),
+    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
     AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
     ...envVars[fn.id],
   });

@@ -14,6 +14,7 @@ import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
 import { projectRoot } from '../../infra/project-root.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
+import { startDiscoveryIssuer } from '../helpers/token-issuer.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { priceList } from './prices.ts';
@@ -78,6 +79,12 @@ countingGate.open();
 const dynamoDbRequests = countingGate.actions;
 const countingEndpoint = countingGate.endpoint;
 const jwks = await serveJwks(() => [api.signingKey.publicJwk]);
+// The same key behind an issuer found by OpenID Connect Discovery (no JWKS_URI): one more request at cold start.
+const discovered = await startDiscoveryIssuer([api.signingKey.publicJwk], '');
+const discoveredToken = await signDevToken(
+  { ...api.signingKey, issuer: discovered.issuer },
+  { sub: 'bench', scope: 'plants/write', expiresIn: '1h' },
+);
 const environmentOf = (fn: LocalFunction, endpoint: string) =>
   localVariables(fn, api.app, { identity: api.signingKey, jwksUri: jwks.jwksUri }, endpoint);
 
@@ -123,6 +130,11 @@ const answered = (status: number) => (answer: unknown) => {
   if (statusCode !== status) throw new Error(`cold start answered ${JSON.stringify(answer)}`);
 };
 const createPlantEnv = environmentOf(createPlantFn, countingEndpoint);
+const allowed = (answer: unknown) => {
+  const effect = (answer as { policyDocument?: { Statement?: { Effect?: string }[] } }).policyDocument?.Statement?.[0];
+  if (effect?.Effect !== 'Allow') throw new Error(`the authorizer answered ${JSON.stringify(answer)}`);
+};
+const { JWKS_URI: _given, ...authorizerEnv } = environmentOf(authorizerFn, countingEndpoint);
 const coldIds = ids(10 * coldRuns);
 const subjects: ColdSubject[] = [
   {
@@ -155,11 +167,15 @@ const subjects: ColdSubject[] = [
     exportName: authorizerFn.exportName,
     env: environmentOf(authorizerFn, countingEndpoint),
     event: () => tokenAuthorizerEvent(`Bearer ${token}`),
-    check: (answer) => {
-      const effect = (answer as { policyDocument?: { Statement?: { Effect?: string }[] } }).policyDocument
-        ?.Statement?.[0];
-      if (effect?.Effect !== 'Allow') throw new Error(`the authorizer answered ${JSON.stringify(answer)}`);
-    },
+    check: allowed,
+  },
+  {
+    name: 'authorizer-discovery',
+    modulePath: authorizerFn.modulePath,
+    exportName: authorizerFn.exportName,
+    env: { ...authorizerEnv, JWT_ISSUER: discovered.issuer },
+    event: () => tokenAuthorizerEvent(`Bearer ${discoveredToken}`),
+    check: allowed,
   },
 ];
 progress(`cold starts: ${coldRuns} interleaved runs of ${subjects.length} subjects`);
@@ -241,12 +257,14 @@ warmChild.send('stop');
 await api.close();
 await countingGate.close();
 await jwks.close();
+await discovered.close();
 
 // 5. Where the time goes when a cold-start target is missed: a CPU profile of one more cold start.
 const ratios = {
   createFloor: medianRatio(coldOf('createPlant').answeredMs, coldOf('floor').answeredMs),
   createTextbook: medianRatio(coldOf('createPlant').answeredMs, coldOf('textbook').answeredMs),
   authorizerFloor: medianRatio(coldOf('authorizer').answeredMs, coldOf('floor').answeredMs),
+  authorizerDiscoveryFloor: medianRatio(coldOf('authorizer-discovery').answeredMs, coldOf('floor').answeredMs),
   authorizerBare: warm.authorizerMicros.p50 / warm.bareVerifyMicros.p50,
   runnerCeiling: runnerCeilingRatio,
 };
@@ -401,14 +419,16 @@ ${targetRows.map(([figure, measured, target, ok]) => `| ${figure} | ${measured} 
 ${coldRuns} runs of each, interleaved. A run is a fresh \`node\` process (test/bench/cold-probe.mjs) that imports the
 bundle and answers one event, timed from the process's start: what Lambda's init and first invoke pay. Ratios are
 medians of the per-run ratios. createPlant and the textbook build store a new plant in dynalite; the authorizer fetches
-the issuer's JWKS (loopback) and verifies an ES256 token.
+the issuer's JWKS (loopback) and verifies an ES256 token: from the JWKS_URI it is given (as the stack's own Cognito pool
+gives it), or first reading the issuer's OpenID Connect discovery document for it (an issuer given without jwksUri).
 
 | bundle | first answer, median (IQR) | module loaded | compared |
 |---|---|---|---|
 ${coldRow('floor', 'hello-world floor (returns a constant)', '1x')}
 ${coldRow('createPlant', `createPlant (${bundleKiB(createPlantFn.modulePath)})`, `${x(ratios.createFloor)} the floor, ${x(ratios.createTextbook)} the textbook`)}
 ${coldRow('textbook', `textbook Middy build: parser, validator with \`transpileSchema\` at init, AWS SDK v3 (${bundleKiB(textbookModule)})`, `${x(medianRatio(coldOf('textbook').answeredMs, coldOf('floor').answeredMs))} the floor`)}
-${coldRow('authorizer', `authorizer (${bundleKiB(authorizerFn.modulePath)})`, `${x(ratios.authorizerFloor)} the floor`)}
+${coldRow('authorizer', `authorizer, JWKS_URI given (${bundleKiB(authorizerFn.modulePath)})`, `${x(ratios.authorizerFloor)} the floor`)}
+${coldRow('authorizer-discovery', 'authorizer, keys found by discovery', `${x(ratios.authorizerDiscoveryFloor)} the floor`)}
 
 ## Warm paths
 

@@ -119,7 +119,7 @@ export const serve = async (parent: number) => {
         '',
         ...(token === undefined
           ? [
-              'No development token: the authorizers trust the issuer their settings name (the app or --env-vars),',
+              'No development token: the authorizers trust the issuer --env-vars names,',
               'so its tokens are the ones that work here, as deployed. With one in $TOKEN:',
             ]
           : [`A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`, token]),

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
-import { resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
+import { resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp, LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { listenOnLoopback } from '../loopback.ts';
@@ -20,34 +20,23 @@ const algorithm = 'ES256';
 type EnvVars = Record<string, Record<string, string>>;
 
 /**
- * Whether the development issuer stands in for the issuer `fn` trusts: only for an issuer that exists on AWS alone
- * (its template value has no local meaning, such as a Cognito user pool's URL) and that `--env-vars` does not name.
- * A function told its issuer as a value (a stack setting, `--env-vars`) keeps it, keys and all, as deployed.
+ * Whether the development issuer stands in for the issuer `fn` trusts: always, so that the app serves offline with
+ * local tokens, unless `--env-vars` names the issuer: then the function keeps it, keys and all, as deployed.
  */
-const trustsDevIssuer = (fn: LocalFunction, app: LocalApp, envVars: EnvVars): boolean => {
+const trustsDevIssuer = (fn: LocalFunction, envVars: EnvVars): boolean => {
   const names = fn.tokenIssuerVariables;
-  if (names === undefined || names.issuer in (envVars[fn.id] ?? {})) return false;
-  const issuer = fn.variables[names.issuer];
-  if (issuer === undefined) return true;
-  try {
-    resolveValue(issuer, app);
-    return false;
-  } catch (error) {
-    if (error instanceof UnresolvableValueError) return true;
-    throw error;
-  }
+  return names !== undefined && !(names.issuer in (envVars[fn.id] ?? {}));
 };
 
 /** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
 export const devIssuerVariables = (
   fn: LocalFunction,
-  app: LocalApp,
   { issuer, audience }: IssuerIdentity,
   jwksUri: string,
   envVars: EnvVars = {},
 ): Record<string, string> => {
   const names = fn.tokenIssuerVariables;
-  if (names === undefined || !trustsDevIssuer(fn, app, envVars)) return {};
+  if (names === undefined || !trustsDevIssuer(fn, envVars)) return {};
   return { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri };
 };
 
@@ -68,7 +57,7 @@ export const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Rec
  * or the template); undefined when none trusts it, and a development token would be refused.
  */
 export const devIssuerScope = (app: LocalApp, envVars: EnvVars = {}): string | undefined => {
-  const trusting = [...app.functions.values()].filter((fn) => trustsDevIssuer(fn, app, envVars));
+  const trusting = [...app.functions.values()].filter((fn) => trustsDevIssuer(fn, envVars));
   if (trusting.length === 0) return undefined;
   const scopes = trusting.flatMap((fn) => {
     const name = fn.tokenIssuerVariables?.requiredScope;
