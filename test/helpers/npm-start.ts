@@ -33,13 +33,17 @@ export interface Started extends Launched {
  */
 export const launch = (
   dataDir: string,
-  { viaNpm = false, args = [] as string[], root = projectRoot, env = process.env } = {},
+  { viaNpm = false, orphaned = false, args = [] as string[], root = projectRoot, env = process.env } = {},
 ): Launched => {
   const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
   const options = { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] } satisfies SpawnOptions;
+  const runner = [process.execPath, 'infra/local/cli/start.ts', ...runnerArgs];
+  // orphaned: started in the background by a shell that then exits, so that its parent is process 1 (or a reaper).
   const child = viaNpm
     ? spawnInGroup('npm', ['start', '--', ...runnerArgs], options)
-    : spawnInGroup(process.execPath, ['infra/local/cli/start.ts', ...runnerArgs], options);
+    : orphaned
+      ? spawnInGroup('sh', ['-c', '"$@" &', 'sh', ...runner], options)
+      : spawnInGroup(runner[0] as string, runner.slice(1), options);
   let output = '';
   const watchers: { pattern: RegExp; resolve: () => void }[] = [];
   const onOutput = (chunk: Buffer) => {

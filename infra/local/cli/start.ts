@@ -2,6 +2,20 @@
 // gone before the runner serves (npm killed during the startup) is seen too: npm's pid from the start script (the
 // shell's $PPID, known before Node starts), or this process's parent as it first sees it when run directly. The
 // runner itself is in serve.ts, imported after that.
-const parent = Number(process.env.PLANT_STORE_PARENT_PID) || process.ppid;
+import { readFileSync } from 'node:fs';
+
+/** Whether process 1 is npm itself (a container's command), read where the system shows it (Linux's /proc). */
+const initIsNpm = () => {
+  try {
+    return /\bnpm\b|npm-cli/.test(readFileSync('/proc/1/cmdline', 'latin1'));
+  } catch {
+    return false;
+  }
+};
+
+const given = Number(process.env.PLANT_STORE_PARENT_PID) || process.ppid;
+// A $PPID of 1 is npm gone before the shell started (the shell was handed to process 1), unless npm is process 1.
+// Then no process is the parent (0), and the runner's first look sees it gone.
+const parent = given === 1 && !initIsNpm() ? 0 : given;
 const { serve } = await import('./serve.ts');
 await serve(parent);

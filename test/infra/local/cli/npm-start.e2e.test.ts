@@ -154,6 +154,15 @@ test('npm stopped just as it starts the runner or as the banner appears, round a
   }
 }, 180_000);
 
+test('npm gone before its shell read $PPID (the shell handed to process 1): the runner stops at its first look', async () => {
+  // What the round above meets now and then: npm killed as it starts the script, the shell's $PPID is 1.
+  const launched = launch(newDataDir(), { orphaned: true, env: { ...process.env, PLANT_STORE_PARENT_PID: '1' } });
+
+  await launched.closed;
+  expect(launched.output()).toMatch(/the process that started it is gone: finishing requests in flight/);
+  expect(groupLeft(launched)).toEqual([]);
+}, 90_000);
+
 test('`npm run invoke` runs one function with an event file and prints its result', async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
