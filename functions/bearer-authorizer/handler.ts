@@ -30,8 +30,8 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
 };
 
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>({
-  // No early timeout (a timer and an abort signal per invocation): the only wait, the JWKS fetch, is bounded well
-  // within the function's timeout (token-verifier.ts).
+  // No early timeout (a timer and an abort signal per invocation): the only waits, for the issuer's discovery document
+  // and keys, are bounded well within the function's timeout (token-verifier.ts).
   timeoutEarlyInMillis: 0,
 })
   .use(injectLambdaContext(logger))

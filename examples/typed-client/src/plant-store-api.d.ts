@@ -47,7 +47,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The `Authorization` header is missing, is not `Bearer <token>`, or the token is not valid: not three parts of canonical base64url (no padding), no `kid` in its header or one the issuer does not publish, an algorithm other than RS256 or ES256 (or one that does not fit the key), a bad signature (of the wrong length too), wrong issuer or audience, expired, not yet valid, issued in the future, signed with a key weaker than 2048-bit RSA, or a `sub` that is not a string of 1 to 255 characters. */
+        /** @description The `Authorization` header is missing, is not `Bearer <token>`, or the token is not an access token (an ID token, or a JWT typed as another kind) or not valid: not three parts of canonical base64url (no padding), no `kid` in its header or one the issuer does not publish, an algorithm the deployment does not allow (RS256 and ES256 by default) or one that does not fit the key, a bad signature (of the wrong length too), wrong issuer or audience, expired, not yet valid, issued in the future, signed with a key weaker than 2048-bit RSA, or a `sub` that is not a string of 1 to 255 characters. */
         Unauthorized: {
             headers: {
                 /** @description `Bearer realm="Plant Store"` (RFC 6750 section 3). The same for a missing and a refused token: API Gateway's gateway responses carry static headers only. */
