@@ -30,7 +30,10 @@ test('every vendor shape gets its verdict through the gateway and the authorizer
       plantStoreOptions({
         dataDir,
         maxWorkers: 1,
-        envVars: { BearerAuthorizerFunction: { JWT_ISSUER: vendor.issuer.issuer, ...JSON.parse(settings) } },
+        // A shape without a required scope has none (the template's would apply otherwise).
+        envVars: {
+          BearerAuthorizerFunction: { JWT_ISSUER: vendor.issuer.issuer, REQUIRED_SCOPE: '', ...JSON.parse(settings) },
+        },
       }),
     );
     try {
