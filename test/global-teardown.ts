@@ -1,8 +1,10 @@
 // After the whole run: no process a test started may be left. Each carries the run's mark in its environment (set by
 // global-setup.ts, inherited by every process started after it); any still running is killed, and the run fails
-// naming it, rather than holding a pipe that would keep jest (and CI) waiting.
+// naming it, rather than holding a pipe that would keep jest (and CI) waiting. Then the run's temporary folder is
+// removed, and the run fails naming anything it left in the system's temporary folder besides.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { testRunMark } from './helpers/test-run.ts';
+import { tmpdir } from 'node:os';
+import { endTemporaryFolder, testRunMark } from './helpers/test-run.ts';
 
 /** The processes carrying this run's mark, but jest's own workers: their pid and command line. */
 const leftOver = (mark: string) =>
@@ -19,7 +21,14 @@ const leftOver = (mark: string) =>
       }
     });
 
-export default () => {
+const checkTemporaryFolder = () => {
+  const left = endTemporaryFolder() ?? [];
+  if (left.length > 0) {
+    throw new Error(`the run left these in ${tmpdir()}, outside its own temporary folder: ${left.join(', ')}`);
+  }
+};
+
+const checkProcesses = () => {
   const mark = testRunMark();
   // Where there is no /proc (macOS), nothing is checked: CI and the project's machines are Linux.
   if (mark === undefined || !existsSync('/proc')) return;
@@ -37,5 +46,13 @@ export default () => {
         .map(({ pid, commandLine }) => `  ${pid} ${commandLine}`)
         .join('\n')}`,
     );
+  }
+};
+
+export default () => {
+  try {
+    checkProcesses();
+  } finally {
+    checkTemporaryFolder();
   }
 };
