@@ -1,9 +1,10 @@
 // Verifies bearer JWTs: access tokens of one OpenID Connect or OAuth 2.0 issuer (docs/identity-providers.md).
 // aws-jwt-verify (AWS Labs) parses the token, fetches the issuer's JWKS over node:https, caches the keys across warm
 // invocations, refetches them when a token names an unknown `kid` (key rotation, with a penalty box against floods of
-// unknown kids) and checks the time and issuer claims. Where jose goes through WebCrypto and fetch (undici), which made
-// most of its cold start (docs/benchmarks.md), it uses node:crypto and node:https. The signature itself is checked here,
-// with node:crypto, because aws-jwt-verify has no RSA-PSS (PS256/384/512) and no RFC 9864 `Ed25519`.
+// unknown kids) and checks the time and issuer claims. Where jose goes through WebCrypto and fetch (undici), which
+// cost each cold start (docs/benchmarks.md measures the authorizer's), it uses node:crypto and node:https. The
+// signature itself is checked here, with node:crypto, because aws-jwt-verify has no RSA-PSS (PS256/384/512) and no
+// RFC 9864 `Ed25519`.
 import { constants, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { FetchError, JwksValidationError, JwkValidationError, JwtBaseError } from 'aws-jwt-verify/error';
 import { SimpleFetcher } from 'aws-jwt-verify/https';
@@ -159,7 +160,8 @@ const issuerErrors = [FetchError, JwksValidationError, JwkValidationError];
  *   `application/` optional;
  * - Cognito's `token_use`: `access` or `id` (Cognito's guide to verifying tokens);
  * - Keycloak's `typ` claim: `Bearer` for access tokens, `ID`, `Refresh`, `Logout` for the others.
- * An ID token without such a mark is refused by its audience (the client's id, not the API's): docs/identity-providers.md.
+ * An ID token without such a mark is refused by its audience (the client's id, not the API's):
+ * docs/identity-providers.md.
  */
 const genericTypes = new Set(['jwt', 'at+jwt']);
 const checkAccessToken = (header: JwtHeader, payload: JwtPayload) => {

@@ -9,7 +9,7 @@ export const eventValidator = <Event>(validate: (event: unknown) => boolean): Mi
   const { before } = validator({ eventSchema: validate as unknown as Ajv });
   return {
     // A refusal answers a client's invalid request: a stack trace says nothing about it, and capturing one (through
-    // the chain's async frames) was a third of the 400 path's time (docs/benchmarks.md). The validator's `before` is
+    // the chain's async frames) is a large part of the 400 path's time (`npm run bench`). The validator's `before` is
     // synchronous, so the limit is lowered for the validation alone.
     before: (request) => {
       const limit = Error.stackTraceLimit;

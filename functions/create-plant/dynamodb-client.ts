@@ -1,6 +1,7 @@
 // A lean DynamoDB client: JSON requests signed with aws4 (Signature Version 4) over node:https with a keep-alive agent.
 //
-// Why not the AWS SDK: it was 87 % of createPlant's bundle and most of its cold start (docs/benchmarks.md). Why by hand:
+// Why not the AWS SDK: it was most of createPlant's bundle and cold start (docs/benchmarks.md compares the textbook build,
+// which has it). Why by hand:
 // the lean libraries sign (aws4) or send requests without an abort signal per call and retries bounded by it
 // (@aws-lite/client), and this function needs both: every call stops at the invocation's deadline. What the SDK did
 // and this keeps, each tested against dynalite or a loopback server in test/functions/create-plant/:
@@ -9,6 +10,9 @@
 // - up to 3 attempts for throttling, 5xx and unanswered requests, with "full jitter" exponential backoff, as the AWS
 //   SDKs' standard retry mode (https://docs.aws.amazon.com/sdkref/latest/guide/feature-retry-behavior.html);
 // - a time limit per attempt, and the caller's abort signal ending the current attempt and any wait.
+// What it leaves out, which a Lambda function in its own region does not use: credential sources other than the
+// environment (profiles, SSO, the instance and container metadata endpoints), FIPS and dual-stack endpoints, the
+// adaptive retry mode (client-side rate limiting), and request compression and checksums.
 import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
 import aws4 from 'aws4';
 

@@ -48,7 +48,10 @@ const translated = (error: unknown, signal: AbortSignal | undefined): unknown =>
 
 /**
  * The PlantStore on a DynamoDB table keyed by `id` (N). The happy path is one conditional PutItem; only when the id
- * exists does a consistent GetItem read the stored plant.
+ * exists does a consistent GetItem read the stored plant. One request could do both
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, as Powertools' idempotency store does), but dynalite, the local
+ * DynamoDB, does not implement it: the second request keeps the conflict path the same locally and on AWS, and costs
+ * only on a repeated id.
  */
 export const dynamoDbPlantStore = (client: DynamoDbClient, tableName: string): PlantStore => ({
   async createIfAbsent(record: PlantRecord, signal?: AbortSignal): Promise<CreateResult> {
