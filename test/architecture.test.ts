@@ -6,6 +6,9 @@ import { expect, test } from '@jest/globals';
 import { projectRoot } from '../infra/project-root.ts';
 import { lintImports, otherFunctionMessage as otherFunction } from './helpers/lint.ts';
 
+const stackAlone =
+  'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).';
+
 test('a wrong import of each kind fails lint, naming the rule it breaks', () => {
   expect(
     lintImports({
@@ -17,12 +20,16 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'infra/local/cli/into-functions.ts': '../../../functions/bearer-authorizer/variable-names.ts',
       'infra/local/into-cli.ts': './cli/options.ts',
       'infra/local/gateway/into-cli.ts': '../cli/options.ts',
+      'infra/constructs/into-runner.ts': '../local/app/template.ts',
+      'infra/into-runner.ts': './local/local-api.ts',
     }).sort(),
   ).toEqual([
     "functions/bearer-authorizer/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
     "functions/commons/into-a-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
     'functions/create-plant/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).',
     "functions/create-plant/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    `infra/constructs/into-runner.ts: ${stackAlone}`,
+    `infra/into-runner.ts: ${stackAlone}`,
     'infra/local/cli/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
     "infra/local/gateway/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
     "infra/local/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
@@ -85,6 +92,8 @@ test('the imports the architecture allows pass', () => {
       'infra/local/own.ts': './app/template.ts',
       'infra/local/gateway/sibling.ts': '../lambda/pool.ts',
       'infra/local/cli/into-core.ts': '../local-api.ts',
+      'infra/constructs/metadata.ts': '../local-runner-metadata.ts',
+      'infra/local/app/metadata.ts': '../../local-runner-metadata.ts',
     }),
   ).toEqual([]);
 });

@@ -7,7 +7,7 @@ import type { Algorithm } from '../../functions/bearer-authorizer/algorithms.ts'
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
 import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
-import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local/app/metadata.ts';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local-runner-metadata.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
 

@@ -3,8 +3,8 @@
 // Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../../local-runner-metadata.ts';
 import { RunnerError } from '../errors.ts';
-import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
 
 interface CfnResource {
   Type: string;
