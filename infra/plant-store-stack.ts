@@ -4,6 +4,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Algorithm } from '../functions/bearer-authorizer/algorithms.ts';
 import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
+import { createPlantVariableNames as createPlantVariables } from '../functions/create-plant/variable-names.ts';
 import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
 import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
@@ -105,8 +106,8 @@ export class PlantStoreStack extends Stack {
         reservedConcurrency: props.createPlantReservedConcurrency,
       }),
       variables: {
-        TABLE_NAME: plants.table.tableName,
-        MAX_BODY_BYTES: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
+        [createPlantVariables.tableName]: plants.table.tableName,
+        [createPlantVariables.maxBodyBytes]: String(props.maxBodyBytes ?? defaults.maxBodyBytes),
         ...(props.localDynamoDbEndpoint && { AWS_ENDPOINT_URL_DYNAMODB: props.localDynamoDbEndpoint }),
       },
     });

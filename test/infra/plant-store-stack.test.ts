@@ -438,7 +438,7 @@ describe('safe deploys', () => {
   });
 });
 
-describe('environments (context env)', () => {
+describe('profiles (context profile)', () => {
   const stageOf = (stack: Template) => Object.values(stack.findResources('AWS::ApiGateway::Stage'))[0]?.Properties;
   const retentions = (stack: Template) =>
     Object.values(stack.findResources('AWS::Logs::LogGroup')).map(({ Properties }) => Properties.RetentionInDays);
