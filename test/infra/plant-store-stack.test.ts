@@ -258,6 +258,33 @@ describe('monitoring', () => {
         JSON.stringify(Properties.Metrics ?? []).includes(`"MetricName":"${metricName}","Namespace":"${namespace}"`),
     );
 
+  test("docs/operations.md states the API alarms' thresholds, periods and datapoints as the template has them", () => {
+    const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').split('\n');
+    const rows = [
+      ['API 5XX rate', '5XXError', (threshold: number) => `above ${threshold * 100} %`],
+      ['API 4XX rate', '4XXError', (threshold: number) => `above ${threshold * 100} %`],
+      ['API latency p99', 'Latency', (threshold: number) => `above ${threshold} ms`],
+      ['integration latency p99', 'IntegrationLatency', (threshold: number) => `above ${threshold} ms`],
+    ] as const;
+    for (const [name, metricName, stated] of rows) {
+      const [alarm] = alarmOn('AWS/ApiGateway', metricName);
+      const { Threshold, Period, EvaluationPeriods, DatapointsToAlarm } = alarm?.Properties ?? {};
+      const row = operations.find((line) => line.startsWith(`| ${name} |`)) ?? '';
+      const minutes = (count: number) => `${count} minute${count === 1 ? '' : 's'}`;
+      const when =
+        DatapointsToAlarm === EvaluationPeriods
+          ? EvaluationPeriods === 1
+            ? ''
+            : ` for ${minutes((EvaluationPeriods * Period) / 60)}`
+          : ` in ${DatapointsToAlarm} of ${EvaluationPeriods} minutes`;
+      // Named by its row when it fails.
+      expect({ name, row: row.includes(`| ${minutes(Period / 60)} | ${stated(Threshold)}${when} (`) }).toEqual({
+        name,
+        row: true,
+      });
+    }
+  });
+
   test('alarms on the API, both functions, the authorizer and the table', () => {
     expect(alarmOn('AWS/ApiGateway', '5XXError')).toHaveLength(1);
     expect(alarmOn('AWS/ApiGateway', '4XXError')).toHaveLength(1);
