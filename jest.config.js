@@ -1,6 +1,7 @@
-// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc, in two tiers (CONTRIBUTING.md):
-// `unit`, in-process (`npm run test:unit`, the fast loop), and `e2e`, every test that starts the local runner, a
-// command or a browser (named *.e2e.test.ts). `npm test` runs both, with coverage.
+// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc, in three tiers (CONTRIBUTING.md):
+// `unit`, in-process and quick (`npm run test:unit`, the loop while you work); `synth`, the tests that synthesize a
+// CDK app (named *.synth.test.ts); and `e2e`, every test that starts the local runner, a command or a browser (named
+// *.e2e.test.ts). `npm test` runs all three, with coverage.
 const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -19,8 +20,9 @@ export default {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.e2e\\.test\\.ts$'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.(e2e|synth)\\.test\\.ts$'],
     },
+    { ...common, displayName: 'synth', testMatch: ['<rootDir>/test/**/*.synth.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
   ],
   // Once for the whole run, whichever tiers it runs.

@@ -1,6 +1,6 @@
-// Marks the run and gives it a temporary folder of its own (see global-teardown.ts), then synthesizes the app once, with the real CDK CLI, for every test that
-// reads the cloud assembly (the synth test and the local runner's end-to-end tests). The folder reaches the test
-// workers in PLANT_STORE_CLOUD_ASSEMBLY.
+// Marks the run and gives it a temporary folder of its own (see global-teardown.ts), then synthesizes the app once,
+// with the real CDK CLI, for every test that reads the cloud assembly (the synth tier's and the local runner's
+// end-to-end tests; not the unit tier's). The folder reaches the test workers in PLANT_STORE_CLOUD_ASSEMBLY.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,13 +10,20 @@ import { promisify } from 'node:util';
 import { projectRoot } from '../infra/project-root.ts';
 import { markTestRun, startTemporaryFolder } from './helpers/test-run.ts';
 
-export default async () => {
+/** What jest tells a global setup of the run: the tiers (projects) it selected, if any. */
+interface RunConfig {
+  selectProjects?: string[] | undefined;
+}
+
+export default async ({ selectProjects }: RunConfig) => {
   // Every process the tests start carries this mark: test/global-teardown.ts fails the run naming any still running.
   markTestRun(randomUUID());
   // Every temporary folder of the run, the tests' and those of the processes they start, is made in a folder of the
   // run's own: os.tmpdir() reads TMPDIR, which the test workers and their processes inherit. The teardown removes it,
   // and fails the run naming anything the run left in the system's temporary folder all the same.
   startTemporaryFolder();
+  // The unit tier reads no synthesized app: `npm run test:unit` does without the CLI's synth.
+  if (selectProjects?.every((project) => project === 'unit')) return;
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
   const { stderr } = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {
     cwd: projectRoot,
