@@ -1,6 +1,6 @@
-// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, and a request's way through it in five
-// steps: limits, route (routes.ts), authorize (authorizer.ts), invoke (with the proxy event v1, proxy-event.ts) and
-// answer (answers.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md ("Gateway
+// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, and each exchange (a request and its
+// response) through it in five steps: limits, route (routes.ts), authorize (authorizer.ts), invoke (with the proxy
+// event v1, proxy-event.ts) and respond (responses.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md ("Gateway
 // semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -8,9 +8,15 @@ import type { Duplex } from 'node:stream';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
-import { type Answer, errorAnswer, gatewayAnswer, proxyResultToAnswer, rawAnswer } from './answers.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
+import {
+  errorResponse,
+  type HttpResponse,
+  proxyResultToResponse,
+  rawResponse,
+  renderGatewayResponse,
+} from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
 import { withinTime } from './time-limit.ts';
 
@@ -47,7 +53,7 @@ const hostIsWrong = (request: IncomingMessage) => {
   return hosts > 1 || (hosts === 0 && request.httpVersion === '1.1');
 };
 
-/** The client went away before its request was read whole: nothing to answer, nothing the runner did wrong. */
+/** The client went away before its request was read whole: nothing to respond to, nothing the runner did wrong. */
 class ClientAbortedError extends Error {
   override name = 'ClientAbortedError';
 }
@@ -89,11 +95,11 @@ interface GatewayOptions {
   localRoutes?: LocalRoutes;
 }
 
-/** Routes the local runner serves besides the app's API (the entry file's API reference): true when answered. */
+/** Routes the local runner serves besides the app's API (the entry file's API reference): true when responded. */
 export type LocalRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-/** One request on its way through the gateway: what each step reads, and the notes for its log line. */
-interface Way {
+/** One exchange through the gateway (a request and its response): what each step reads, and its log line's notes. */
+interface Exchange {
   request: IncomingMessage;
   deployment: Deployment;
   requestId: string;
@@ -104,49 +110,52 @@ interface Way {
   notes: string[];
 }
 
-/** A step's result: the gateway has answered (the way ends there), or what the next step needs. */
-type Step<T> = { answered: Answer } | { next: T };
+/** A step's result: the gateway has responded (the exchange ends there), or what the next step needs. */
+type Step<T> = { responded: HttpResponse } | { next: T };
 
-/** The gateway's own answer of `type` (from the template's gateway responses, or AWS's defaults). */
-const gatewayResponse = (way: Way, type: string, message: string) => ({
-  answered: gatewayAnswer(way.deployment.app.gatewayResponses, type, message, way.requestId),
+/** The gateway's own response of `type` (from the template's gateway responses, or AWS's defaults). */
+const gatewayResponse = (exchange: Exchange, type: string, message: string) => ({
+  responded: renderGatewayResponse(exchange.deployment.app.gatewayResponses, type, message, exchange.requestId),
 });
 
-const noteColdStart = (way: Way, functionId: string, report: InvocationReport | undefined) => {
-  if (report?.initMs !== undefined) way.notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
+const noteColdStart = (exchange: Exchange, functionId: string, report: InvocationReport | undefined) => {
+  if (report?.initMs !== undefined)
+    exchange.notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
 };
 
 /** 1. Limits: the request line and header values (431), then the body, read whole (413 past the payload limit). */
-const withinLimits = async (way: Way): Promise<Step<Buffer>> => {
-  if (requestLineAndHeaderValuesBytes(way.request) > maxRequestLineAndHeaderValuesBytes) {
-    way.notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
-    return { answered: errorAnswer(431, way.requestId) };
+const withinLimits = async (exchange: Exchange): Promise<Step<Buffer>> => {
+  if (requestLineAndHeaderValuesBytes(exchange.request) > maxRequestLineAndHeaderValuesBytes) {
+    exchange.notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
+    return { responded: errorResponse(431, exchange.requestId) };
   }
-  const body = await readBody(way.request);
-  return body === undefined ? gatewayResponse(way, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
+  const body = await readBody(exchange.request);
+  return body === undefined ? gatewayResponse(exchange, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
 };
 
-/** 2. Route: the resource and method the request names, or API Gateway's answer to an unknown route. */
-const route = (way: Way, resources: CompiledResource[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
-  const found = findRoute(resources, way.url.pathname, way.method);
-  return found ? { next: found } : gatewayResponse(way, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+/** 2. Route: the resource and method the request names, or API Gateway's response to an unknown route. */
+const route = (exchange: Exchange, resources: CompiledResource[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
+  const found = findRoute(resources, exchange.url.pathname, exchange.method);
+  return found
+    ? { next: found }
+    : gatewayResponse(exchange, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
 };
 
 /** 3. Authorize: the route's TOKEN authorizer decides; what it allows reaches the function as `authorizer`. */
 const authorize = async (
-  way: Way,
+  exchange: Exchange,
   { authorizerId }: LocalRoute,
   headers: ReturnType<typeof headersAsSent>,
 ): Promise<Step<Record<string, unknown> | undefined>> => {
   if (authorizerId === undefined) return { next: undefined };
-  const tokenAuthorizer = way.deployment.authorizers.get(authorizerId);
-  if (!tokenAuthorizer) return gatewayResponse(way, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
-  const { app } = way.deployment;
-  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${way.method}${way.url.pathname}`;
+  const tokenAuthorizer = exchange.deployment.authorizers.get(authorizerId);
+  if (!tokenAuthorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
+  const { app } = exchange.deployment;
+  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
-  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, way.requestId);
-  noteColdStart(way, tokenAuthorizer.functionId, report);
-  if (!decision.allowed) return gatewayResponse(way, decision.responseType, decision.message);
+  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, exchange.requestId);
+  noteColdStart(exchange, tokenAuthorizer.functionId, report);
+  if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message);
   return {
     next: {
       ...decision.context,
@@ -157,32 +166,32 @@ const authorize = async (
 };
 
 /** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
-const invoke = async (way: Way, { functionId, integrationTimeoutMs }: LocalRoute, event: unknown) => {
-  const pool = way.deployment.pools.get(functionId);
-  if (!pool) return gatewayResponse(way, 'INTEGRATION_FAILURE', 'Internal server error');
-  const report = await withinTime(pool.invoke(event, way.requestId), integrationTimeoutMs);
+const invoke = async (exchange: Exchange, { functionId, integrationTimeoutMs }: LocalRoute, event: unknown) => {
+  const pool = exchange.deployment.pools.get(functionId);
+  if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
+  const report = await withinTime(pool.invoke(event, exchange.requestId), integrationTimeoutMs);
   if (!report) {
-    way.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
-    return gatewayResponse(way, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
+    exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
+    return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
   }
-  noteColdStart(way, functionId, report);
+  noteColdStart(exchange, functionId, report);
   return { next: report };
 };
 
-/** 5. Answer: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
-const answer = (way: Way, { functionId }: LocalRoute, { invocation }: InvocationReport): Answer => {
+/** 5. Respond: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
+const respond = (exchange: Exchange, { functionId }: LocalRoute, { invocation }: InvocationReport): HttpResponse => {
   if (invocation.outcome !== 'result') {
     const reason =
       invocation.outcome === 'error' ? `${invocation.errorType}: ${invocation.message}` : invocation.reason;
-    way.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
-    return gatewayResponse(way, 'DEFAULT_5XX', 'Internal server error').answered;
+    exchange.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
+    return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
   }
-  const result = proxyResultToAnswer(invocation.result);
+  const result = proxyResultToResponse(invocation.result);
   if (!result) {
-    way.notes.push(`${functionId}: malformed proxy result`);
-    return gatewayResponse(way, 'DEFAULT_5XX', 'Internal server error').answered;
+    exchange.notes.push(`${functionId}: malformed proxy result`);
+    return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
   }
-  result.headers.push(['x-amzn-RequestId', way.requestId]);
+  result.headers.push(['x-amzn-RequestId', exchange.requestId]);
   return result;
 };
 
@@ -197,12 +206,12 @@ const routesOf = (app: LocalApp) => {
   return routes;
 };
 
-/** The request's way: limits, route, authorize, invoke, answer; a step that answers ends it. */
+/** The exchange: limits, route, authorize, invoke, respond; a step that responds ends it. */
 const handle = async (
   request: IncomingMessage,
   deployment: Deployment,
-): Promise<{ answer: Answer; notes: string[] }> => {
-  const way: Way = {
+): Promise<{ httpResponse: HttpResponse; notes: string[] }> => {
+  const exchange: Exchange = {
     request,
     deployment,
     requestId: randomUUID(),
@@ -211,39 +220,39 @@ const handle = async (
     method: request.method ?? 'GET',
     notes: [],
   };
-  const answered = (step: { answered: Answer }) => ({ answer: step.answered, notes: way.notes });
+  const responded = (step: { responded: HttpResponse }) => ({ httpResponse: step.responded, notes: exchange.notes });
 
-  const body = await withinLimits(way);
-  if ('answered' in body) return answered(body);
-  const found = route(way, routesOf(deployment.app));
-  if ('answered' in found) return answered(found);
+  const body = await withinLimits(exchange);
+  if ('responded' in body) return responded(body);
+  const found = route(exchange, routesOf(deployment.app));
+  if ('responded' in found) return responded(found);
   const headers = headersAsSent(request);
-  const authorizer = await authorize(way, found.next.route, headers);
-  if ('answered' in authorizer) return answered(authorizer);
+  const authorizer = await authorize(exchange, found.next.route, headers);
+  if ('responded' in authorizer) return responded(authorizer);
   const event = proxyEvent({
     app: deployment.app,
     request,
-    url: way.url,
+    url: exchange.url,
     route: found.next.route,
     parameters: found.next.parameters,
     headers,
     body: body.next,
-    requestId: way.requestId,
-    started: way.started,
+    requestId: exchange.requestId,
+    started: exchange.started,
     authorizer: authorizer.next,
   });
-  const report = await invoke(way, found.next.route, event);
-  if ('answered' in report) return answered(report);
-  return { answer: answer(way, found.next.route, report.next), notes: way.notes };
+  const report = await invoke(exchange, found.next.route, event);
+  if ('responded' in report) return responded(report);
+  return { httpResponse: respond(exchange, found.next.route, report.next), notes: exchange.notes };
 };
 
-/** The server: each request's way (above), its log line, and the Error shape for what Node's parser refuses. */
+/** The server: each exchange (above), its log line, and the Error shape for what Node's parser refuses. */
 export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions): Server => {
   const server = createServer(
     { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
     (request, response: ServerResponse) => {
       if (hostIsWrong(request)) {
-        const { status, headers, body } = errorAnswer(400);
+        const { status, headers, body } = errorResponse(400);
         const length: [string, string] = ['Content-Length', String(body.length)];
         response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
         request.resume();
@@ -255,13 +264,13 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
       handle(request, deployment())
-        .then(({ answer, notes }) => {
-          // Once the server is closing, close each connection after its answer instead of keeping it alive.
+        .then(({ httpResponse: { status, headers, body }, notes }) => {
+          // Once the server is closing, close each connection after its response instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;
-          response.writeHead(answer.status, [...answer.headers, ['Content-Length', String(answer.body.length)]].flat());
-          response.end(answer.body);
+          response.writeHead(status, [...headers, ['Content-Length', String(body.length)]].flat());
+          response.end(body);
           const milliseconds = Math.round(performance.now() - started);
-          logLine(`${answer.status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+          logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
         })
         .catch((error: unknown) => {
           const milliseconds = Math.round(performance.now() - started);
@@ -273,7 +282,7 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
             `500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`,
           );
           if (!response.headersSent) {
-            const { status, headers, body } = errorAnswer(500);
+            const { status, headers, body } = errorResponse(500);
             response.writeHead(status, headers.flat()).end(body);
           }
         });
@@ -287,19 +296,19 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
       return;
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    socket.end(rawAnswer(errorAnswer(status)));
+    socket.end(rawResponse(errorResponse(status)));
     log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
   });
   // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const answer = gatewayAnswer(
+    const unknownRoute = renderGatewayResponse(
       deployment().app.gatewayResponses,
       'MISSING_AUTHENTICATION_TOKEN',
       'Missing Authentication Token',
       randomUUID(),
     );
-    socket.end(rawAnswer(answer));
-    log(`CONNECT - ${answer.status} (no such route)`);
+    socket.end(rawResponse(unknownRoute));
+    log(`CONNECT - ${unknownRoute.status} (no such route)`);
     request.resume();
   });
   return server;

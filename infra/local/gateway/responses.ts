@@ -1,10 +1,10 @@
-// The answers the gateway writes: its own (from the template's gateway responses, or AWS's defaults), the runner's
+// The responses the gateway writes: its own (from the template's gateway responses, or AWS's defaults), the runner's
 // for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
 import { STATUS_CODES } from 'node:http';
 import type { LocalGatewayResponse } from '../app/template.ts';
 import { isScalar, type Scalar } from '../scalar.ts';
 
-/** Status and message of each answer the gateway makes itself, when the template does not configure it. */
+/** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
   ACCESS_DENIED: { status: 403, message: 'Forbidden' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
@@ -17,7 +17,7 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
   DEFAULT_5XX: { status: 502, message: 'Internal server error' },
 };
 
-export interface Answer {
+export interface HttpResponse {
   status: number;
   headers: [string, string][];
   body: Buffer;
@@ -31,13 +31,13 @@ const withContentType = (headers: [string, string][]): [string, string][] =>
     ? headers
     : [...headers, ['Content-Type', 'application/json']];
 
-/** Renders the gateway's own answer of `type` from the template's gateway responses (or AWS's defaults). */
-export const gatewayAnswer = (
+/** Renders the gateway's own response of `type` from the template's gateway responses (or AWS's defaults). */
+export const renderGatewayResponse = (
   responses: Map<string, LocalGatewayResponse>,
   type: string,
   message: string,
   requestId: string,
-): Answer => {
+): HttpResponse => {
   const fallback = gatewayDefaults[type] ?? { status: 500, message };
   const configured = responses.get(type);
   const inherited = responses.get(fallback.status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
@@ -65,10 +65,10 @@ export const gatewayAnswer = (
 };
 
 /**
- * An answer of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
+ * A response of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
  * malformed requests): the API's Error shape, so a client never meets a bare body.
  */
-export const errorAnswer = (status: number, requestId?: string): Answer => ({
+export const errorResponse = (status: number, requestId?: string): HttpResponse => ({
   status,
   headers: [
     ['Content-Type', 'application/json'],
@@ -77,8 +77,8 @@ export const errorAnswer = (status: number, requestId?: string): Answer => ({
   body: json({ error: status, message: STATUS_CODES[status] ?? 'Error' }),
 });
 
-/** The answer as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
-export const rawAnswer = ({ status, headers, body }: Answer) =>
+/** The response as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
+export const rawResponse = ({ status, headers, body }: HttpResponse) =>
   Buffer.concat([
     Buffer.from(
       [
@@ -96,7 +96,7 @@ export const rawAnswer = ({ status, headers, body }: Answer) =>
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */
-export const proxyResultToAnswer = (result: unknown): Answer | undefined => {
+export const proxyResultToResponse = (result: unknown): HttpResponse | undefined => {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
   const {
     statusCode,
