@@ -53,7 +53,7 @@ export interface LocalApi {
   /**
    * Serves the app synthesized into `cloudAssemblyDir` instead (`npm run dev`): the same database (its new tables
    * created), issuer and address; new execution environments with the new bundles. Requests that arrived before are
-   * responded by the old ones, which stop once they have.
+   * answered by the old ones, which stop once they have.
    */
   reload(cloudAssemblyDir: string): Promise<void>;
   /**
