@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Node } from 'constructs';
 import { parseAlgorithms } from '../functions/bearer-authorizer/algorithms.ts';
+import { issuerTransport } from '../functions/bearer-authorizer/issuer-address.ts';
 import type { AlarmThresholds } from './constructs/monitoring.ts';
 import type { PlantStoreStackProps } from './plant-store-stack.ts';
 
@@ -28,14 +29,9 @@ const oneOf =
     return value as T;
   };
 
-/**
- * What the authorizer fetches (the issuer's discovery document, or its keys) is https; plain http only on loopback,
- * for an issuer running beside `npm start` (token-verifier.ts holds the function to the same rule at cold start).
- */
+/** What the authorizer fetches (the issuer's discovery document, or its keys) must be reachable as it allows. */
 const fetchable = (name: string, value: string) => {
-  const url = URL.parse(value);
-  const loopback = ['127.0.0.1', '[::1]', 'localhost'].includes(url?.hostname ?? '');
-  if (url?.protocol !== 'https:' && !(url?.protocol === 'http:' && loopback)) {
+  if (issuerTransport(value) === undefined) {
     throw new Error(`Context ${name} must be an https URL (plain http only on loopback), not ${value}`);
   }
 };

@@ -12,6 +12,7 @@ import { assertIsSignatureJwk, type Jwk, SimpleJwksCache } from 'aws-jwt-verify/
 import { type DecomposedJwt, decomposeUnverifiedJwt, validateJwtFields } from 'aws-jwt-verify/jwt';
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { type Algorithm, parseAlgorithms } from './algorithms.ts';
+import { issuerTransport } from './issuer-address.ts';
 import { authorizerVariableNames as names } from './variable-names.ts';
 
 export interface TokenVerifierConfig {
@@ -215,22 +216,14 @@ const checkClaims = (jwt: DecomposedJwt, config: TokenVerifierConfig) => {
   return sub;
 };
 
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
 /**
- * The issuer is reached over https, as aws-jwt-verify requires. Plain http is accepted for a loopback issuer only (the
- * local runner's development issuer), which no deployed function can reach; it goes through node:http's agent, loaded
- * only then (a request with an http.Agent is plain HTTP). Throws for any other address.
+ * The request options that reach `uri` as issuer-address.ts allows: plain http goes through node:http's agent,
+ * loaded only then (a request with an http.Agent is plain HTTP). Throws for any other address.
  */
 const agentFor = (uri: string, what: string) => {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    throw new Error(`${what} must be an https URL, not ${uri}`);
-  }
-  if (url.protocol === 'https:') return {};
-  if (url.protocol === 'http:' && loopbackHosts.has(url.hostname)) {
+  const transport = issuerTransport(uri);
+  if (transport === 'https') return {};
+  if (transport === 'http') {
     const { Agent } = process.getBuiltinModule('node:http');
     return { agent: new Agent() };
   }
