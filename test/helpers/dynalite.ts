@@ -24,6 +24,9 @@ const plantsTableProperties = () => {
   return table.Properties as Record<string, unknown>;
 };
 
+/** How long a setup hook gives startDynalite and the first table on a busy machine. */
+export const databaseStartMs = 90_000;
+
 export const startDynalite = async (): Promise<LocalDynamoDb> => {
   const database = await startDatabase([], undefined, () => undefined);
   const client = new DynamoDBClient({ endpoint: database.endpoint, maxAttempts: 1 });

@@ -8,18 +8,20 @@ import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/cr
 import { dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
 import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
-import { type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
+import { databaseStartMs, type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';
 let db: LocalDynamoDb;
 /** The function's own client, on the test database. */
 let client: DynamoDbClient;
 
+// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
+// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
   db = await startDynalite();
   await db.createPlantsTable(tableName);
   client = createDynamoDbClient({ endpoint: db.endpoint });
-});
+}, databaseStartMs);
 
 afterAll(async () => {
   client.destroy();

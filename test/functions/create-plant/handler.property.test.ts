@@ -7,7 +7,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
+import { databaseStartMs, type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { expectedAnswer, judgeAnswer, plantRequests } from '../../helpers/plant-requests.ts';
 import { replay, report } from '../../helpers/report.ts';
@@ -17,11 +17,13 @@ const runs = 5_000;
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
+// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
+// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
   db = await startDynalite();
   await db.createPlantsTable(tableName);
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
-});
+}, databaseStartMs);
 
 afterAll(() => db.close());
 

@@ -4,7 +4,7 @@ import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
+import { databaseStartMs, type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations } from '../../helpers/independent-contract.ts';
 
@@ -12,11 +12,13 @@ const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
+// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
+// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
   db = await startDynalite();
   await db.createPlantsTable(tableName);
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
-});
+}, databaseStartMs);
 
 afterAll(async () => {
   await db.close();
