@@ -33,7 +33,7 @@ export default {
   // (the handler, store and authorizer tests) and infra/: the stack and its constructs, and the local runner's core
   // (served in-process by the e2e tests). Not measured: what runs only in other processes or threads (the commands in
   // infra/local/cli/, the database process and its folder check, the function workers, the CDK app's entry, the
-  // bundles' node:http shim), and type-only modules. The floors are in test/coverage-gate.ts, which `npm test` runs
+  // bundles' node:http shim), and type-only modules. The floors are in tools/coverage-gate.ts, which `npm test` runs
   // after jest and which names the files below them.
   coverageProvider: 'v8',
   collectCoverageFrom: [
@@ -41,7 +41,6 @@ export default {
     'infra/**/*.ts',
     '!**/*.d.ts',
     '!functions/commons/contract/openapi-types.ts',
-    '!functions/commons/contract/generate.ts',
     '!functions/create-plant/plant-store.ts',
     '!infra/app.ts',
     '!infra/local/cli/**',

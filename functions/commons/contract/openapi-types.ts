@@ -1,4 +1,4 @@
-// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.
+// Generated from openapi.yaml by tools/contract/generate.ts: do not edit.
 
 export type NewPlant = (Plant & {
 /**

@@ -12,9 +12,9 @@ import type { LocalFunction } from '../../infra/local/app/template.ts';
 import { serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
 import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
 import { projectRoot } from '../../infra/project-root.ts';
-import { startDatabaseGate } from '../helpers/database-gate.ts';
-import { createPlantEvent, tokenAuthorizerEvent } from '../helpers/events.ts';
-import { startDiscoveryIssuer } from '../helpers/token-issuer.ts';
+import { startDatabaseGate } from '../../test/helpers/database-gate.ts';
+import { createPlantEvent, tokenAuthorizerEvent } from '../../test/helpers/events.ts';
+import { startDiscoveryIssuer } from '../../test/helpers/token-issuer.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { priceList } from './prices.ts';
@@ -403,7 +403,7 @@ const targetRows = [
 
 const report = `# Benchmarks
 
-Written by \`npm run bench\` (test/bench/bench.ts) on ${new Date().toISOString().slice(0, 10)}: one run, this machine,
+Written by \`npm run bench\` (tools/bench/bench.ts) on ${new Date().toISOString().slice(0, 10)}: one run, this machine,
 Node ${process.versions.node}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB.
 Every figure is measured against the real synthesized bundles (\`cdk synth\` into a scratch folder) and dynalite. They
 are local figures: Lambda's own machines differ, but what a bundle loads and computes is paid there too.
@@ -416,7 +416,7 @@ ${targetRows.map(([figure, measured, target, ok]) => `| ${figure} | ${measured} 
 
 ## Cold starts
 
-${coldRuns} runs of each, interleaved. A run is a fresh \`node\` process (test/bench/cold-probe.mjs) that imports the
+${coldRuns} runs of each, interleaved. A run is a fresh \`node\` process (tools/bench/cold-probe.mjs) that imports the
 bundle and answers one event, timed from the process's start: what Lambda's init and first invoke pay. Ratios are
 medians of the per-run ratios. createPlant and the textbook build store a new plant in dynalite; the authorizer fetches
 the issuer's JWKS (loopback) and verifies an ES256 token: from the JWKS_URI it is given (as the stack's own Cognito pool
@@ -454,7 +454,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
-gateway (no authorizer cache, no access log, no worker threads). Load: test/bench/http-load.ts, ${loadRounds} rounds of
+gateway (no authorizer cache, no access log, no worker threads). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
 rounds; the ratio is the median of the per-round ratios.
 
@@ -465,7 +465,7 @@ rounds; the ratio is the median of the per-round ratios.
 
 ## Cost of a million creates on AWS
 
-Public on-demand prices, ${priceList.region}, in effect since ${priceList.inEffectSince} (test/bench/prices.ts links each
+Public on-demand prices, ${priceList.region}, in effect since ${priceList.inEffectSince} (tools/bench/prices.ts links each
 page; they were not re-read here, there is no network: check before budgeting). Durations are the warm p50s above,
 rounded up to Lambda's 1 ms billing; on AWS, DynamoDB's own latency (single-digit ms) adds to createPlant's. Free
 tiers are left out.

@@ -2,8 +2,8 @@
 // process, then 2 rounds of SIGKILL under load and a restart on the same data folder. Memory is judged by the full
 // run only: 10 s is too short a baseline.
 import { expect, test } from '@jest/globals';
-import { loadProblems } from './checks.ts';
-import { runLoad } from './load.ts';
+import { loadProblems } from '../../../tools/load/checks.ts';
+import { runLoad } from '../../../tools/load/load.ts';
 
 test('10 s at 8 connections: no 5xx or socket error, every answer as expected, the table holds exactly the 200s; no acknowledged create lost to SIGKILL', async () => {
   const result = await runLoad({ seconds: 10, connections: 8, warmUpSeconds: 5, killRounds: 2, killAfterCreates: 50 });

@@ -2,7 +2,7 @@
 // each operation's event, and for each operation (by its operationId) a validator of the Lambda proxy event: its
 // request body, path parameters and query parameters, compiled ahead of time (ajv standalone code, so no Ajv and no
 // compile at cold start). Run `npm run generate` after changing openapi.yaml; a test fails while the committed output
-// is stale. `node functions/commons/contract/generate.ts <openapi.yaml> <folder>` generates another contract's.
+// is stale. `node tools/contract/generate.ts <openapi.yaml> <folder>` generates another contract's.
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,9 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { parse } from 'yaml';
 
-const banner = '// Generated from openapi.yaml by functions/commons/contract/generate.ts: do not edit.';
-export const productContract = fileURLToPath(new URL('../../../openapi.yaml', import.meta.url));
-export const productOutputDir = fileURLToPath(new URL('./', import.meta.url));
+const banner = '// Generated from openapi.yaml by tools/contract/generate.ts: do not edit.';
+export const productContract = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+export const productOutputDir = fileURLToPath(new URL('../../functions/commons/contract/', import.meta.url));
 
 type Schema = { [key: string]: unknown };
 

@@ -6,7 +6,7 @@
 // smoke runs, which real clients must not use (docs/deploy.md). Each run takes a new id there (from the clock), so runs never
 // meet each other or real data. The plants it creates stay (the API deletes nothing); their name says "smoke test".
 import { parseArgs } from 'node:util';
-import { contractViolations } from '../helpers/independent-contract.ts';
+import { contractViolations } from '../../test/helpers/independent-contract.ts';
 
 const { values } = parseArgs({
   options: { 'base-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

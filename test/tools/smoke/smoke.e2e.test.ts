@@ -4,10 +4,10 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { afterEach, expect, test } from '@jest/globals';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
-import { newDataDir, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
+import { listenOnLoopback } from '../../../infra/local/loopback.ts';
+import { newDataDir, start, stopStarted, tokenOf } from '../../helpers/npm-start.ts';
 
-const smoke = new URL('./smoke.ts', import.meta.url).pathname;
+const smoke = new URL('../../../tools/smoke/smoke.ts', import.meta.url).pathname;
 const runSmoke = (baseUrl: string, token: string) =>
   promisify(execFile)(process.execPath, [smoke, '--base-url', baseUrl, '--token', token]).then(
     ({ stdout }) => ({ code: 0, stdout }),

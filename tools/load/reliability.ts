@@ -78,7 +78,7 @@ writeFileSync(
   join(projectRoot, 'docs/reliability.md'),
   `# Reliability: the last full run
 
-Written by \`npm run reliability\` (test/load/reliability.ts) from what the suites and the load recorded; do not edit
+Written by \`npm run reliability\` (tools/load/reliability.ts) from what the suites and the load recorded; do not edit
 by hand. ${passed ? 'Everything passed.' : `**Failed**: ${[...problems, ...(jest.status === 0 ? [] : ['a suite failed'])].join('; ')}.`}
 
 | | |

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { projectRoot } from '../../infra/project-root.ts';
-import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
+import { spawnInGroup, stopGroups } from '../../test/helpers/process-group.ts';
 
 export interface LoadOptions {
   seconds: number;

@@ -8,14 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
+import { projectRoot } from '../../../infra/project-root.ts';
 import {
   generate,
   generatedFilesIn,
   productContract,
   productOutputDir,
   validatorFile,
-} from '../../../functions/commons/contract/generate.ts';
-import { projectRoot } from '../../../infra/project-root.ts';
+} from '../../../tools/contract/generate.ts';
 
 describe.each([
   ['the product', productContract, productOutputDir],
@@ -41,7 +41,7 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
   type Validate = ((event: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
   const validators = (async () => {
     // As `npm run generate` runs it, for another contract and folder.
-    await promisify(execFile)(process.execPath, ['functions/commons/contract/generate.ts', contract, outputDir], {
+    await promisify(execFile)(process.execPath, ['tools/contract/generate.ts', contract, outputDir], {
       cwd: projectRoot,
     });
     const load = async (operationId: string) =>

@@ -1,5 +1,5 @@
 import { expect, test } from '@jest/globals';
-import { type CoverageSummary, coverageGate, floors } from './coverage-gate.ts';
+import { type CoverageSummary, coverageGate, floors } from '../../tools/coverage-gate.ts';
 
 const root = '/project';
 const counts = (covered: number, total: number, branches = [total, total]) => ({
