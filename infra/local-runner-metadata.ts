@@ -1,6 +1,6 @@
 // What an app may tell the local runner through a function's template Metadata (docs/local-runner.md, "Functions").
 // The runner is generic: it knows no product's variable names; a construct names them here. Outside infra/local/, so
-// that the stack never imports the runner (biome.json): deleting the runner breaks nothing that deploys.
+// that the stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
 
 /**
  * A function that verifies tokens of an issuer: the environment variables that take the issuer (`iss`), the audience

@@ -47,7 +47,7 @@ export interface PlantStoreStackProps extends StackProps {
  * What differs between a development and a production deployment, by profile (`-c profile=dev`; `prod` by default):
  * the stage, its throttling, alarms, how new code is deployed, and how long logs are kept.
  */
-export const profiles = {
+const profiles = {
   prod: {
     stageName: 'v1',
     throttlingRateLimit: 50,

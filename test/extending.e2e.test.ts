@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../infra/local/local-api.ts';
 import { projectRoot } from '../infra/project-root.ts';
-import { lintImports, otherFunctionMessage } from './helpers/lint.ts';
+import { functionsAloneMessage, lintImports, otherFunctionMessage } from './helpers/lint.ts';
 
 const fixture = 'test/fixtures/extended-app';
 const functionIds = ['CreateThingFunction', 'GetThingFunction', 'GetFileFunction'];
@@ -138,7 +138,7 @@ test('the lint boundary holds for its function folders', () => {
       [`${fixture}/functions/get-file/commons.ts`]: '../commons/contract/openapi-types.ts',
     }).sort(),
   ).toEqual([
-    `${fixture}/functions/get-file/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).`,
+    `${fixture}/functions/get-file/into-infra.ts: ${functionsAloneMessage}`,
     `${fixture}/functions/get-thing/into-create-thing.ts: ${otherFunctionMessage}`,
   ]);
 });

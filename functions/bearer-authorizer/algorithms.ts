@@ -5,7 +5,7 @@
  * RFC 7518 section 3.1's asymmetric algorithms, and RFC 9864's fully specified `Ed25519` (RFC 8037's `EdDSA` on the
  * Ed25519 curve). Symmetric ones (`HS*`) are never trusted: their key is a secret the issuer would have to share.
  */
-export const supportedAlgorithms = [
+const supportedAlgorithms = [
   'RS256',
   'RS384',
   'RS512',

@@ -1,7 +1,7 @@
 // Factories for the events API Gateway sends and the Lambda context, shaped as on AWS (REST API, proxy event v1).
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 
-export const methodArn = 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants';
+const methodArn = 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants';
 
 /** A Lambda context whose remaining time counts down from `timeoutMs`, as Lambda's does. */
 export const lambdaContext = (functionName = 'test-function', timeoutMs = 10_000): Context => {

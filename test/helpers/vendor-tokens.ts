@@ -19,7 +19,7 @@ export interface Settings {
 }
 export type Verdict = 'Allow' | 'Deny' | 401;
 
-export interface Shape {
+interface Shape {
   /** The vendor's page (or the RFC) the shape follows. */
   source: string;
   settings: Settings;

@@ -4,12 +4,12 @@
 // token, and neither exists on AWS: the deployed API has POST /plants alone.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { type LocalRoutes, requestUrl } from '../gateway/server.ts';
 
-const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const swaggerUiDir = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 
 const page = (title: string) => `<!doctype html>
 <html lang="en">

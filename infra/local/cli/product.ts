@@ -1,5 +1,5 @@
 // What the local runner's commands know of this product, and its core does not: the core (everything in infra/local/
-// but cli/) serves any synthesized app and is told these (biome.json keeps it from importing cli/).
+// but cli/) serves any synthesized app and is told these (.dependency-cruiser.mjs keeps it from importing cli/).
 import { projectRoot } from '../../project-root.ts';
 import type { AppProject } from '../app/cloud-assembly.ts';
 import type { IssuerIdentity } from '../issuer/dev-issuer.ts';

@@ -1,11 +1,16 @@
-// The boundaries of the folder tree, as `npm run lint` enforces them (biome.json, noRestrictedImports): each wrong
-// import is written into a copy of the layout and linted with the project's own configuration.
-import { type Dirent, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// The boundaries of the folder tree, as `npm run lint` enforces them (.dependency-cruiser.mjs): each wrong import is
+// written into a copy of the layout and cruised with the project's own configuration.
 import { expect, test } from '@jest/globals';
-import { projectRoot } from '../infra/project-root.ts';
-import { lintImports, otherFunctionMessage as otherFunction } from './helpers/lint.ts';
+import {
+  functionsAloneMessage as functionsAlone,
+  lintImports,
+  otherFunctionMessage as otherFunction,
+} from './helpers/lint.ts';
 
+const shippedAlone =
+  'infra/ never imports test/ or tools/: what deploys or serves stands without them (CONTRIBUTING.md).';
+const dependenciesOnly =
+  'What deploys (functions/ and the CDK app in infra/) imports only `dependencies`; devDependencies are for the runner, tests and tools (CONTRIBUTING.md, Dependencies).';
 const stackAlone =
   'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).';
 
@@ -22,18 +27,36 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'infra/local/gateway/into-cli.ts': '../cli/options.ts',
       'infra/constructs/into-runner.ts': '../local/app/template.ts',
       'infra/into-runner.ts': './local/local-api.ts',
+      'functions/create-plant/into-test.ts': '../../test/helpers/events.ts',
+      'functions/create-plant/into-tools.ts': 'type ../../tools/bench/bench.ts',
+      'functions/create-plant/types-of-another.ts': 'type ../bearer-authorizer/config.ts',
+      'infra/constructs/into-test.ts': '../../test/helpers/events.ts',
+      'infra/local/into-tools.ts': '../../tools/load/load.ts',
+      'test/helpers/into-tools.ts': '../../tools/bench/bench.ts',
+      'tools/into-a-test.ts': '../test/architecture.e2e.test.ts',
+      'functions/create-plant/dev-dependency.ts': 'fast-check',
+      'infra/constructs/dev-dependency.ts': 'esbuild',
     }).sort(),
   ).toEqual([
     "functions/bearer-authorizer/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
     "functions/commons/into-a-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
-    'functions/create-plant/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).',
+    `functions/create-plant/dev-dependency.ts: ${dependenciesOnly}`,
+    `functions/create-plant/into-infra.ts: ${functionsAlone}`,
     "functions/create-plant/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    `functions/create-plant/into-test.ts: ${functionsAlone}`,
+    `functions/create-plant/into-tools.ts: ${functionsAlone}`,
+    `functions/create-plant/types-of-another.ts: ${otherFunction}`,
+    `infra/constructs/dev-dependency.ts: ${dependenciesOnly}`,
     `infra/constructs/into-runner.ts: ${stackAlone}`,
+    `infra/constructs/into-test.ts: ${shippedAlone}`,
     `infra/into-runner.ts: ${stackAlone}`,
     'infra/local/cli/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
     "infra/local/gateway/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
     "infra/local/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
     'infra/local/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
+    `infra/local/into-tools.ts: ${shippedAlone}`,
+    'test/helpers/into-tools.ts: test/helpers/ never imports tools/: programs reuse the helpers, not the other way (CONTRIBUTING.md).',
+    'tools/into-a-test.ts: A test file is never imported: share what tests have in common through test/helpers/.',
   ]);
 });
 
@@ -56,31 +79,10 @@ test('the boundary holds for a function folder no rule names: one this test crea
     `functions/commons/contract/into-new-operation.ts: ${otherFunction}`,
     `functions/create-plant/into-new-operation.ts: ${otherFunction}`,
     `functions/new-operation/into-create-plant.ts: ${otherFunction}`,
-    'functions/new-operation/into-infra.ts: functions/ never imports infra/: the Lambda code stands alone (README, Architecture).',
+    `functions/new-operation/into-infra.ts: ${functionsAlone}`,
     `functions/new-operation/logic/deeper/still/into-create-plant.ts: ${otherFunction}`,
     `functions/new-operation/logic/into-authorizer.ts: ${otherFunction}`,
   ]);
-});
-
-test('no file under a functions/ tree is deeper than the boundary rules reach (biome.json has one per depth)', () => {
-  const globs = (
-    JSON.parse(readFileSync(join(projectRoot, 'biome.json'), 'utf8')) as { overrides: { includes: string[] }[] }
-  ).overrides.flatMap(({ includes }) => includes.filter((glob) => glob.startsWith('**/functions/')));
-  // '**/functions/*/*' reaches a file one folder below functions/: two segments.
-  const deepestRule = Math.max(...globs.map((glob) => glob.slice('**/functions/'.length).split('/').length));
-  for (const tree of ['functions', 'test/fixtures/extended-app/functions']) {
-    const files = readdirSync(join(projectRoot, tree), { recursive: true, withFileTypes: true }).filter((entry) =>
-      entry.isFile(),
-    );
-    const segments = (entry: Dirent) =>
-      relative(join(projectRoot, tree), join(entry.parentPath, entry.name)).split('/').length;
-    expect(files.length).toBeGreaterThan(0);
-    // Named by its tree when it fails.
-    expect({ tree, withinTheRules: Math.max(...files.map(segments)) <= deepestRule }).toEqual({
-      tree,
-      withinTheRules: true,
-    });
-  }
 });
 
 test('the imports the architecture allows pass', () => {
@@ -94,6 +96,12 @@ test('the imports the architecture allows pass', () => {
       'infra/local/cli/into-core.ts': '../local-api.ts',
       'infra/constructs/metadata.ts': '../local-runner-metadata.ts',
       'infra/local/app/metadata.ts': '../../local-runner-metadata.ts',
+      'functions/create-plant/types.ts': 'type aws-lambda',
+      'functions/create-plant/dependency.ts': '@middy/core',
+      'infra/constructs/dependency.ts': 'aws-cdk-lib',
+      'infra/local/dev-dependency.ts': 'dynalite',
+      'tools/bench/helper.ts': '../../test/helpers/events.ts',
+      'test/tools/program.test.ts': '../../tools/bench/bench.ts',
     }),
   ).toEqual([]);
 });

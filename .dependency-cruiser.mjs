@@ -1,0 +1,89 @@
+// The architecture, as `npm run lint` holds it (dependency-cruiser resolves every import, so a rule says a boundary once,
+// whatever the depth of the file). Each rule's comment is the message a wrong import fails with; README.md
+// (Architecture) and CONTRIBUTING.md (Dependencies) say the same in prose. test/architecture.e2e.test.ts probes each rule.
+//
+// An app's functions are `functions/` here, or under a fixture app in `test/fixtures/<app>/`: the first group is the
+// app's folder ('' for this one), so `$1` in a `to` names the same app.
+const app = '^(test/fixtures/[^/]+/|)';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'functions-stand-alone',
+      comment: 'functions/ holds what is bundled: it never imports infra/, test/ or tools/ (README, Architecture).',
+      severity: 'error',
+      from: { path: `${app}functions/` },
+      to: { path: '^$1(infra|test|tools)/' },
+    },
+    {
+      name: 'function-keeps-to-its-folder',
+      comment:
+        "A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+      severity: 'error',
+      from: { path: `${app}functions/([^/]+)/` },
+      to: { path: '^$1functions/', pathNot: '^$1functions/($2|commons)/' },
+    },
+    {
+      name: 'stack-free-of-runner',
+      comment:
+        'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).',
+      severity: 'error',
+      from: { path: '^infra/', pathNot: '^infra/local/' },
+      to: { path: '^infra/local/' },
+    },
+    {
+      name: 'runner-reads-template-alone',
+      comment:
+        'The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
+      severity: 'error',
+      from: { path: '^infra/local/' },
+      to: { path: '^functions/' },
+    },
+    {
+      name: 'runner-core-serves-any-app',
+      comment:
+        "The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
+      severity: 'error',
+      from: { path: '^infra/local/', pathNot: '^infra/local/cli/' },
+      to: { path: '^infra/local/cli/' },
+    },
+    {
+      name: 'shipped-code-free-of-tests-and-tools',
+      comment: 'infra/ never imports test/ or tools/: what deploys or serves stands without them (CONTRIBUTING.md).',
+      severity: 'error',
+      from: { path: '^infra/' },
+      to: { path: '^(test|tools)/' },
+    },
+    {
+      name: 'helpers-free-of-tools',
+      comment: 'test/helpers/ never imports tools/: programs reuse the helpers, not the other way (CONTRIBUTING.md).',
+      severity: 'error',
+      from: { path: '^test/helpers/' },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'no-test-imported',
+      comment: 'A test file is never imported: share what tests have in common through test/helpers/.',
+      severity: 'error',
+      from: {},
+      to: { path: '\\.test\\.ts$' },
+    },
+    {
+      name: 'deployed-code-uses-dependencies',
+      comment:
+        'What deploys (functions/ and the CDK app in infra/) imports only `dependencies`; devDependencies are for the runner, tests and tools (CONTRIBUTING.md, Dependencies).',
+      severity: 'error',
+      from: { path: '^(functions|infra)/', pathNot: '^infra/local/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    // swc parses (TypeScript 7 has no JS API for dependency-cruiser to use); it reports `import type` too, marked
+    // type-only, so the boundaries hold for types while deployed code may import types from devDependencies.
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(cdk\\.out|coverage|examples/typed-client/node_modules)/' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
