@@ -1,7 +1,8 @@
-// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc, in three tiers (CONTRIBUTING.md):
-// `unit`, in-process and quick (`npm run test:unit`, the loop while you work); `synth`, the tests that synthesize a
-// CDK app (named *.synth.test.ts); and `e2e`, every test that starts the local runner, a command or a browser (named
-// *.e2e.test.ts). `npm test` runs all three, with coverage.
+// Jest runs the TypeScript sources as ESM (Middy is ESM-only), compiled by swc, in four tiers (CONTRIBUTING.md):
+// `unit`, in-process and quick (`npm run test:unit`, the loop while you work); `property`, thousands of generated
+// requests through the real chain in-process (named *.property.test.ts); `synth`, the tests that synthesize a CDK app
+// (named *.synth.test.ts); and `e2e`, every test that starts the local runner, a browser, or a command over the whole
+// project (`npm start`, the CDK CLI, the lint tools) (named *.e2e.test.ts). `npm test` runs all four, with coverage.
 const common = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -20,8 +21,9 @@ export default {
       ...common,
       displayName: 'unit',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.(e2e|synth)\\.test\\.ts$'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.(property|synth|e2e)\\.test\\.ts$'],
     },
+    { ...common, displayName: 'property', testMatch: ['<rootDir>/test/**/*.property.test.ts'] },
     { ...common, displayName: 'synth', testMatch: ['<rootDir>/test/**/*.synth.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
   ],

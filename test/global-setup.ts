@@ -1,6 +1,7 @@
 // Marks the run and gives it a temporary folder of its own (see global-teardown.ts), then synthesizes the app once,
 // with the real CDK CLI, for every test that reads the cloud assembly (the synth tier's and the local runner's
-// end-to-end tests; not the unit tier's). The folder reaches the test workers in PLANT_STORE_CLOUD_ASSEMBLY.
+// end-to-end tests; not the unit and property tiers'). The folder reaches the test workers in
+// PLANT_STORE_CLOUD_ASSEMBLY.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -22,8 +23,8 @@ export default async ({ selectProjects }: RunConfig) => {
   // run's own: os.tmpdir() reads TMPDIR, which the test workers and their processes inherit. The teardown removes it,
   // and fails the run naming anything the run left in the system's temporary folder all the same.
   startTemporaryFolder();
-  // The unit tier reads no synthesized app: `npm run test:unit` does without the CLI's synth.
-  if (selectProjects?.every((project) => project === 'unit')) return;
+  // The unit and property tiers read no synthesized app: `npm run test:unit` does without the CLI's synth.
+  if (selectProjects?.every((project) => project === 'unit' || project === 'property')) return;
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));
   const { stderr } = await promisify(execFile)('node_modules/.bin/cdk', ['synth', '--quiet', '--output', outdir], {
     cwd: projectRoot,
