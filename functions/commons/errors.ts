@@ -34,16 +34,17 @@ export class UnsupportedMediaTypeError extends HttpError {
   readonly statusCode = 415;
 }
 
+/**
+ * How long a client waits before retrying a 503, the functions' and the gateway's alike (`Retry-After`, RFC 9110
+ * section 10.2.3): a second covers a throttled request's backoff and a function's next cold start.
+ */
+export const retryAfterSeconds = 1;
+
 /** A dependency is unavailable or throttling, or the invocation ran out of time; a retry may succeed: 503. */
 export class UnavailableError extends HttpError {
   override name = 'UnavailableError';
   readonly statusCode = 503;
-  readonly retryAfterSeconds: number;
-  constructor(message: string, retryAfterSeconds: number, options?: ErrorOptions) {
-    super(message, options);
-    this.retryAfterSeconds = retryAfterSeconds;
-  }
   override get headers() {
-    return { 'Retry-After': String(this.retryAfterSeconds) };
+    return { 'Retry-After': String(retryAfterSeconds) };
   }
 }

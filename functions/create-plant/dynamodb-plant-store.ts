@@ -3,9 +3,6 @@ import { UnavailableError } from '../commons/errors.ts';
 import { type DynamoDbClient, DynamoDbError } from './dynamodb-client.ts';
 import type { CreateResult, PlantRecord, PlantStore } from './plant-store.ts';
 
-/** Seconds a client should wait after DynamoDB was unavailable or throttling (the client has already retried). */
-const retryAfterSeconds = 1;
-
 const toItem = (record: PlantRecord): Record<string, AttributeValue> => ({
   // N holds 38 digits, so every int64 round-trips exactly as its decimal text.
   id: { N: record.id.toString() },
@@ -36,12 +33,12 @@ const fromItem = (item: Record<string, AttributeValue>): PlantRecord => {
  */
 const translated = (error: unknown, signal: AbortSignal | undefined): unknown => {
   if (signal?.aborted) {
-    return new UnavailableError('The plant store did not answer in time, please retry', retryAfterSeconds, {
+    return new UnavailableError('The database did not answer in time, please retry', {
       cause: error,
     });
   }
   if (error instanceof DynamoDbError && error.retryable) {
-    return new UnavailableError('The plant store is unavailable, please retry', retryAfterSeconds, { cause: error });
+    return new UnavailableError('The database is unavailable, please retry', { cause: error });
   }
   return error;
 };
@@ -71,8 +68,7 @@ export const dynamoDbPlantStore = (client: DynamoDbClient, tableName: string): P
       throw translated(error, signal);
     }
     // Plants are never deleted through the API, so this is a race with an operator: let the client retry.
-    if (!stored)
-      throw new UnavailableError('The plant changed while it was being stored, please retry', retryAfterSeconds);
+    if (!stored) throw new UnavailableError('The plant changed while it was being stored, please retry');
     return { created: false, existing: fromItem(stored) };
   },
 });

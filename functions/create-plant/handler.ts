@@ -40,7 +40,7 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
   // At the deadline middy aborts the handler's signal (which stops the DynamoDB calls) and answers this.
   timeoutEarlyInMillis: deadlineMarginMs,
   timeoutEarlyResponse: () => {
-    throw new UnavailableError('The request ran out of time, please retry', 1);
+    throw new UnavailableError('The request ran out of time, please retry');
   },
 })
   .use(injectLambdaContext(logger))

@@ -1,4 +1,5 @@
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { retryAfterSeconds } from '../../functions/commons/errors.ts';
 
 /**
  * Every answer API Gateway makes itself, with its status (AWS's default unless said) and, where the default text
@@ -33,7 +34,7 @@ export const gatewayResponses: readonly {
     type: ResponseType.INTEGRATION_FAILURE,
     status: 503,
     message: 'Service unavailable, please retry',
-    headers: { 'Retry-After': '1' },
+    headers: { 'Retry-After': String(retryAfterSeconds) },
   },
   { type: ResponseType.INTEGRATION_TIMEOUT, status: 504, message: 'Gateway timeout' },
   { type: ResponseType.DEFAULT_4XX, status: 400, message: 'Bad request' },

@@ -85,7 +85,7 @@ test('retries a 503 after its Retry-After, and gives up after the last attempt',
     request.resume();
     const ready = requests === 3;
     response.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Retry-After': '0' });
-    response.end(ready ? '{"name":"Hoya"}' : '{"error":503,"message":"The plant store is unavailable, please retry"}');
+    response.end(ready ? '{"name":"Hoya"}' : '{"error":503,"message":"The database is unavailable, please retry"}');
   });
   const baseUrl = await listenOnLoopback(busy);
 

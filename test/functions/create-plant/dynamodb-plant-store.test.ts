@@ -82,7 +82,7 @@ describe('dynamoDbPlantStore', () => {
     const failure = store.createIfAbsent(record({ id: 102n }));
 
     await expect(failure).rejects.toBeInstanceOf(UnavailableError);
-    await expect(failure).rejects.toMatchObject({ retryAfterSeconds: 1 });
+    await expect(failure).rejects.toMatchObject({ headers: { 'Retry-After': '1' } });
     client.destroy();
   });
 
@@ -116,7 +116,7 @@ describe('dynamoDbPlantStore', () => {
     deadline.abort();
 
     await expect(failure).rejects.toBeInstanceOf(UnavailableError);
-    await expect(failure).rejects.toMatchObject({ message: 'The plant store did not answer in time, please retry' });
+    await expect(failure).rejects.toMatchObject({ message: 'The database did not answer in time, please retry' });
     delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
     client.destroy();
     for (const socket of sockets) socket.destroy();

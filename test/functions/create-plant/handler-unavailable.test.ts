@@ -16,6 +16,6 @@ test('an unreachable database answers 503 with Retry-After and no internals', as
 
   expect(answer.statusCode).toBe(503);
   expect(answer.headers).toEqual({ 'Content-Type': 'application/json', 'Retry-After': '1' });
-  expect(JSON.parse(answer.body)).toEqual({ error: 503, message: 'The plant store is unavailable, please retry' });
+  expect(JSON.parse(answer.body)).toEqual({ error: 503, message: 'The database is unavailable, please retry' });
   expect(contractViolations(answer)).toEqual([]);
 });
