@@ -43,7 +43,7 @@ export default {
     'infra/**/*.ts',
     '!**/*.d.ts',
     '!functions/commons/contract/openapi-types.ts',
-    '!functions/create-plant/plant-store.ts',
+    '!functions/commons/plant-repository.ts',
     '!infra/app.ts',
     '!infra/local/cli/**',
     '!infra/local/database/process.ts',

@@ -1,9 +1,9 @@
 import type { NewPlant, Plant } from '../commons/contract/openapi-types.ts';
 import { ConflictError, InvalidRequestError } from '../commons/errors.ts';
-import type { PlantStore } from './plant-store.ts';
+import type { PlantRepository } from '../commons/plant-repository.ts';
 
 export interface CreatePlantDeps {
-  store: PlantStore;
+  plants: PlantRepository;
   now: () => Date;
   /** Aborted at the invocation's deadline. */
   signal?: AbortSignal;
@@ -24,7 +24,7 @@ export const createPlant = async (input: NewPlant, createdBy: string, deps: Crea
   }
   const id = BigInt(input.id);
   const record = { id, ...plant, createdAt: deps.now().toISOString(), createdBy };
-  const result = await deps.store.createIfAbsent(record, deps.signal);
+  const result = await deps.plants.createIfAbsent(record, deps.signal);
   if (result.created) return plant;
   const stored = plantOf(result.existing);
   if (stored.name !== plant.name || stored.tag !== plant.tag) {

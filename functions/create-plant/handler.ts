@@ -6,6 +6,8 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
+import { createDynamoDbClient } from '../commons/dynamodb-client.ts';
+import { dynamoDbPlantRepository } from '../commons/dynamodb-plant-repository.ts';
 import { UnavailableError } from '../commons/errors.ts';
 import { eventValidator } from '../commons/event-validator.ts';
 import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
@@ -13,10 +15,8 @@ import { jsonBody } from '../commons/json-body.ts';
 import { logger } from '../commons/logger.ts';
 import { config } from './config.ts';
 import { createPlant } from './create-plant.ts';
-import { createDynamoDbClient } from './dynamodb-client.ts';
-import { dynamoDbPlantStore } from './dynamodb-plant-store.ts';
 
-const store = dynamoDbPlantStore(createDynamoDbClient(), config.tableName);
+const plants = dynamoDbPlantRepository(createDynamoDbClient(), config.tableName);
 
 type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
 
@@ -32,7 +32,7 @@ const createPlantHandler = async (
 ): Promise<APIGatewayProxyResult> => {
   const principal = event.requestContext.authorizer?.principalId;
   if (typeof principal !== 'string') throw new Error('No authorizer principal: is the route behind the authorizer?');
-  const plant = await createPlant(event.body, principal, { store, now: () => new Date(), signal });
+  const plant = await createPlant(event.body, principal, { plants, now: () => new Date(), signal });
   return jsonResponse(200, plant);
 };
 

@@ -3,10 +3,10 @@ import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/commons/dynamodb-client.ts';
+import { dynamoDbPlantRepository } from '../../../functions/commons/dynamodb-plant-repository.ts';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
-import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/create-plant/dynamodb-client.ts';
-import { dynamoDbPlantStore } from '../../../functions/create-plant/dynamodb-plant-store.ts';
-import type { PlantRecord } from '../../../functions/create-plant/plant-store.ts';
+import type { PlantRecord } from '../../../functions/commons/plant-repository.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { databaseStartMs, type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
@@ -37,11 +37,11 @@ const record = (overrides: Partial<PlantRecord> = {}): PlantRecord => ({
   ...overrides,
 });
 
-describe('dynamoDbPlantStore', () => {
+describe('dynamoDbPlantRepository', () => {
   test('stores a new plant with a conditional put and reports it created', async () => {
-    const store = dynamoDbPlantStore(client, tableName);
+    const plants = dynamoDbPlantRepository(client, tableName);
 
-    expect(await store.createIfAbsent(record({ id: 100n }))).toEqual({ created: true });
+    expect(await plants.createIfAbsent(record({ id: 100n }))).toEqual({ created: true });
     const { Item } = await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: '100' } } }));
     expect(Item).toEqual({
       id: { N: '100' },
@@ -53,22 +53,22 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('does not overwrite an existing id: it answers the plant stored first', async () => {
-    const store = dynamoDbPlantStore(client, tableName);
+    const plants = dynamoDbPlantRepository(client, tableName);
     const first = record({ id: 101n, name: 'First', tag: undefined });
-    await store.createIfAbsent(first);
+    await plants.createIfAbsent(first);
 
     const { tag: _omitted, ...stored } = first;
-    expect(await store.createIfAbsent(record({ id: 101n, name: 'Second', createdBy: 'user-2' }))).toEqual({
+    expect(await plants.createIfAbsent(record({ id: 101n, name: 'Second', createdBy: 'user-2' }))).toEqual({
       created: false,
       existing: stored,
     });
   });
 
   test('keeps int64 ids exact at both ends of the range', async () => {
-    const store = dynamoDbPlantStore(client, tableName);
+    const plants = dynamoDbPlantRepository(client, tableName);
     for (const id of [9223372036854775807n, -9223372036854775808n]) {
-      await store.createIfAbsent(record({ id }));
-      expect(await store.createIfAbsent(record({ id, name: 'again' }))).toMatchObject({
+      await plants.createIfAbsent(record({ id }));
+      expect(await plants.createIfAbsent(record({ id, name: 'again' }))).toMatchObject({
         created: false,
         existing: { id },
       });
@@ -77,9 +77,9 @@ describe('dynamoDbPlantStore', () => {
 
   test('reports an unreachable database as UnavailableError with a retry delay', async () => {
     const client = createDynamoDbClient({ endpoint: await refusedEndpoint(), maxAttempts: 1 });
-    const store = dynamoDbPlantStore(client, tableName);
+    const plants = dynamoDbPlantRepository(client, tableName);
 
-    const failure = store.createIfAbsent(record({ id: 102n }));
+    const failure = plants.createIfAbsent(record({ id: 102n }));
 
     await expect(failure).rejects.toBeInstanceOf(UnavailableError);
     await expect(failure).rejects.toMatchObject({ headers: { 'Retry-After': '1' } });
@@ -95,7 +95,7 @@ describe('dynamoDbPlantStore', () => {
     });
     const client = createDynamoDbClient({ endpoint: await listenOnLoopback(throttling), maxAttempts: 1 });
 
-    await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record())).rejects.toBeInstanceOf(
+    await expect(dynamoDbPlantRepository(client, tableName).createIfAbsent(record())).rejects.toBeInstanceOf(
       UnavailableError,
     );
     client.destroy();
@@ -110,7 +110,7 @@ describe('dynamoDbPlantStore', () => {
     const client = createDynamoDbClient();
     const deadline = new AbortController();
 
-    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record(), deadline.signal);
+    const failure = dynamoDbPlantRepository(client, tableName).createIfAbsent(record(), deadline.signal);
     // Aborted once the request is surely on its way: when the database holds its connection.
     await new Promise((resolve) => hanging.once('request', resolve));
     deadline.abort();
@@ -128,7 +128,7 @@ describe('dynamoDbPlantStore', () => {
       new PutItemCommand({ TableName: tableName, Item: { id: { N: '103' }, colour: { S: 'green' } } }),
     );
 
-    await expect(dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 103n }))).rejects.toThrow(
+    await expect(dynamoDbPlantRepository(client, tableName).createIfAbsent(record({ id: 103n }))).rejects.toThrow(
       'Stored plant item is malformed: attributes id, colour',
     );
   });
@@ -147,7 +147,7 @@ describe('dynamoDbPlantStore', () => {
     });
     const client = createDynamoDbClient({ endpoint: await listenOnLoopback(vanishing), maxAttempts: 1 });
 
-    const failure = dynamoDbPlantStore(client, tableName).createIfAbsent(record({ id: 104n }));
+    const failure = dynamoDbPlantRepository(client, tableName).createIfAbsent(record({ id: 104n }));
 
     await expect(failure).rejects.toBeInstanceOf(UnavailableError);
     await expect(failure).rejects.toMatchObject({
@@ -158,8 +158,8 @@ describe('dynamoDbPlantStore', () => {
   });
 
   test('lets errors a retry cannot cure (a missing table) through unchanged', async () => {
-    const store = dynamoDbPlantStore(client, 'no-such-table');
+    const plants = dynamoDbPlantRepository(client, 'no-such-table');
 
-    await expect(store.createIfAbsent(record())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
+    await expect(plants.createIfAbsent(record())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 });

@@ -1,4 +1,4 @@
-// The port through which createPlant stores plants; dynamodb-plant-store.ts is its adapter.
+// The port through which the functions store and read plants; dynamodb-plant-repository.ts is its adapter.
 
 export interface PlantRecord {
   /** int64, exact. */
@@ -13,7 +13,7 @@ export interface PlantRecord {
 
 export type CreateResult = { created: true } | { created: false; existing: PlantRecord };
 
-export interface PlantStore {
+export interface PlantRepository {
   /**
    * Stores `record` unless a plant with its id exists; then answers with the one stored. `signal` aborts the work
    * at the invocation's deadline.

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { UnavailableError } from '../commons/errors.ts';
 import { type DynamoDbClient, DynamoDbError } from './dynamodb-client.ts';
-import type { CreateResult, PlantRecord, PlantStore } from './plant-store.ts';
+import { UnavailableError } from './errors.ts';
+import type { CreateResult, PlantRecord, PlantRepository } from './plant-repository.ts';
 
 const toItem = (record: PlantRecord): Record<string, AttributeValue> => ({
   // N holds 38 digits, so every int64 round-trips exactly as its decimal text.
@@ -44,13 +44,13 @@ const translated = (error: unknown, signal: AbortSignal | undefined): unknown =>
 };
 
 /**
- * The PlantStore on a DynamoDB table keyed by `id` (N). The happy path is one conditional PutItem; only when the id
+ * The PlantRepository on a DynamoDB table keyed by `id` (N). The happy path is one conditional PutItem; only when the id
  * exists does a consistent GetItem read the stored plant. One request could do both
  * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`, as Powertools' idempotency store does), but dynalite, the local
  * DynamoDB, does not implement it: the second request keeps the conflict path the same locally and on AWS, and costs
  * only on a repeated id.
  */
-export const dynamoDbPlantStore = (client: DynamoDbClient, tableName: string): PlantStore => ({
+export const dynamoDbPlantRepository = (client: DynamoDbClient, tableName: string): PlantRepository => ({
   async createIfAbsent(record: PlantRecord, signal?: AbortSignal): Promise<CreateResult> {
     try {
       const put = { TableName: tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(id)' };
