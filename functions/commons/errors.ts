@@ -1,7 +1,7 @@
 // The errors the functions raise on purpose. Each carries the HTTP status that answers it and names what went wrong
-// in words a client may read; http-errors.ts is the one place that turns them (and anything else) into answers.
+// in words a client may read; http-errors.ts is the one place that turns them (and anything else) into responses.
 
-/** An error a client is told about: its status, its message, and any headers the answer needs. */
+/** An error a client is told about: its status, its message, and any headers the response needs. */
 export abstract class HttpError extends Error {
   abstract readonly statusCode: number;
   readonly expose = true;
@@ -14,6 +14,12 @@ export abstract class HttpError extends Error {
 export class InvalidRequestError extends HttpError {
   override name = 'InvalidRequestError';
   readonly statusCode = 400;
+}
+
+/** What the request names does not exist: 404. */
+export class NotFoundError extends HttpError {
+  override name = 'NotFoundError';
+  readonly statusCode = 404;
 }
 
 /** The request contradicts what is stored: 409. */

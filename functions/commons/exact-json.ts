@@ -1,6 +1,7 @@
-// JSON.parse loses integers beyond 2^53 (9007199254740993 becomes ...992). Node >= 21 hands a reviver each
-// number's source text, and this reviver uses it so that a number is never silently rounded into an integer.
-// No JSON library offers this as a reviver for JSON.parse, and the check is a few lines, so it is written here.
+// JSON loses integers beyond 2^53 both ways (9007199254740993 becomes ...992): JSON.parse rounds them, and
+// JSON.stringify throws on a bigint. Node >= 21 hands a reviver each number's source text, and JSON.rawJSON writes a
+// number's text as given: this file uses both so that an int64 is read and written exactly. No JSON library offers
+// this as a reviver and a writer for the built-in JSON, and each is a few lines, so they are written here.
 
 /** A JSON number literal: sign, integer digits, fraction digits, exponent. */
 const numberLiteral = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
@@ -31,3 +32,14 @@ const exactNumber = (source: string, parsed: number): number | bigint => {
 /** A JSON.parse reviver that applies `exactNumber` to every number. */
 export const exactNumbers = (_key: string, value: unknown, context?: { source?: string }): unknown =>
   typeof value === 'number' && context?.source !== undefined ? exactNumber(context.source, value) : value;
+
+// JSON.rawJSON (TC39's "JSON.parse source text access", the same proposal as the reviver's `source`; in V8 since
+// Node 21) writes a number's text as given. TypeScript's lib does not declare it yet.
+const { rawJSON } = JSON as unknown as { rawJSON(text: string): unknown };
+
+/**
+ * JSON.stringify, with every bigint written as its exact decimal digits (JSON.stringify throws on a bigint, and a
+ * `number` past 2^53 has already lost digits): an int64 leaves as it was stored.
+ */
+export const stringifyExact = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) => (typeof item === 'bigint' ? rawJSON(item.toString()) : item));

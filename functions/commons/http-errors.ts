@@ -1,4 +1,4 @@
-// The one place where errors become HTTP answers: every error body is the contract's Error, `{ error, message }`,
+// The one place where errors become HTTP responses: every error body is the contract's Error, `{ error, message }`,
 // with `error` equal to the status. Anything not raised on purpose is a 500 with a generic message: no stack,
 // SDK message or internal name reaches the client.
 import type { MiddlewareObj } from '@middy/core';
@@ -6,8 +6,10 @@ import type { ErrorObject } from 'ajv';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Error as ErrorBody } from './contract/openapi-types.ts';
 import { HttpError } from './errors.ts';
+import { stringifyExact } from './exact-json.ts';
 import { logDebug, logger } from './logger.ts';
 
+/** A JSON response; a bigint in `body` (an int64) is written exactly. */
 export const jsonResponse = (
   statusCode: number,
   body: unknown,
@@ -15,7 +17,7 @@ export const jsonResponse = (
 ): APIGatewayProxyResult => ({
   statusCode,
   headers: { 'Content-Type': 'application/json', ...headers },
-  body: JSON.stringify(body),
+  body: stringifyExact(body),
 });
 
 const errorResponse = (status: number, message: string, headers?: Record<string, string>) =>
@@ -85,7 +87,7 @@ const fromMiddy = ({ statusCode, expose, message, cause = {} }: MiddyHttpError):
   return statusCode < 500 && expose ? errorResponse(statusCode, message) : undefined;
 };
 
-/** Turns any error into the API's answer. */
+/** Turns any error into the API's response. */
 const toErrorResponse = (error: unknown): APIGatewayProxyResult => {
   if (error instanceof HttpError) return errorResponse(error.statusCode, error.message, error.headers);
   return (isMiddyHttpError(error) && fromMiddy(error)) || errorResponse(500, 'Internal server error');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { exactNumbers } from '../../../functions/commons/exact-json.ts';
+import { exactNumbers, stringifyExact } from '../../../functions/commons/exact-json.ts';
 
 const parse = (text: string) => JSON.parse(text, exactNumbers) as unknown;
 
@@ -38,5 +38,26 @@ describe('exactNumbers', () => {
     expect(parse('{"a": ["9007199254740993", true, null, {"b": 9007199254740993}]}')).toEqual({
       a: ['9007199254740993', true, null, { b: 9007199254740993n }],
     });
+  });
+});
+
+describe('stringifyExact', () => {
+  test.each([
+    [9223372036854775807n, '9223372036854775807'],
+    [-9223372036854775808n, '-9223372036854775808'],
+    [9007199254740993n, '9007199254740993'],
+    [0n, '0'],
+  ])('writes the bigint %s as its exact digits', (value, text) => {
+    expect(stringifyExact({ id: value, ids: [value] })).toBe(`{"id":${text},"ids":[${text}]}`);
+  });
+
+  test('reads back exactly through exactNumbers, the ids past 2^53 as bigints', () => {
+    const plant = { id: 9223372036854775807n, low: -9223372036854775808n, name: 'Hoya', size: 3 };
+    expect(parse(stringifyExact(plant))).toEqual(plant);
+  });
+
+  test('writes everything else as JSON.stringify does', () => {
+    const value = { a: [1.5, 'text', null, true], b: { c: 'é\u2028' }, d: undefined };
+    expect(stringifyExact(value)).toBe(JSON.stringify(value));
   });
 });
