@@ -12,6 +12,16 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { gatewayResponses } from '../../infra/constructs/gateway-responses.ts';
 import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
+import { contractOperations, functionIdOf, resourcePathsOf } from '../helpers/contract-operations.ts';
+
+// What the stack makes per operation is counted from openapi.yaml, so these tests hold when one is added.
+const operations = contractOperations();
+const functionIds = [...operations.map(functionIdOf), 'BearerAuthorizerFunction'];
+/**
+ * The API's 4 (5XX, 4XX, latency, integration latency), the table's 2, the authorizer's failures; Throttles and
+ * Duration for every function; Errors for each operation's.
+ */
+const expectedAlarmCount = 4 + 2 + 1 + 2 * functionIds.length + operations.length;
 
 // The feature flags of cdk.json, as `cdk synth` applies them.
 const { context: cdkJsonContext } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
@@ -77,21 +87,39 @@ describe('the API', () => {
     expect(stage?.DependsOn).toContain(id);
   });
 
-  test('has exactly one method: POST /plants, proxied to createPlant, behind the TOKEN authorizer', () => {
-    template.resourceCountIs('AWS::ApiGateway::Method', 1);
-    template.resourceCountIs('AWS::ApiGateway::Resource', 1);
-    template.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'plants' });
-    template.hasResourceProperties('AWS::ApiGateway::Method', {
-      HttpMethod: 'POST',
-      AuthorizationType: 'CUSTOM',
-      AuthorizerId: { Ref: logicalIdOf('AWS::ApiGateway::Authorizer') },
-      ResourceId: { Ref: logicalIdOf('AWS::ApiGateway::Resource') },
-      Integration: {
-        Type: 'AWS_PROXY',
-        IntegrationHttpMethod: 'POST',
-        Uri: { 'Fn::Join': ['', Match.arrayWith([{ Ref: liveAliasOf('CreatePlantFunction') }])] },
-      },
-    });
+  test("has one method per operation of openapi.yaml, each proxied to its function's live alias, behind the TOKEN authorizer", () => {
+    template.resourceCountIs('AWS::ApiGateway::Method', operations.length);
+    template.resourceCountIs('AWS::ApiGateway::Resource', resourcePathsOf(operations).size);
+    const resources = resourcesOf('AWS::ApiGateway::Resource');
+    /** The resource of a path, walked from the API's root one segment at a time. */
+    const resourceIdOf = (path: string) =>
+      path
+        .split('/')
+        .filter(Boolean)
+        .reduce<unknown>(
+          (parent, segment) => {
+            const [id] =
+              resources.find(
+                ([, { Properties }]) =>
+                  Properties.PathPart === segment && JSON.stringify(Properties.ParentId) === JSON.stringify(parent),
+              ) ?? [];
+            return { Ref: id };
+          },
+          { 'Fn::GetAtt': [logicalIdOf('AWS::ApiGateway::RestApi'), 'RootResourceId'] },
+        );
+    for (const operation of operations) {
+      template.hasResourceProperties('AWS::ApiGateway::Method', {
+        HttpMethod: operation.method,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: logicalIdOf('AWS::ApiGateway::Authorizer') },
+        ResourceId: resourceIdOf(operation.path),
+        Integration: {
+          Type: 'AWS_PROXY',
+          IntegrationHttpMethod: 'POST',
+          Uri: { 'Fn::Join': ['', Match.arrayWith([{ Ref: liveAliasOf(functionIdOf(operation)) }])] },
+        },
+      });
+    }
   });
 
   test('hands every request body to the function as its bytes (binary media types */*), so none is repaired', () => {
@@ -285,14 +313,15 @@ describe('monitoring', () => {
     }
   });
 
-  test('alarms on the API, both functions, the authorizer and the table', () => {
+  test("alarms on the API, each operation's function, the authorizer and the table", () => {
     expect(alarmOn('AWS/ApiGateway', '5XXError')).toHaveLength(1);
     expect(alarmOn('AWS/ApiGateway', '4XXError')).toHaveLength(1);
     expect(alarmOn('AWS/ApiGateway', 'Latency')).toHaveLength(1);
     expect(alarmOn('AWS/ApiGateway', 'IntegrationLatency')).toHaveLength(1);
-    expect(alarmOn('AWS/Lambda', 'Errors')).toHaveLength(1); // createPlant's: the authorizer's errors include 401s
-    expect(alarmOn('AWS/Lambda', 'Throttles')).toHaveLength(2);
-    expect(alarmOn('AWS/Lambda', 'Duration')).toHaveLength(2);
+    // The operations' functions: the authorizer's errors include 401s, so it has none.
+    expect(alarmOn('AWS/Lambda', 'Errors')).toHaveLength(operations.length);
+    expect(alarmOn('AWS/Lambda', 'Throttles')).toHaveLength(functionIds.length);
+    expect(alarmOn('AWS/Lambda', 'Duration')).toHaveLength(functionIds.length);
     expect(alarmOn('AWS/DynamoDB', 'ThrottledRequests')).toHaveLength(1);
     expect(alarmOn('AWS/DynamoDB', 'SystemErrors')).toHaveLength(1);
     template.hasResourceProperties('AWS::Logs::MetricFilter', {
@@ -301,7 +330,7 @@ describe('monitoring', () => {
       MetricTransformations: [Match.objectLike({ MetricName: 'AuthorizerFailures', MetricValue: '1' })],
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'AuthorizerFailures', Threshold: 0 });
-    expect(alarms()).toHaveLength(12);
+    expect(alarms()).toHaveLength(expectedAlarmCount);
   });
 
   test('with the documented default thresholds, and duration alarms at 80 % of each timeout', () => {
@@ -359,7 +388,7 @@ describe('monitoring', () => {
     // in CodeDeploy"); metrics arrive about a minute late. So each watched alarm must be able to reach ALARM within the
     // canary's minutes: its breaching datapoints, plus a minute.
     const groups = Object.values(template.findResources('AWS::CodeDeploy::DeploymentGroup'));
-    expect(groups).toHaveLength(2);
+    expect(groups).toHaveLength(functionIds.length);
     for (const group of groups) {
       const config = String(group.Properties.DeploymentConfigName);
       const canaryMinutes = Number(/Canary10Percent(\d+)Minutes$/.exec(config)?.[1]);
@@ -439,7 +468,7 @@ describe('safe deploys', () => {
   test("each function's new code reaches its live alias through a CodeDeploy canary that rolls back on alarms", () => {
     const alarmIds = Object.keys(template.findResources('AWS::CloudWatch::Alarm'));
     const groups = resourcesOf('AWS::CodeDeploy::DeploymentGroup');
-    expect(groups).toHaveLength(2);
+    expect(groups).toHaveLength(functionIds.length);
     for (const [, group] of groups) {
       expect(group.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaCanary10Percent5Minutes');
       expect(group.Properties.AutoRollbackConfiguration).toEqual({
@@ -450,7 +479,7 @@ describe('safe deploys', () => {
       expect(watched).toHaveLength(2);
       for (const id of watched) expect(alarmIds).toContain(id);
     }
-    for (const functionId of ['CreatePlantFunction', 'BearerAuthorizerFunction']) {
+    for (const functionId of functionIds) {
       const [, alias] = resourcesOf('AWS::Lambda::Alias').find(([id]) => id === liveAliasOf(functionId)) ?? [];
       expect(alias?.UpdatePolicy.CodeDeployLambdaAliasUpdate).toBeDefined();
     }
@@ -475,7 +504,7 @@ describe('profiles (context profile)', () => {
       StageName: 'v1',
       MethodSettings: [expect.objectContaining({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 })],
     });
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 12);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', expectedAlarmCount);
     expect(new Set(retentions(template))).toEqual(new Set([30]));
   });
 
