@@ -85,6 +85,43 @@ const integerTextKeyword = {
   },
 } as const;
 
+/** An integer parameter's `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, compared exactly on its text. */
+type IntegerBounds = Partial<Record<'minimum' | 'maximum' | 'exclusiveMinimum' | 'exclusiveMaximum', number>>;
+
+/** The range as a client reads it: "must be from 1 to 100", "must be >= 1", "must be > 0". */
+const describeBounds = ({ minimum, maximum, exclusiveMinimum, exclusiveMaximum }: IntegerBounds) => {
+  if (minimum !== undefined && maximum !== undefined) return `must be from ${minimum} to ${maximum}`;
+  const limits = [
+    minimum !== undefined && `>= ${minimum}`,
+    exclusiveMinimum !== undefined && `> ${exclusiveMinimum}`,
+    maximum !== undefined && `<= ${maximum}`,
+    exclusiveMaximum !== undefined && `< ${exclusiveMaximum}`,
+  ].filter(Boolean);
+  return `must be ${limits.join(' and ')}`;
+};
+
+// The bounds of an integer parameter, checked on its text as a bigint (so an int64 bound is exact); text that is not
+// an integer is integerText's to refuse.
+const integerBoundsKeyword = {
+  keyword: 'integerBounds',
+  schemaType: 'object',
+  error: { message: ({ schema }: { schema: unknown }) => describeBounds(schema as IntegerBounds) },
+  code(cxt: KeywordCxt) {
+    const { data } = cxt;
+    const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = cxt.schema as IntegerBounds;
+    const value = _`BigInt(${data})`;
+    const outside = [
+      minimum !== undefined && _`${value} < BigInt(${minimum})`,
+      exclusiveMinimum !== undefined && _`${value} <= BigInt(${exclusiveMinimum})`,
+      maximum !== undefined && _`${value} > BigInt(${maximum})`,
+      exclusiveMaximum !== undefined && _`${value} >= BigInt(${exclusiveMaximum})`,
+    ].filter((condition) => condition !== false);
+    cxt.fail(
+      _`/^-?(0|[1-9][0-9]*)$/.test(${data}) && (${outside.reduce((all, condition) => _`${all} || ${condition}`)})`,
+    );
+  },
+} as const;
+
 /**
  * ajv's standalone code asks for its runtime helpers with `require` even when it writes an ES module (ajv issue
  * #2209, open), which fails in an ESM bundle at cold start. The helpers a schema of ours can need are inlined here;
@@ -102,22 +139,40 @@ const withoutRequire = (code: string) =>
     return inlined;
   });
 
-/** A parameter's schema for its value as the event carries it: a string. */
+const supportedByType: Record<string, string[]> = {
+  string: ['enum', 'minLength', 'maxLength', 'pattern', 'default'],
+  integer: ['format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'default'],
+  boolean: ['default'],
+};
+
+/**
+ * A parameter's schema for its value as the event carries it: a string. A `default` is the text the event gets when
+ * the parameter is absent (ajv's useDefaults), so it is checked like a value a client sent.
+ */
 const parameterSchema = (schema: Schema, where: string): Schema => {
-  const { type, format, enum: allowed, description: _description, example: _example, ...rest } = schema;
-  const unsupported = Object.keys(rest).filter((key) => !['minLength', 'maxLength', 'pattern'].includes(key));
+  const { type, description: _description, example: _example, ...rest } = schema;
+  const supported = supportedByType[String(type)];
+  if (!supported) throw new Error(`${where}: parameters of type ${String(type)} are not supported`);
+  const unsupported = Object.keys(rest).filter((key) => !supported.includes(key));
   if (unsupported.length > 0) throw new Error(`${where}: ${unsupported.join(', ')} is not supported for parameters`);
-  if (type === 'string') {
-    if (format !== undefined) throw new Error(`${where}: format ${String(format)} is not supported for parameters`);
-    return { type: 'string', ...(allowed !== undefined && { enum: allowed }), ...rest };
+  const { default: fallback, format, minimum, maximum, exclusiveMinimum, exclusiveMaximum, ...stringRules } = rest;
+  const withDefault = (text: Schema) => (fallback === undefined ? text : { ...text, default: String(fallback) });
+  if (type === 'string') return withDefault({ type: 'string', ...stringRules });
+  if (type === 'boolean') return withDefault({ type: 'string', enum: ['true', 'false'] });
+  if (format !== undefined && format !== 'int32' && format !== 'int64')
+    throw new Error(`${where}: integer format ${String(format)} is not supported`);
+  const bounds = Object.fromEntries(
+    Object.entries({ minimum, maximum, exclusiveMinimum, exclusiveMaximum }).filter(([, bound]) => bound !== undefined),
+  );
+  for (const [name, bound] of Object.entries(bounds)) {
+    // A YAML number past 2^53 has already been rounded when it is read: only a bound within it is exact.
+    if (!Number.isSafeInteger(bound)) throw new Error(`${where}: ${name} must be an integer within ±(2^53 - 1)`);
   }
-  if (type === 'integer') {
-    if (format !== undefined && format !== 'int32' && format !== 'int64')
-      throw new Error(`${where}: integer format ${String(format)} is not supported`);
-    return { type: 'string', integerText: format ?? 'any' };
-  }
-  if (type === 'boolean') return { type: 'string', enum: ['true', 'false'] };
-  throw new Error(`${where}: parameters of type ${String(type)} are not supported`);
+  return withDefault({
+    type: 'string',
+    integerText: format ?? 'any',
+    ...(Object.keys(bounds).length > 0 && { integerBounds: bounds }),
+  });
 };
 
 interface Parameter {
@@ -206,18 +261,23 @@ const eventProperties = ({ where, parameters, body }: Operation) => {
     const ofPlace = parameters.filter((parameter) => parameter.in === place);
     if (ofPlace.length === 0) continue;
     const names = ofPlace.filter((parameter) => place === 'path' || parameter.required).map(({ name }) => name);
-    const object = (valueSchema: (parameter: Parameter) => Schema) => ({
+    // A parameter with a default is in the event once validated: the validator writes the default in (into the
+    // parameters' object, so the object must be there: httpEventNormalizer() makes it {} for a request without any).
+    const defaulted = ofPlace.filter((parameter) => parameter.schema?.default !== undefined).map(({ name }) => name);
+    const present = [...names, ...defaulted];
+    const object = (valueSchema: (parameter: Parameter) => Schema, requiredNames: string[]) => ({
       type: 'object',
       properties: Object.fromEntries(ofPlace.map((parameter) => [parameter.name, valueSchema(parameter)])),
-      ...(names.length > 0 && { required: names }),
+      ...(requiredNames.length > 0 && { required: requiredNames }),
     });
-    const checked = object((parameter) =>
-      parameterSchema(parameter.schema ?? {}, `${where} ${place} parameter ${parameter.name}`),
+    const checked = object(
+      (parameter) => parameterSchema(parameter.schema ?? {}, `${where} ${place} parameter ${parameter.name}`),
+      names,
     );
-    const strings = object(() => ({ type: 'string' }));
-    validated[eventKey] = names.length > 0 ? checked : { ...checked, type: ['object', 'null'] };
-    typed[eventKey] = names.length > 0 ? strings : { anyOf: [{ type: 'null' }, strings] };
-    if (names.length > 0) required.push(eventKey);
+    const strings = object(() => ({ type: 'string' }), present);
+    validated[eventKey] = present.length > 0 ? checked : { ...checked, type: ['object', 'null'] };
+    typed[eventKey] = present.length > 0 ? strings : { anyOf: [{ type: 'null' }, strings] };
+    if (present.length > 0) required.push(eventKey);
   }
   return { validated, typed, required };
 };
@@ -245,10 +305,24 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
       strict: true,
       // `type: ['object', 'null']` for parameters that may all be absent (the event then has null).
       allowUnionTypes: true,
+      // A parameter's default is written into the event when the parameter is absent.
+      useDefaults: true,
       code: { source: true, esm: true, optimize: true },
     });
     ajv.addKeyword(int64Keyword);
     ajv.addKeyword(integerTextKeyword);
+    ajv.addKeyword(integerBoundsKeyword);
+    // A parameter's default must pass its own checks, as a client's value would: a wrong one stops the generation.
+    for (const [place, schemas] of Object.entries(validated)) {
+      const properties = isSchema(schemas) && isSchema(schemas.properties) ? schemas.properties : {};
+      for (const [name, schema] of Object.entries(properties)) {
+        if (!isSchema(schema) || schema.default === undefined || place === 'body') continue;
+        if (!ajv.validate({ type: 'object', properties: { [name]: schema } }, { [name]: schema.default }))
+          throw new Error(
+            `${where} parameter ${name}: its default ${JSON.stringify(schema.default)} does not satisfy its own schema (${ajv.errorsText()})`,
+          );
+      }
+    }
     const eventSchema = {
       $id: eventName,
       description: `The Lambda proxy event of ${operationId} (${where}), its body parsed by the JSON body parser`,

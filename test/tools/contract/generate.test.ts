@@ -2,12 +2,13 @@
 // what it generates, and any contract's operations each get theirs, by operationId.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
+import { stringify } from 'yaml';
 import { projectRoot } from '../../../infra/project-root.ts';
 import {
   generate,
@@ -116,5 +117,88 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
     expect(
       problems(getFile, { pathParameters: { proxy: 'a' }, queryStringParameters: { version: '2147483648' } }),
     ).toEqual(['/queryStringParameters/version must be an integer in the int32 range']);
+  });
+});
+
+describe('parameter ranges and defaults, checked on the text the event carries', () => {
+  const contractWith = (parameters: unknown[]) => {
+    const folder = mkdtempSync(join(tmpdir(), 'plant-store-contract-'));
+    const file = join(folder, 'openapi.yaml');
+    writeFileSync(
+      file,
+      stringify({
+        openapi: '3.1.0',
+        info: { title: 'pages', version: '1' },
+        paths: {
+          '/plants': { get: { operationId: 'listPlants', parameters, responses: { 200: { description: 'a page' } } } },
+        },
+      }),
+    );
+    return file;
+  };
+  const listPlants = async (parameters: unknown[]) => {
+    const outputDir = mkdtempSync(join(tmpdir(), 'plant-store-generate-'));
+    const generated = await generate(contractWith(parameters));
+    for (const [name, text] of Object.entries(generated)) writeFileSync(join(outputDir, name), text);
+    const validate = (await import(join(outputDir, validatorFile('listPlants')))).default as ((
+      event: unknown,
+    ) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
+    return { validate, types: generated['openapi-types.ts'] ?? '' };
+  };
+  const page = [
+    { name: 'limit', in: 'query', schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 } },
+    {
+      name: 'after',
+      in: 'query',
+      schema: { type: 'integer', format: 'int64', exclusiveMinimum: 0 },
+    },
+    { name: 'tagged', in: 'query', schema: { type: 'boolean', default: false } },
+    { name: 'order', in: 'query', schema: { type: 'string', enum: ['id', 'name'], default: 'id' } },
+  ];
+
+  test('an absent parameter gets its default, as text; a present one is checked against its range', async () => {
+    const { validate } = await listPlants(page);
+    const check = (query: Record<string, string>) => {
+      const event = { queryStringParameters: { ...query } };
+      const valid = validate(event);
+      return valid ? event.queryStringParameters : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+    };
+    expect(check({})).toEqual({ limit: '20', tagged: 'false', order: 'id' });
+    expect(check({ limit: '100', after: '9223372036854775807', tagged: 'true', order: 'name' })).toEqual({
+      limit: '100',
+      after: '9223372036854775807',
+      tagged: 'true',
+      order: 'name',
+    });
+    expect(check({ limit: '0' })).toEqual(['/queryStringParameters/limit must be from 1 to 100']);
+    expect(check({ limit: '101' })).toEqual(['/queryStringParameters/limit must be from 1 to 100']);
+    expect(check({ limit: 'ten' })).toEqual(['/queryStringParameters/limit must be an integer in the int32 range']);
+    // Both are true of it, and both are said.
+    expect(check({ limit: '99999999999' })).toEqual([
+      '/queryStringParameters/limit must be an integer in the int32 range',
+      '/queryStringParameters/limit must be from 1 to 100',
+    ]);
+    expect(check({ after: '0' })).toEqual(['/queryStringParameters/after must be > 0']);
+    expect(check({ after: '-9223372036854775808' })).toEqual(['/queryStringParameters/after must be > 0']);
+  });
+
+  test('a parameter with a default is typed as present; the parameters object must be there for it', async () => {
+    const { validate, types } = await listPlants(page);
+    expect(types).toContain(
+      'queryStringParameters: {\nlimit: string\nafter?: string\ntagged: string\norder: string\n}',
+    );
+    expect(validate({ queryStringParameters: null })).toBe(false);
+  });
+
+  test('a default its own schema refuses, and a keyword the generator cannot check on text, stop the generation', async () => {
+    await expect(
+      listPlants([{ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 0 } }]),
+    ).rejects.toThrow('GET /plants parameter limit: its default "0" does not satisfy its own schema');
+    await expect(
+      listPlants([{ name: 'after', in: 'query', schema: { type: 'integer', minimum: 2 ** 63 } }]),
+    ).rejects.toThrow('GET /plants query parameter after: minimum must be an integer within ±(2^53 - 1)');
+    await expect(
+      listPlants([{ name: 'limit', in: 'query', schema: { type: 'integer', multipleOf: 10 } }]),
+    ).rejects.toThrow('GET /plants query parameter limit: multipleOf is not supported for parameters');
   });
 });
