@@ -11,6 +11,7 @@ import { exactNumbers } from '../functions/commons/exact-json.ts';
 import { signDevToken } from '../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../infra/local/local-api.ts';
 import { projectRoot } from '../infra/project-root.ts';
+import { contractChecker } from './helpers/independent-contract.ts';
 import { functionsAloneMessage, lintImports, otherFunctionMessage } from './helpers/lint.ts';
 
 const fixture = 'test/fixtures/extended-app';
@@ -81,12 +82,18 @@ test.each(functionIds)('%s has its alarms and a canary that rolls back on them a
 });
 
 describe('the runner serves it, and each operation is validated from its contract', () => {
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${api.url}${path}`, {
+  // Every answer is checked against the fixture's own contract, numbers read exactly (an int64 id included).
+  const contract = contractChecker(join(projectRoot, fixture, 'openapi.yaml'));
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${api.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
+    const request = { method, path: new URL(path, api.url).pathname };
+    expect(await (await contract).responseViolations(response, request)).toEqual([]);
+    return response;
+  };
   // Numbers read exactly: an int64 past 2^53 is a bigint.
   const answer = async (response: Response) => [response.status, JSON.parse(await response.text(), exactNumbers)];
 

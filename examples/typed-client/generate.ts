@@ -16,9 +16,7 @@ const generated = astToString(ast);
 
 if (process.argv.includes('--check')) {
   if (readFileSync(output, 'utf8') !== generated) {
-    console.error(
-      'examples/typed-client/src/plant-store-api.d.ts is stale: run `npm run generate`',
-    );
+    console.error('examples/typed-client/src/plant-store-api.d.ts is stale: run `npm run generate`');
     process.exit(1);
   }
 } else {

@@ -5,7 +5,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { expect } from '@jest/globals';
 import { Big } from 'big.js';
 import fc from 'fast-check';
-import { contractViolations } from './independent-contract.ts';
+import { contractViolations, createPlantRequest } from './independent-contract.ts';
 
 interface PlantRequest {
   /** The Content-Type header as sent (name and value), or none. */
@@ -272,7 +272,7 @@ export const judgeAnswer = async (
   before: StoredItem,
   stored: (id: string) => Promise<StoredItem>,
 ) => {
-  expect(contractViolations(answer)).toEqual([]);
+  expect(contractViolations(answer, createPlantRequest)).toEqual([]);
   if (expected.status !== 'create') {
     expect(answer.statusCode).toBe(expected.status);
     return;

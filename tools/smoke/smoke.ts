@@ -6,7 +6,7 @@
 // smoke runs, which real clients must not use (docs/deploy.md). Each run takes a new id there (from the clock), so runs never
 // meet each other or real data. The plants it creates stay (the API deletes nothing); their name says "smoke test".
 import { parseArgs } from 'node:util';
-import { contractViolations } from '../../test/helpers/independent-contract.ts';
+import { contractViolations, createPlantRequest } from '../../test/helpers/independent-contract.ts';
 
 const { values } = parseArgs({
   options: { 'base-url': { type: 'string' }, token: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -54,7 +54,10 @@ const expectAnswer = (
   check?: (body: Record<string, unknown>) => string | undefined,
 ) => {
   if (answer.status !== status) throw new Broken(`expected HTTP ${status}, got ${answer.status}: ${answer.text}`);
-  const problems = contractViolations({ statusCode: answer.status, headers: answer.headers, body: answer.text });
+  const problems = contractViolations(
+    { statusCode: answer.status, headers: answer.headers, body: answer.text },
+    createPlantRequest,
+  );
   if (problems.length > 0) throw new Broken(`the answer breaks openapi.yaml: ${problems.join('; ')}: ${answer.text}`);
   const problem = check?.(JSON.parse(answer.text) as Record<string, unknown>);
   if (problem) throw new Broken(`${problem}: ${answer.text}`);

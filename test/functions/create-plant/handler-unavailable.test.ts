@@ -3,7 +3,7 @@ import { beforeAll, expect, test } from '@jest/globals';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
-import { contractViolations } from '../../helpers/independent-contract.ts';
+import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 
 let handler: CreatePlantHandler;
 
@@ -17,5 +17,5 @@ test('an unreachable database answers 503 with Retry-After and no internals', as
   expect(answer.statusCode).toBe(503);
   expect(answer.headers).toEqual({ 'Content-Type': 'application/json', 'Retry-After': '1' });
   expect(JSON.parse(answer.body)).toEqual({ error: 503, message: 'The database is unavailable, please retry' });
-  expect(contractViolations(answer)).toEqual([]);
+  expect(contractViolations(answer, createPlantRequest)).toEqual([]);
 });

@@ -6,7 +6,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { databaseStartMs, type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
-import { contractViolations } from '../../helpers/independent-contract.ts';
+import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 
 const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;
@@ -27,7 +27,7 @@ afterAll(async () => {
 /** Invokes the handler and checks the answer against openapi.yaml before returning it. */
 const invoke = async (event: APIGatewayProxyEvent) => {
   const answer = await handler(event, lambdaContext('create-plant'));
-  expect(contractViolations(answer)).toEqual([]);
+  expect(contractViolations(answer, createPlantRequest)).toEqual([]);
   return { ...answer, json: JSON.parse(answer.body) as unknown };
 };
 

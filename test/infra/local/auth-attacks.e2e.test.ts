@@ -17,7 +17,7 @@ import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts'
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
-import { contractViolations } from '../../helpers/independent-contract.ts';
+import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 import { parseRaw, rawExchange } from '../../helpers/raw-http.ts';
 import { report } from '../../helpers/report.ts';
 
@@ -271,11 +271,14 @@ describe('no attack reaches createPlant', () => {
     expect(statuses).toContain(answer.status);
     expect(answer.contentType).toBe('application/json');
     expect(
-      contractViolations({
-        statusCode: answer.status,
-        headers: { 'content-type': answer.contentType },
-        body: JSON.stringify(answer.json),
-      }),
+      contractViolations(
+        {
+          statusCode: answer.status,
+          headers: { 'content-type': answer.contentType },
+          body: JSON.stringify(answer.json),
+        },
+        createPlantRequest,
+      ),
     ).toEqual([]);
   });
 

@@ -9,7 +9,7 @@ import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { startDatabaseGate } from '../../helpers/database-gate.ts';
-import { responseContractViolations } from '../../helpers/independent-contract.ts';
+import { createPlantRequest, responseContractViolations } from '../../helpers/independent-contract.ts';
 import { recordedLog } from '../../helpers/log-lines.ts';
 
 /** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
@@ -25,7 +25,7 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
       headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ id, name }),
     });
-    expect(await responseContractViolations(response)).toEqual([]);
+    expect(await responseContractViolations(response, createPlantRequest)).toEqual([]);
     return response;
   };
   /** Resolves once the database serves again after its last failure (at once when it already does). */

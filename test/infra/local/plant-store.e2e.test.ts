@@ -3,7 +3,7 @@ import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { contractOperations } from '../../helpers/contract-operations.ts';
-import { responseContractViolations } from '../../helpers/independent-contract.ts';
+import { createPlantRequest, responseContractViolations } from '../../helpers/independent-contract.ts';
 
 const options = plantStoreOptions();
 let api: LocalApi;
@@ -23,7 +23,7 @@ const createPlant = async (body: unknown, headers: Record<string, string> = { Au
     headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' || body instanceof Buffer ? body : JSON.stringify(body),
   });
-  expect(await responseContractViolations(response)).toEqual([]);
+  expect(await responseContractViolations(response, createPlantRequest)).toEqual([]);
   return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
 };
 
