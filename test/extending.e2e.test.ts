@@ -143,6 +143,15 @@ describe('the runner serves it, and each operation is validated from its contrac
   });
 });
 
+test("docs/extending.md's handler chain is the fixture's, line for line", () => {
+  const doc = readFileSync(join(projectRoot, 'docs/extending.md'), 'utf8');
+  const chains = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map(([, block = '']) => block)
+    .filter((block) => block.startsWith('export const handler'));
+  expect(chains).toHaveLength(1);
+  expect(readFileSync(join(projectRoot, fixture, 'functions/get-thing/handler.ts'), 'utf8')).toContain(chains[0]);
+});
+
 test('the lint boundary holds for its function folders', () => {
   expect(
     lintImports({

@@ -6,9 +6,9 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { NewPlant } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
+import { deadline } from '../commons/deadline.ts';
 import { createDynamoDbClient } from '../commons/dynamodb-client.ts';
 import { dynamoDbPlantRepository } from '../commons/dynamodb-plant-repository.ts';
-import { UnavailableError } from '../commons/errors.ts';
 import { eventValidator } from '../commons/event-validator.ts';
 import { httpErrors, jsonResponse } from '../commons/http-errors.ts';
 import { jsonBody } from '../commons/json-body.ts';
@@ -20,12 +20,6 @@ const plants = dynamoDbPlantRepository(createDynamoDbClient(), config.tableName)
 
 type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
 
-/**
- * Each invocation's deadline: the function's remaining time less this margin, in which the 503 is still answered
- * (instead of Lambda cutting the invocation off, which API Gateway answers 502).
- */
-const deadlineMarginMs = 500;
-
 const createPlantHandler = async (
   event: CreatePlantEvent,
   { signal }: { signal: AbortSignal },
@@ -36,13 +30,7 @@ const createPlantHandler = async (
   return jsonResponse(200, plant);
 };
 
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>({
-  // At the deadline middy aborts the handler's signal (which stops the DynamoDB calls) and answers this.
-  timeoutEarlyInMillis: deadlineMarginMs,
-  timeoutEarlyResponse: () => {
-    throw new UnavailableError('The request ran out of time, please retry');
-  },
-})
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(deadline)
   .use(injectLambdaContext(logger))
   .use(httpHeaderNormalizer())
   .use(jsonBody(config.maxBodyBytes))
