@@ -15,7 +15,14 @@ import { contractChecker } from './helpers/independent-contract.ts';
 import { functionsAloneMessage, lintImports, otherFunctionMessage } from './helpers/lint.ts';
 
 const fixture = 'test/fixtures/extended-app';
-const functionIds = ['CreateThingFunction', 'GetThingFunction', 'GetFileFunction'];
+const functionIds = [
+  'CreateThingFunction',
+  'GetThingFunction',
+  'GetFileFunction',
+  'CreatePlantFunction',
+  'GetPlantFunction',
+  'ListPlantsFunction',
+];
 const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-extended-'));
 let synthErrors = '';
 let api: LocalApi;
@@ -88,7 +95,8 @@ describe('the runner serves it, and each operation is validated from its contrac
     const response = await fetch(`${api.url}${path}`, {
       method,
       headers: { Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
+      // A string is sent as it is (an int64 past 2^53 has no exact JavaScript number).
+      ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const request = { method, path: new URL(path, api.url).pathname };
     expect(await (await contract).responseViolations(response, request)).toEqual([]);
@@ -135,6 +143,51 @@ describe('the runner serves it, and each operation is validated from its contrac
     ]);
   });
 
+  describe("the plants table: the product's createPlant, and the reads the recipe added", () => {
+    // Both ends of int64, and one past 2^53: each read back exactly.
+    const ids = [9223372036854775807n, -9223372036854775808n, 9007199254740993n];
+    const plantBody = (id: bigint, name: string) => `{"id":${id},"name":${JSON.stringify(name)}}`;
+
+    test('POST /plants stores; GET /plants/{id} answers each id exactly; an absent id is 404', async () => {
+      for (const id of ids) {
+        expect(await answer(await call('POST', '/plants', plantBody(id, `Plant ${id}`)))).toEqual([
+          200,
+          { name: `Plant ${id}` },
+        ]);
+        expect(await answer(await call('GET', `/plants/${id}`))).toEqual([200, { id, name: `Plant ${id}` }]);
+      }
+      expect(await answer(await call('GET', '/plants/42'))).toEqual([
+        404,
+        { error: 404, message: 'No plant has the id 42' },
+      ]);
+    });
+
+    test('GET /plants pages through every plant once, its limit 1 to 100 and 20 by default', async () => {
+      const seen: bigint[] = [];
+      let next = '/plants?limit=2';
+      for (let pages = 1; ; pages += 1) {
+        const [status, page] = await answer(await call('GET', next));
+        expect(status).toBe(200);
+        expect(page.plants.length).toBeLessThanOrEqual(2);
+        seen.push(...page.plants.map(({ id }: { id: bigint }) => id));
+        if (page.cursor === undefined) break;
+        expect(pages).toBeLessThan(ids.length + 1);
+        next = `/plants?limit=2&cursor=${encodeURIComponent(page.cursor)}`;
+      }
+      expect(seen.sort((a, b) => (a < b ? -1 : 1))).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+      const [, firstPage] = await answer(await call('GET', '/plants'));
+      expect(firstPage.plants).toHaveLength(ids.length); // the default limit, 20, holds them all
+      expect(await answer(await call('GET', '/plants?limit=101'))).toEqual([
+        400,
+        { error: 400, message: 'query parameter limit: must be from 1 to 100' },
+      ]);
+      expect(await answer(await call('GET', '/plants?cursor=bm9wZQ'))).toEqual([
+        400,
+        { error: 400, message: 'query parameter cursor: is not a cursor this API gave' },
+      ]);
+    });
+  });
+
   test('one token: the authorizer ran once, and its cached stage-wide policy served every route', async () => {
     // Every request above carried the same token: API Gateway caches the authorizer's policy per token, and the
     // policy allows the whole stage, so the other routes are served from the cache.
@@ -143,13 +196,20 @@ describe('the runner serves it, and each operation is validated from its contrac
   });
 });
 
-test("docs/extending.md's handler chain is the fixture's, line for line", () => {
+test("every code block of docs/extending.md is the fixture's code, line for line", () => {
   const doc = readFileSync(join(projectRoot, 'docs/extending.md'), 'utf8');
-  const chains = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)]
-    .map(([, block = '']) => block)
-    .filter((block) => block.startsWith('export const handler'));
-  expect(chains).toHaveLength(1);
-  expect(readFileSync(join(projectRoot, fixture, 'functions/get-thing/handler.ts'), 'utf8')).toContain(chains[0]);
+  const lines = (text: string) => text.split('\n').map((line) => line.trim());
+  const files = ['functions/get-plant/handler.ts', 'infra/extended-stack.ts'].map((file) =>
+    lines(readFileSync(join(projectRoot, fixture, file), 'utf8')).join('\n'),
+  );
+  const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, block = '']) => lines(block.trimEnd()).join('\n'));
+  expect(blocks).toHaveLength(2);
+  // Named by the block when it fails.
+  for (const block of blocks)
+    expect({ block, inTheFixture: files.some((file) => file.includes(block)) }).toEqual({
+      block,
+      inTheFixture: true,
+    });
 });
 
 test('the lint boundary holds for its function folders', () => {

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDbClient, DynamoDbError } from './dynamodb-client.ts';
-import { UnavailableError } from './errors.ts';
-import type { CreateResult, PlantRecord, PlantRepository } from './plant-repository.ts';
+import { InvalidRequestError, UnavailableError } from './errors.ts';
+import type { CreateResult, PlantPage, PlantRecord, PlantRepository } from './plant-repository.ts';
 
 const toItem = (record: PlantRecord): Record<string, AttributeValue> => ({
   // N holds 38 digits, so every int64 round-trips exactly as its decimal text.
@@ -24,6 +24,22 @@ const fromItem = (item: Record<string, AttributeValue>): PlantRecord => {
     createdAt: createdAt.S,
     createdBy: createdBy.S,
   };
+};
+
+/**
+ * A page's cursor is the last id of the page (DynamoDB's LastEvaluatedKey, the table's only key), as base64url text:
+ * opaque to clients, so the table's key may change without changing the API.
+ */
+const cursorOf = (key: Record<string, AttributeValue> | undefined) =>
+  key?.id?.N === undefined ? undefined : Buffer.from(key.id.N).toString('base64url');
+
+const keyOf = (cursor: string): Record<string, AttributeValue> => {
+  const id = Buffer.from(cursor, 'base64url').toString();
+  const int64 = /^-?(0|[1-9]\d{0,18})$/.test(id) && BigInt(id) >= -(2n ** 63n) && BigInt(id) < 2n ** 63n;
+  if (!int64 || cursorOf({ id: { N: id } }) !== cursor) {
+    throw new InvalidRequestError('query parameter cursor: is not a cursor this API gave');
+  }
+  return { id: { N: id } };
 };
 
 /**
@@ -70,5 +86,38 @@ export const dynamoDbPlantRepository = (client: DynamoDbClient, tableName: strin
     // Plants are never deleted through the API, so this is a race with an operator: let the client retry.
     if (!stored) throw new UnavailableError('The plant changed while it was being stored, please retry');
     return { created: false, existing: fromItem(stored) };
+  },
+
+  async get(id: bigint, signal?: AbortSignal): Promise<PlantRecord | undefined> {
+    const get = { TableName: tableName, Key: { id: { N: id.toString() } }, ConsistentRead: true };
+    try {
+      const { Item } = await client.call<{ Item?: Record<string, AttributeValue> }>('GetItem', get, signal);
+      return Item && fromItem(Item);
+    } catch (error) {
+      throw translated(error, signal);
+    }
+  },
+
+  async list(
+    { limit, cursor }: { limit: number; cursor?: string | undefined },
+    signal?: AbortSignal,
+  ): Promise<PlantPage> {
+    const scan = {
+      TableName: tableName,
+      Limit: limit,
+      // A page may be read just after its plants were created: the read is strongly consistent, as `get`'s is.
+      ConsistentRead: true,
+      ...(cursor !== undefined && { ExclusiveStartKey: keyOf(cursor) }),
+    };
+    try {
+      const { Items = [], LastEvaluatedKey } = await client.call<{
+        Items?: Record<string, AttributeValue>[];
+        LastEvaluatedKey?: Record<string, AttributeValue>;
+      }>('Scan', scan, signal);
+      const next = cursorOf(LastEvaluatedKey);
+      return { plants: Items.map(fromItem), ...(next !== undefined && { cursor: next }) };
+    } catch (error) {
+      throw translated(error, signal);
+    }
   },
 });

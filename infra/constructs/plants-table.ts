@@ -23,4 +23,9 @@ export class PlantsTable extends Construct {
   grantCreatePlant(grantee: IGrantable) {
     return this.table.grant(grantee, 'dynamodb:PutItem', 'dynamodb:GetItem');
   }
+
+  /** What a read needs, and nothing more: an item by its id, and pages of the table. */
+  grantReadPlants(grantee: IGrantable) {
+    return this.table.grant(grantee, 'dynamodb:GetItem', 'dynamodb:Scan');
+  }
 }

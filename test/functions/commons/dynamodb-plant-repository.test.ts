@@ -163,3 +163,62 @@ describe('dynamoDbPlantRepository', () => {
     await expect(plants.createIfAbsent(record())).rejects.toMatchObject({ name: 'ResourceNotFoundException' });
   });
 });
+
+describe('reads', () => {
+  // A table of its own, so that a page holds only what these tests stored.
+  const readTable = 'plants-read-test';
+  const ids = [-9223372036854775808n, -1n, 0n, 7n, 9007199254740993n, 9223372036854775807n];
+  const stored = ids.map((id) => record({ id, name: `Plant ${id}`, ...(id === 7n && { tag: undefined }) }));
+  let plants: ReturnType<typeof dynamoDbPlantRepository>;
+
+  beforeAll(async () => {
+    await db.createPlantsTable(readTable);
+    plants = dynamoDbPlantRepository(client, readTable);
+    for (const plant of stored) await plants.createIfAbsent(plant);
+  }, databaseStartMs);
+
+  test('get answers the plant stored with an id, exactly at both ends of int64, and nothing for an absent one', async () => {
+    for (const plant of stored) expect(await plants.get(plant.id)).toEqual(plant);
+    expect(await plants.get(8n)).toBeUndefined();
+  });
+
+  test('list pages through every plant once, each page at most its limit, the last without a cursor', async () => {
+    for (const limit of [1, 2, 4, 6, 100]) {
+      const seen: PlantRecord[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const page = await plants.list({ limit, cursor });
+        expect(page.plants.length).toBeLessThanOrEqual(limit);
+        seen.push(...page.plants);
+        cursor = page.cursor;
+        pages += 1;
+        expect(pages).toBeLessThanOrEqual(ids.length + 1);
+      } while (cursor !== undefined);
+      const byId = (a: PlantRecord, b: PlantRecord) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      expect({ limit, seen: seen.sort(byId) }).toEqual({ limit, seen: [...stored].sort(byId) });
+    }
+  });
+
+  test('a cursor the API did not give is a 400 naming the parameter', async () => {
+    for (const cursor of [
+      'not-a-cursor',
+      Buffer.from('1.5').toString('base64url'),
+      Buffer.from('9223372036854775808').toString('base64url'),
+      '',
+    ]) {
+      await expect(plants.list({ limit: 2, cursor })).rejects.toMatchObject({
+        statusCode: 400,
+        message: 'query parameter cursor: is not a cursor this API gave',
+      });
+    }
+  });
+
+  test('an unreachable database is a 503 for reads too', async () => {
+    const refused = createDynamoDbClient({ endpoint: await refusedEndpoint(), maxAttempts: 1 });
+    const unreachable = dynamoDbPlantRepository(refused, readTable);
+    await expect(unreachable.get(1n)).rejects.toBeInstanceOf(UnavailableError);
+    await expect(unreachable.list({ limit: 1 })).rejects.toBeInstanceOf(UnavailableError);
+    refused.destroy();
+  });
+});
