@@ -4,7 +4,7 @@
 // which has it). Why by hand:
 // the lean libraries sign (aws4) or send requests without an abort signal per call and retries bounded by it
 // (@aws-lite/client), and this function needs both: every call stops at the invocation's deadline. What the SDK did
-// and this keeps, each tested against dynalite or a loopback server in test/functions/create-plant/:
+// and this keeps, each tested against dynalite or a loopback server in test/functions/commons/:
 // - the regional endpoint, or AWS_ENDPOINT_URL_DYNAMODB / AWS_ENDPOINT_URL (the SDKs' documented override);
 // - credentials with the session token from the environment, where Lambda puts them;
 // - up to 3 attempts for throttling, 5xx and unanswered requests, with "full jitter" exponential backoff, as the AWS
