@@ -1,11 +1,11 @@
 // A real DynamoDB API for tests that store plants: the local runner's own database (dynalite in its process, in
 // memory), with the plants table as the CDK construct declares it (infra/constructs/plants-table.ts), not restated.
 import { createServer } from 'node:net';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PlantsTable } from '../../infra/constructs/plants-table.ts';
-import { createTableInput, startDatabase } from '../../infra/local/database/database.ts';
+import { startDatabase } from '../../infra/local/database/database.ts';
 import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface LocalDynamoDb {
@@ -34,9 +34,8 @@ export const startDynalite = async (): Promise<LocalDynamoDb> => {
   return {
     endpoint: database.endpoint,
     client,
-    async createPlantsTable(name) {
-      await client.send(new CreateTableCommand(createTableInput({ id: 'Plants', tableName: name, properties })));
-    },
+    // As the runner creates its tables: served once ACTIVE.
+    createPlantsTable: (name) => database.createTables([{ id: 'Plants', tableName: name, properties }]),
     async close() {
       client.destroy();
       await database.close();

@@ -10,6 +10,7 @@ import {
   type CreateTableCommandInput,
   DynamoDBClient,
   ResourceInUseException,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalTable } from '../app/template.ts';
@@ -24,7 +25,7 @@ export interface LocalDatabase {
 }
 
 /** The table properties CreateTable takes; settings that only matter on AWS (PITR, protection…) are left out. */
-export const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCommandInput => {
+const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCommandInput => {
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, ProvisionedThroughput } =
     properties as Partial<CreateTableCommandInput>;
   return {
@@ -116,6 +117,12 @@ export const startDatabase = async (
         } catch (error) {
           if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
         }
+      }
+      // A table is CREATING for a moment after CreateTable (in dynalite too: it turns ACTIVE on its next tick, later
+      // on a busy machine), and answers ResourceNotFoundException meanwhile: each is served once DescribeTable says
+      // it is ACTIVE. The waiter asks at once, then every second.
+      for (const { tableName } of tables) {
+        await waitUntilTableExists({ client, minDelay: 1, maxDelay: 1, maxWaitTime: 60 }, { TableName: tableName });
       }
     } finally {
       client.destroy();
