@@ -59,6 +59,31 @@ const template = () =>
     Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
   };
 
+test.each([
+  ['GetPlantFunction', ['dynamodb:GetItem', 'dynamodb:Scan']],
+  ['ListPlantsFunction', ['dynamodb:GetItem', 'dynamodb:Scan']],
+  ['CreatePlantFunction', ['dynamodb:GetItem', 'dynamodb:PutItem']],
+])('%s may call on the plants table only %j', (functionId, actions) => {
+  // What IAM lets the function's role do: GetItem reads one item, Scan reads pages, PutItem writes ("Actions,
+  // resources, and condition keys for Amazon DynamoDB",
+  // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html).
+  const resources = template().Resources;
+  const { Role } = (resources[functionId]?.Properties ?? {}) as { Role?: { 'Fn::GetAtt': [string, string] } };
+  const role = Role?.['Fn::GetAtt'][0];
+  expect(role).toBeDefined();
+  const table = Object.keys(resources).find((id) => resources[id]?.Type === 'AWS::DynamoDB::Table');
+  const statements = Object.values(resources)
+    .filter(
+      ({ Type, Properties }) =>
+        Type === 'AWS::IAM::Policy' && JSON.stringify(Properties.Roles).includes(`{"Ref":"${role}"}`),
+    )
+    .flatMap(({ Properties }) => (Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement)
+    .filter(({ Action }) => [Action].flat().some((action) => String(action).startsWith('dynamodb:')));
+  expect(statements).toHaveLength(1);
+  expect([statements[0]?.Action].flat().sort()).toEqual(actions);
+  expect(JSON.stringify(statements[0]?.Resource)).toContain(`"${table}"`);
+});
+
 test('it synthesizes clean of cdk-nag findings', () => {
   const report = JSON.parse(readFileSync(join(cloudAssemblyDir, 'validation-report.json'), 'utf8'));
   // A finding fails the synth and fills this report; a clean synth leaves it empty.
