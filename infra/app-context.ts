@@ -66,8 +66,35 @@ const settings = {
   alarmApiLatencyP99Ms: threshold('apiLatencyP99Ms', wholeNumber),
   alarmIntegrationLatencyP99Ms: threshold('integrationLatencyP99Ms', wholeNumber),
   localDynamoDbEndpoint: prop('localDynamoDbEndpoint', text),
+  scopes: prop('scopes', (name, value) => {
+    if (value === 'contract' || value === 'none') return value;
+    let names: unknown;
+    try {
+      names = JSON.parse(value);
+    } catch {
+      names = undefined;
+    }
+    const valid =
+      typeof names === 'object' &&
+      names !== null &&
+      !Array.isArray(names) &&
+      Object.values(names).every((v) => typeof v === 'string');
+    if (!valid) {
+      throw new Error(
+        `Context ${name} must be contract, none, or a JSON object naming each scope of openapi.yaml as the issuer does ` +
+          `(e.g. {"plants/write":"Plants.Write"}), not ${value}`,
+      );
+    }
+    return names as Record<string, string>;
+  }),
   env: (_props: Partial<Props>, _name: string, value: string) => {
     throw new Error(`Context env is now profile: -c profile=${value}`);
+  },
+  requiredScope: (_props: Partial<Props>, _name: string, value: string) => {
+    throw new Error(
+      `Context requiredScope is now scopes, a scope per operation (openapi.yaml): -c scopes=contract when the issuer ` +
+        `issues those names, or -c scopes='{"plants/write":"${value}"}'`,
+    );
   },
 };
 
@@ -83,7 +110,7 @@ const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] 
     // Without jwksUri, the issuer's discovery document names the keys: whichever is fetched must be https.
     fetchable(jwksUri === undefined ? 'issuer' : 'jwksUri', jwksUri ?? issuer);
     return {
-      externalTrust: { issuer, audience, requiredScope: get('requiredScope') ?? '', ...(jwksUri && { jwksUri }) },
+      externalTrust: { issuer, audience, ...(jwksUri && { jwksUri }) },
     };
   },
   (get) => {

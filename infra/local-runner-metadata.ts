@@ -4,8 +4,8 @@
 
 /**
  * A function that verifies tokens of an issuer: the environment variables that take the issuer (`iss`), the audience
- * and the JWKS address, and optionally the variable holding the scope tokens must carry. Locally they point at the
- * runner's development issuer, and its tokens carry that scope.
+ * and the JWKS address, and optionally the variable holding the routes' scopes (a JSON list of `{"scopes": [...]}`).
+ * Locally they point at the runner's development issuer, and its tokens carry every scope of those routes.
  */
 export const tokenIssuerMetadataKey = 'local-runner:token-issuer';
 
@@ -13,5 +13,5 @@ export interface TokenIssuerVariables {
   issuer: string;
   audience: string;
   jwksUri: string;
-  requiredScope?: string;
+  routeScopes?: string;
 }

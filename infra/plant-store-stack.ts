@@ -3,9 +3,10 @@ import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { Algorithm } from '../functions/bearer-authorizer/algorithms.ts';
+import { operationScopes } from '../functions/commons/contract/operation-scopes.ts';
 import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
 import { createPlantVariableNames as createPlantVariables } from '../functions/create-plant/variable-names.ts';
-import { BearerAuthorizer } from './constructs/bearer-authorizer.ts';
+import { BearerAuthorizer, challengeScopeOf, routeScopesOf, type ScopeNames } from './constructs/bearer-authorizer.ts';
 import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
 import { Identity, type TokenTrust } from './constructs/identity.ts';
 import { type AlarmThresholds, Monitoring } from './constructs/monitoring.ts';
@@ -16,6 +17,11 @@ import { PlantsTable } from './constructs/plants-table.ts';
 export interface PlantStoreStackProps extends StackProps {
   /** Trust this OIDC provider instead of creating a Cognito user pool. */
   externalTrust?: TokenTrust;
+  /**
+   * How the issuer names the scopes of openapi.yaml's operations (ScopeNames). Unset: `contract` with the Cognito pool
+   * (which issues exactly those), `none` with an external issuer.
+   */
+  scopes?: ScopeNames;
   /** The signature algorithms the authorizer accepts (unset: its default, RS256 and ES256). */
   jwtAlgorithms?: Algorithm[];
   authorizerCacheTtl?: Duration;
@@ -119,9 +125,16 @@ export class PlantStoreStack extends Stack {
       );
     }
 
-    const trust = props.externalTrust ?? new Identity(this, 'Identity').trust;
+    if (!props.externalTrust && typeof props.scopes === 'object') {
+      throw new Error(
+        'Context scopes renames scopes only for an external issuer: the Cognito pool issues the contract names',
+      );
+    }
+    const trust = props.externalTrust ?? new Identity(this, 'Identity', operationScopes).trust;
+    const routes = routeScopesOf(operationScopes, props.scopes ?? (props.externalTrust ? 'none' : 'contract'));
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {
       trust,
+      routes,
       ...(props.jwtAlgorithms && { algorithms: props.jwtAlgorithms }),
       cacheTtl: props.authorizerCacheTtl ?? Duration.seconds(defaults.authorizerCacheTtlSeconds),
       logRetention: profile.logRetention,
@@ -137,7 +150,7 @@ export class PlantStoreStack extends Stack {
       throttlingRateLimit: props.throttlingRateLimit ?? profile.throttlingRateLimit,
       throttlingBurstLimit: props.throttlingBurstLimit ?? profile.throttlingBurstLimit,
       logRetention: profile.logRetention,
-      requiredScope: trust.requiredScope,
+      challengeScope: challengeScopeOf(routes),
     });
 
     api.addOperation('POST', '/plants', createPlant.alias);

@@ -8,13 +8,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exactNumbers } from '../functions/commons/exact-json.ts';
-import { signDevToken } from '../infra/local/issuer/dev-issuer.ts';
+import { devIssuerScope, signDevToken } from '../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../infra/local/local-api.ts';
 import { projectRoot } from '../infra/project-root.ts';
+import { contractOperations } from './helpers/contract-operations.ts';
 import { contractChecker } from './helpers/independent-contract.ts';
 import { functionsAloneMessage, lintImports, otherFunctionMessage } from './helpers/lint.ts';
 
 const fixture = 'test/fixtures/extended-app';
+const operations = contractOperations(join(projectRoot, fixture, 'openapi.yaml'));
+const allScopes = new Set(operations.flatMap(({ scopes }) => scopes));
 const functionIds = [
   'CreateThingFunction',
   'GetThingFunction',
@@ -47,7 +50,8 @@ beforeAll(async () => {
     log: () => undefined,
     functionLog: () => undefined,
   });
-  token = await signDevToken(api.signingKey, { sub: 'extender', scope: 'things/write', expiresIn: '1h' });
+  // A token with every scope the fixture's operations list (its openapi.yaml), as the runner's own tokens carry.
+  token = await signDevToken(api.signingKey, { sub: 'extender', scope: [...allScopes].join(' '), expiresIn: '1h' });
 }, 120_000);
 
 afterAll(async () => {
@@ -213,11 +217,58 @@ describe('the runner serves it, and each operation is validated from its contrac
     });
   });
 
-  test('one token: the authorizer ran once, and its cached stage-wide policy served every route', async () => {
+  test('one token: the authorizer ran once, and its cached policy, naming every route, served them all', async () => {
     // Every request above carried the same token: API Gateway caches the authorizer's policy per token, and the
-    // policy allows the whole stage, so the other routes are served from the cache.
+    // policy names every route the token's scopes reach, so the other routes are served from the cache.
     expect(api.invocations('BearerAuthorizerFunction')).toBe(1);
     for (const id of functionIds) expect(api.invocations(id)).toBeGreaterThan(0);
+  });
+});
+
+describe('a scope per operation (openapi.yaml), through the cached policy', () => {
+  const readOnly = 'plants/read';
+  // What the 403 names: of the scopes the operations list, those the token lacks (a gateway response cannot pick
+  // the route's own: docs/extending.md, "The scopes").
+  const lacking = [...allScopes].filter((scope) => scope !== readOnly).join(' ');
+  const call = (method: string, path: string, readToken: string) =>
+    fetch(`${api.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${readToken}`, 'Content-Type': 'application/json' },
+      ...(method === 'POST' && { body: '{"id": 7, "name": "Fern"}' }),
+    });
+  const expectRefusedWrite = async (response: Response) => {
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({
+      error: 403,
+      message: `The token lacks a scope this operation needs; of this API's scopes it lacks: ${lacking}`,
+    });
+    // The operations need different scopes, so the API-wide challenge names none (RFC 6750 section 3: optional).
+    expect(response.headers.get('www-authenticate')).toBe(
+      'Bearer realm="Extended fixture", error="insufficient_scope"',
+    );
+  };
+
+  test("the runner's development tokens carry every operation's scope", () => {
+    expect(new Set(devIssuerScope(api.app)?.split(' '))).toEqual(allScopes);
+  });
+
+  test.each([
+    ['a read first, then the write', ['read', 'write']],
+    ['the write first, then a read', ['write', 'read']],
+  ])('a read-only token: %s, one authorizer run', async (order, steps) => {
+    const readToken = await signDevToken(api.signingKey, { sub: `reader ${order}`, scope: readOnly, expiresIn: '1h' });
+    const before = api.invocations('BearerAuthorizerFunction');
+    for (const step of steps) {
+      if (step === 'read') {
+        expect((await call('GET', '/plants', readToken)).status).toBe(200);
+        // Stored by an earlier test or not: either way the route was reached, not refused.
+        expect([200, 404]).toContain((await call('GET', '/plants/9223372036854775807', readToken)).status);
+      } else {
+        await expectRefusedWrite(await call('POST', '/plants', readToken));
+      }
+    }
+    expect((await call('POST', '/things', readToken)).status).toBe(403);
+    expect(api.invocations('BearerAuthorizerFunction')).toBe(before + 1);
   });
 });
 

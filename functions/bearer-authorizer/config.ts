@@ -2,12 +2,13 @@
 // clear message (the stack's synth refuses the same values: infra/app-context.ts).
 import { getNumberFromEnv, getStringFromEnv } from '@aws-lambda-powertools/commons/utils/env';
 import { defaultAlgorithms, parseAlgorithms } from './algorithms.ts';
+import { parseRouteScopes, type RouteScopes } from './route-policy.ts';
 import type { TokenVerifierConfig } from './token-verifier.ts';
 import { authorizerVariableNames as names } from './variable-names.ts';
 
 const jwksUri = getStringFromEnv({ key: names.jwksUri, defaultValue: '' });
 
-export const config: TokenVerifierConfig & { requiredScope: string } = {
+export const config: TokenVerifierConfig & { routes: RouteScopes[] | undefined } = {
   issuer: getStringFromEnv({
     key: names.issuer,
     errorMessage: `${names.issuer} must name the trusted token issuer`,
@@ -23,5 +24,6 @@ export const config: TokenVerifierConfig & { requiredScope: string } = {
     names.algorithms,
   ),
   clockToleranceSeconds: getNumberFromEnv({ key: names.clockToleranceSeconds, defaultValue: 5 }),
-  requiredScope: getStringFromEnv({ key: names.requiredScope, defaultValue: '' }),
+  // Unset or empty: every valid token reaches every route (the deployment checks no scopes).
+  routes: parseRouteScopes(getStringFromEnv({ key: names.routeScopes, defaultValue: '' }), names.routeScopes),
 };

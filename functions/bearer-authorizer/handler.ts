@@ -12,9 +12,9 @@ const verify = createTokenVerifier(config);
 
 const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   try {
-    const result = await authorize(event, { verify, requiredScope: config.requiredScope });
+    const result = await authorize(event, { verify, routes: config.routes });
     // API Gateway's access log records the principal and the answer of every request (and caches this result).
-    logDebug('Authorized', { principalId: result.principalId, effect: result.policyDocument.Statement[0]?.Effect });
+    logDebug('Authorized', { principalId: result.principalId, missingScopes: result.context?.missingScopes });
     return result;
   } catch (error) {
     // Never log the token; the reason is enough to tell an expired token from a forged one.

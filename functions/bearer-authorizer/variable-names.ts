@@ -4,7 +4,7 @@ export const authorizerVariableNames = {
   issuer: 'JWT_ISSUER',
   audience: 'JWT_AUDIENCE',
   jwksUri: 'JWKS_URI',
-  requiredScope: 'REQUIRED_SCOPE',
+  routeScopes: 'ROUTE_SCOPES',
   algorithms: 'JWT_ALGORITHMS',
   clockToleranceSeconds: 'JWT_CLOCK_TOLERANCE_SECONDS',
 } as const;

@@ -6,13 +6,63 @@ import { Construct } from 'constructs';
 import type { Algorithm } from '../../functions/bearer-authorizer/algorithms.ts';
 import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts';
 import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-messages.ts';
+import { checkRoutes, type RouteScopes } from '../../functions/bearer-authorizer/route-policy.ts';
 import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local-runner-metadata.ts';
 import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
 
+/** An operation of an app's contract and the scopes its security requirement lists (its generated operation-scopes.ts). */
+export interface OperationScopes {
+  operationId: string;
+  method: string;
+  path: string;
+  scopes: readonly string[];
+}
+
+/**
+ * How the deployment's issuer names the contract's scopes: as openapi.yaml does (`contract`), with other names (each
+ * contract scope to the issuer's, e.g. `{"plants/write": "Plants.Write"}`), or `none`: no scope is checked, every
+ * valid token reaches every route.
+ */
+export type ScopeNames = 'contract' | 'none' | Readonly<Record<string, string>>;
+
+/** The routes the authorizer allows by scope, in the issuer's names; undefined for `none`. Throws naming a gap. */
+export const routeScopesOf = (operations: readonly OperationScopes[], names: ScopeNames): RouteScopes[] | undefined => {
+  if (names === 'none') return undefined;
+  const contractScopes = new Set(operations.flatMap(({ scopes }) => scopes));
+  const rename = (scope: string, { method, path }: OperationScopes) => {
+    if (names === 'contract') return scope;
+    const name = names[scope];
+    if (name === undefined) throw new Error(`Context scopes names no issuer scope for ${scope} (${method} ${path})`);
+    return name;
+  };
+  if (names !== 'contract') {
+    const unknown = Object.keys(names).filter((scope) => !contractScopes.has(scope));
+    if (unknown.length > 0) throw new Error(`Context scopes renames ${unknown.join(', ')}: no operation needs it`);
+  }
+  const routes = operations.map((operation) => ({
+    method: operation.method,
+    path: operation.path,
+    scopes: operation.scopes.map((scope) => rename(scope, operation)),
+  }));
+  checkRoutes(routes);
+  return routes;
+};
+
+/**
+ * The scope a 403's challenge can name (RFC 6750 section 3): a gateway response's header is one for the whole API, so
+ * only when every route needs the same scopes; '' otherwise, or when none is checked.
+ */
+export const challengeScopeOf = (routes: readonly RouteScopes[] | undefined) => {
+  const distinct = new Set(routes?.map(({ scopes }) => scopes.join(' ')));
+  return distinct.size === 1 ? [...distinct].join('') : '';
+};
+
 export interface BearerAuthorizerProps {
   trust: TokenTrust;
+  /** The routes and the scopes each needs (routeScopesOf); undefined: every valid token reaches every route. */
+  routes: readonly RouteScopes[] | undefined;
   /** The signature algorithms accepted; unset: the function's default (algorithms.ts). */
   algorithms?: Algorithm[];
   /** How long API Gateway caches a token's result (0 turns caching off). */
@@ -30,7 +80,7 @@ export class BearerAuthorizer extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { trust, algorithms, cacheTtl, reservedConcurrency, logRetention }: BearerAuthorizerProps,
+    { trust, routes, algorithms, cacheTtl, reservedConcurrency, logRetention }: BearerAuthorizerProps,
   ) {
     super(scope, id);
     this.function = new PlantStoreFunction(this, 'Function', {
@@ -43,7 +93,8 @@ export class BearerAuthorizer extends Construct {
       variables: {
         [names.issuer]: trust.issuer,
         [names.audience]: trust.audience,
-        [names.requiredScope]: trust.requiredScope,
+        // Lambda's environment holds 4 KB in all: about 50 routes (each ~70 bytes of JSON).
+        ...(routes !== undefined && { [names.routeScopes]: JSON.stringify(routes) }),
         ...(trust.jwksUri === undefined ? {} : { [names.jwksUri]: trust.jwksUri }),
         ...(algorithms === undefined ? {} : { [names.algorithms]: algorithms.join(',') }),
       },
@@ -69,12 +120,12 @@ export class BearerAuthorizer extends Construct {
       }),
     });
     // What a local runner needs to point this function at its own token issuer: which variables take the issuer,
-    // the audience and the JWKS address, and which holds the scope its tokens must carry (docs/local-runner.md).
+    // the audience and the JWKS address, and which holds the routes' scopes, its tokens' scopes (docs/local-runner.md).
     (this.function.function.node.defaultChild as CfnFunction).addMetadata(tokenIssuerMetadataKey, {
       issuer: names.issuer,
       audience: names.audience,
       jwksUri: names.jwksUri,
-      requiredScope: names.requiredScope,
+      routeScopes: names.routeScopes,
     } satisfies TokenIssuerVariables);
     this.authorizer = new TokenAuthorizer(this, 'Authorizer', {
       handler: this.function.alias,

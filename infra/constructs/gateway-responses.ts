@@ -12,7 +12,14 @@ export const gatewayResponses: readonly {
   headers?: Record<string, string>;
 }[] = [
   { type: ResponseType.UNAUTHORIZED, status: 401 },
-  { type: ResponseType.ACCESS_DENIED, status: 403 },
+  // Only the authorizer denies (a valid token without a route's scopes); its context names what the token lacks. A
+  // gateway response's template is not VTL: it substitutes variables, so it cannot pick the route's own scope.
+  {
+    type: ResponseType.ACCESS_DENIED,
+    status: 403,
+    message:
+      "The token lacks a scope this operation needs; of this API's scopes it lacks: $context.authorizer.missingScopes",
+  },
   { type: ResponseType.EXPIRED_TOKEN, status: 403 },
   { type: ResponseType.INVALID_API_KEY, status: 403 },
   { type: ResponseType.INVALID_SIGNATURE, status: 403 },
@@ -54,10 +61,10 @@ const errorTemplate = (status: number, message?: string) =>
  * RFC 6750 asks for when no token was sent and allows when one was refused (`error="invalid_token"` is a SHOULD). The
  * 403 is only ever the authorizer's Deny for a valid token without the required scope: `insufficient_scope`.
  */
-export const bearerChallenges = (realm: string, requiredScope: string): Record<string, string> => ({
+export const bearerChallenges = (realm: string, challengeScope: string): Record<string, string> => ({
   [ResponseType.UNAUTHORIZED.responseType]: `Bearer realm="${realm}"`,
   [ResponseType.ACCESS_DENIED.responseType]: `Bearer realm="${realm}", error="insufficient_scope"${
-    requiredScope === '' ? '' : `, scope="${requiredScope}"`
+    challengeScope === '' ? '' : `, scope="${challengeScope}"`
   }`,
 });
 

@@ -7,6 +7,7 @@ import {
   UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import type { OperationScopes } from './bearer-authorizer.ts';
 
 /**
  * The stack name as the start of the Cognito domain prefix, `<stack name>-<account id>`: Cognito takes lower-case
@@ -34,20 +35,19 @@ export interface TokenTrust {
   audience: string;
   /** Omitted: where the issuer's OpenID Connect discovery document says (one more request at cold start). */
   jwksUri?: string;
-  /** '' for none. */
-  requiredScope: string;
 }
 
 /**
- * The API's token issuer when no other is configured: a Cognito user pool for machine clients only, with a resource
- * server `plants` and its scope `plants/write`, one app client for the OAuth client-credentials grant, and a domain
- * that serves the token endpoint.
+ * The API's token issuer when no other is configured: a Cognito user pool for machine clients only, with the
+ * contract's scopes (`plants/write`: resource server `plants`, its scope `write`), one app client for the OAuth
+ * client-credentials grant that may ask for each, and a domain that serves the token endpoint.
  */
 export class Identity extends Construct {
   readonly trust: TokenTrust;
   readonly client: UserPoolClient;
 
-  constructor(scope: Construct, id: string) {
+  /** `operations`: the contract's, whose scopes the pool issues (each `<resource server>/<scope>`, Cognito's form). */
+  constructor(scope: Construct, id: string, operations: readonly OperationScopes[]) {
     super(scope, id);
     const stack = Stack.of(this);
     const pool = new UserPool(this, 'UserPool', {
@@ -73,17 +73,29 @@ export class Identity extends Construct {
         reason: 'Threat protection (Plus tier) guards user sign-ins; this pool has only app clients.',
       },
     );
-    const write = new ResourceServerScope({ scopeName: 'write', scopeDescription: 'Create plants' });
-    const identifier = 'plants';
-    const resourceServer = new UserPoolResourceServer(this, 'ResourceServer', {
-      userPool: pool,
-      identifier,
-      scopes: [write],
+    const servers = new Map<string, ResourceServerScope[]>();
+    for (const scope of new Set(operations.flatMap(({ scopes }) => scopes))) {
+      const [, identifier, name] = /^(.+)\/([^/]+)$/.exec(scope) ?? [];
+      if (identifier === undefined || name === undefined) {
+        throw new Error(`Scope ${scope}: a Cognito scope is <resource server>/<name>; or deploy with -c issuer=...`);
+      }
+      const needing = operations.filter(({ scopes }) => scopes.includes(scope)).map(({ operationId }) => operationId);
+      const description = `Needed by ${needing.join(', ')}`.slice(0, 256);
+      servers.set(identifier, [
+        ...(servers.get(identifier) ?? []),
+        new ResourceServerScope({ scopeName: name, scopeDescription: description }),
+      ]);
+    }
+    const clientScopes = [...servers].flatMap(([identifier, scopes]) => {
+      // `plants` keeps the construct id it was first deployed with: a new logical id would make CloudFormation create
+      // a second server with the same identifier before deleting the first, which Cognito refuses.
+      const serverId = identifier === 'plants' ? 'ResourceServer' : `ResourceServer-${identifier}`;
+      const server = new UserPoolResourceServer(this, serverId, { userPool: pool, identifier, scopes });
+      return scopes.map((scope) => OAuthScope.resourceServer(server, scope));
     });
-    const writeScope = OAuthScope.resourceServer(resourceServer, write);
     this.client = pool.addClient('Client', {
       generateSecret: true,
-      oAuth: { flows: { clientCredentials: true }, scopes: [writeScope] },
+      oAuth: { flows: { clientCredentials: true }, scopes: clientScopes },
       accessTokenValidity: Duration.hours(1),
       preventUserExistenceErrors: true,
     });
@@ -98,9 +110,6 @@ export class Identity extends Construct {
       // Where Cognito publishes a pool's keys (its guide to verifying tokens): known, so not discovered.
       jwksUri: `${issuer}/.well-known/jwks.json`,
       audience: this.client.userPoolClientId,
-      // As a literal (the resource server's identifier is one), not a reference to the resource server: the value
-      // reads the same in the template, to sam local and to the local runner.
-      requiredScope: `${identifier}/${write.scopeName}`,
     };
 
     new CfnOutput(stack, 'TokenUrl', {

@@ -26,8 +26,8 @@ export interface PlantStoreApiProps {
   throttlingRateLimit: number;
   /** Burst capacity for the stage. */
   throttlingBurstLimit: number;
-  /** The scope the authorizer requires ('' for none): what the 403's challenge names. */
-  requiredScope: string;
+  /** The scope the 403's challenge names ('' for none): challengeScopeOf the authorizer's routes. */
+  challengeScope: string;
 }
 
 /**
@@ -106,7 +106,7 @@ export class PlantStoreApi extends Construct {
         metricsEnabled: true,
       },
     });
-    addGatewayResponses(this.api, bearerChallenges(props.name, props.requiredScope));
+    addGatewayResponses(this.api, bearerChallenges(props.name, props.challengeScope));
     // API Gateway writes execution logs to a group it creates itself on the first log line, named after the API and
     // the stage, kept forever and left behind by `cdk destroy` ("Set up CloudWatch logging for REST APIs in API
     // Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html). The stack creates

@@ -83,7 +83,7 @@ export const localVariables = (
 
 /**
  * The gateway's 403 challenge names the scope the template says (a gateway response's header is fixed at deploy);
- * a required scope from `--env-vars` changes the function alone, so the runner says where to change both.
+ * routes' scopes from `--env-vars` change the function alone, so the runner says where to change both.
  */
 const warnOfOwnScope = (
   fn: LocalFunction,
@@ -91,13 +91,13 @@ const warnOfOwnScope = (
   envVars: Record<string, string>,
   log: (line: string) => void,
 ) => {
-  const name = fn.tokenIssuerVariables?.requiredScope;
+  const name = fn.tokenIssuerVariables?.routeScopes;
   const given = name === undefined ? undefined : envVars[name];
   const template = name === undefined ? undefined : fn.variables[name];
   if (given === undefined || template === undefined || given === resolveValue(template, app)) return;
   log(
-    `${fn.id}: ${name} is ${JSON.stringify(given)} from --env-vars, but the gateway's 403 challenge names the ` +
-      `template's ${JSON.stringify(resolveValue(template, app))}: set the scope in the app (its synth) to change both`,
+    `${fn.id}: ${name} is ${JSON.stringify(given)} from --env-vars, but the gateway's 403 challenge follows the ` +
+      `template's ${JSON.stringify(resolveValue(template, app))}: set the scopes in openapi.yaml (and synth) to change both`,
   );
 };
 

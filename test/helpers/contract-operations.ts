@@ -11,13 +11,18 @@ export interface ContractOperation {
   method: string;
   path: string;
   operationId: string;
+  /** The scopes its security requirement lists (its own, else the document's): OpenAPI 3.1, Security Requirement. */
+  scopes: string[];
 }
+
+type Security = Record<string, string[]>[];
 
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 export const contractOperations = (contract = join(projectRoot, 'openapi.yaml')): ContractOperation[] => {
-  const { paths = {} } = parse(readFileSync(contract, 'utf8')) as {
-    paths?: Record<string, Record<string, { operationId?: string }>>;
+  const { paths = {}, security = [] } = parse(readFileSync(contract, 'utf8')) as {
+    paths?: Record<string, Record<string, { operationId?: string; security?: Security }>>;
+    security?: Security;
   };
   return Object.entries(paths).flatMap(([path, item]) =>
     methods
@@ -25,7 +30,8 @@ export const contractOperations = (contract = join(projectRoot, 'openapi.yaml'))
       .map((method) => {
         const operationId = item[method]?.operationId;
         if (!operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
-        return { method: method.toUpperCase(), path, operationId };
+        const [requirement = {}] = item[method]?.security ?? security;
+        return { method: method.toUpperCase(), path, operationId, scopes: Object.values(requirement).flat() };
       }),
   );
 };

@@ -2,6 +2,7 @@
 // shape), with the settings docs/identity-providers.md gives for that provider and the verdict API Gateway must give:
 // Allow, Deny (403) or 401. Signed by keys generated here, published by an issuer found by OpenID Connect Discovery.
 import type { JWTPayload } from 'jose';
+import { operationScopes } from '../../functions/commons/contract/operation-scopes.ts';
 import {
   type DiscoveryIssuer,
   publicJwk,
@@ -12,9 +13,18 @@ import {
 } from './token-issuer.ts';
 
 /** The authorizer's settings, by their variable names. */
+/**
+ * The product's routes and their scopes as the stack hands them to the authorizer (ROUTE_SCOPES), each scope named
+ * as `names` says (`-c scopes='{...}'`) or as openapi.yaml does.
+ */
+export const productRouteScopes = (names: Record<string, string> = {}) =>
+  JSON.stringify(
+    operationScopes.map(({ method, path, scopes }) => ({ method, path, scopes: scopes.map((s) => names[s] ?? s) })),
+  );
+
 export interface Settings {
   JWT_AUDIENCE: string;
-  REQUIRED_SCOPE?: string;
+  ROUTE_SCOPES?: string;
   JWT_ALGORITHMS?: string;
 }
 export type Verdict = 'Allow' | 'Deny' | 401;
@@ -81,7 +91,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     'Cognito access token (client credentials), with the stack own required scope': {
       source:
         'https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-using-the-access-token.html',
-      settings: { JWT_AUDIENCE: cognitoClient, REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: cognitoClient, ROUTE_SCOPES: productRouteScopes() },
       header: { typ: undefined },
       claims: cognitoAccess,
       verdict: 'Allow',
@@ -98,14 +108,14 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     'Cognito ID token of the same app client, with a required scope (401, not 403)': {
       source:
         'https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-using-tokens-verifying-a-jwt.html',
-      settings: { JWT_AUDIENCE: cognitoClient, REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: cognitoClient, ROUTE_SCOPES: productRouteScopes() },
       header: { typ: undefined },
       claims: cognitoId,
       verdict: 401,
     },
     'Auth0 machine-to-machine token (Auth0 token profile)': {
       source: 'https://auth0.com/docs/secure/tokens/access-tokens/access-token-profiles',
-      settings: { JWT_AUDIENCE: auth0Api, REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: auth0Api, ROUTE_SCOPES: productRouteScopes() },
       header: {},
       claims: () => ({
         iss: issuer,
@@ -120,7 +130,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Auth0 user token for the API and /userinfo (Auth0 token profile)': {
       source: 'https://auth0.com/docs/secure/tokens/access-tokens/access-token-profiles',
-      settings: { JWT_AUDIENCE: auth0Api, REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: auth0Api, ROUTE_SCOPES: productRouteScopes() },
       header: {},
       claims: () => ({
         iss: issuer,
@@ -134,7 +144,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Auth0 machine-to-machine token (RFC 9068 token profile: typ at+jwt, client_id)': {
       source: 'https://auth0.com/docs/secure/tokens/access-tokens/access-token-profiles',
-      settings: { JWT_AUDIENCE: auth0Api, REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: auth0Api, ROUTE_SCOPES: productRouteScopes() },
       header: { typ: 'at+jwt' },
       claims: () => ({
         iss: issuer,
@@ -163,7 +173,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Entra ID v2 delegated token: scp is one space-separated string': {
       source: 'https://learn.microsoft.com/en-us/entra/identity-platform/access-token-claims-reference',
-      settings: { JWT_AUDIENCE: entraApi, REQUIRED_SCOPE: 'Plants.Write' },
+      settings: { JWT_AUDIENCE: entraApi, ROUTE_SCOPES: productRouteScopes({ 'plants/write': 'Plants.Write' }) },
       key: 'entra',
       header: { typ: 'JWT', x5t: 'entra-x5t' },
       claims: () => entraClaims({ scp: 'Plants.Read Plants.Write', name: 'A Gardener' }),
@@ -172,7 +182,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Entra ID v2 app-only token: application permissions in roles, no scp': {
       source: 'https://learn.microsoft.com/en-us/entra/identity-platform/access-token-claims-reference',
-      settings: { JWT_AUDIENCE: entraApi, REQUIRED_SCOPE: 'Plants.Write' },
+      settings: { JWT_AUDIENCE: entraApi, ROUTE_SCOPES: productRouteScopes({ 'plants/write': 'Plants.Write' }) },
       key: 'entra',
       header: { typ: 'JWT' },
       claims: () => entraClaims({ roles: ['Plants.Write'], idtyp: 'app' }),
@@ -181,7 +191,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     "Entra ID v2 delegated token: a user's role does not stand in for a scope the client lacks": {
       source: 'https://learn.microsoft.com/en-us/entra/identity-platform/access-token-claims-reference',
-      settings: { JWT_AUDIENCE: entraApi, REQUIRED_SCOPE: 'Plants.Write' },
+      settings: { JWT_AUDIENCE: entraApi, ROUTE_SCOPES: productRouteScopes({ 'plants/write': 'Plants.Write' }) },
       key: 'entra',
       header: { typ: 'JWT' },
       claims: () => entraClaims({ scp: 'Plants.Read', roles: ['Plants.Write'] }),
@@ -189,7 +199,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Okta custom authorization server token: scp an array, the client in cid': {
       source: 'https://developer.okta.com/docs/api/openapi/okta-oauth/guides/overview/#access-token-payload',
-      settings: { JWT_AUDIENCE: 'api://default', REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: 'api://default', ROUTE_SCOPES: productRouteScopes() },
       header: {},
       claims: () => ({
         ver: 1,
@@ -205,7 +215,7 @@ const shapesOf = (issuer: string): Record<string, Shape> => {
     },
     'Keycloak access token: typ Bearer, the client in azp': {
       source: 'https://github.com/keycloak/keycloak/blob/main/core/src/main/java/org/keycloak/util/TokenUtil.java',
-      settings: { JWT_AUDIENCE: 'plant-store', REQUIRED_SCOPE: 'plants/write' },
+      settings: { JWT_AUDIENCE: 'plant-store', ROUTE_SCOPES: productRouteScopes() },
       header: { typ: 'JWT' },
       claims: () => ({
         iss: issuer,

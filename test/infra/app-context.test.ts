@@ -9,23 +9,33 @@ describe('propsFromContext', () => {
     expect(props({})).toEqual({ stackName: 'PlantStore' });
   });
 
-  test('an issuer with its audience, JWKS and scope replaces the Cognito pool', () => {
+  test("an issuer with its audience, JWKS and its scopes' names replaces the Cognito pool", () => {
     expect(
       props({
         issuer: 'https://id.example.com/',
         audience: 'api',
         jwksUri: 'https://id.example.com/keys',
-        requiredScope: 'w',
+        scopes: '{"plants/write":"Plants.Write"}',
       }),
     ).toEqual({
       stackName: 'PlantStore',
-      externalTrust: {
-        issuer: 'https://id.example.com/',
-        audience: 'api',
-        jwksUri: 'https://id.example.com/keys',
-        requiredScope: 'w',
-      },
+      externalTrust: { issuer: 'https://id.example.com/', audience: 'api', jwksUri: 'https://id.example.com/keys' },
+      scopes: { 'plants/write': 'Plants.Write' },
     });
+  });
+
+  test('scopes is contract, none, or a JSON object of names; anything else stops the synth, naming it', () => {
+    expect(props({ scopes: 'contract' }).scopes).toBe('contract');
+    expect(props({ scopes: 'none' }).scopes).toBe('none');
+    for (const value of ['plants/write', '["plants/write"]', '{"plants/write": 1}', 'null']) {
+      expect(() => props({ scopes: value })).toThrow(/^Context scopes must be contract, none, or a JSON object/);
+    }
+  });
+
+  test('the former requiredScope stops the synth, saying what replaced it with the value given', () => {
+    expect(() => props({ requiredScope: 'Plants.Write' })).toThrow(
+      `Context requiredScope is now scopes, a scope per operation (openapi.yaml): -c scopes=contract when the issuer issues those names, or -c scopes='{"plants/write":"Plants.Write"}'`,
+    );
   });
 
   test('the issuer (discovered keys) or its jwksUri must be https, plain http only on loopback', () => {
@@ -39,7 +49,6 @@ describe('propsFromContext', () => {
     expect(props({ issuer: 'http://127.0.0.1:8080/realms/plants', audience: 'api' }).externalTrust).toEqual({
       issuer: 'http://127.0.0.1:8080/realms/plants',
       audience: 'api',
-      requiredScope: '',
     });
   });
 

@@ -658,7 +658,7 @@ describe('the functions', () => {
         issuer: 'JWT_ISSUER',
         audience: 'JWT_AUDIENCE',
         jwksUri: 'JWKS_URI',
-        requiredScope: 'REQUIRED_SCOPE',
+        routeScopes: 'ROUTE_SCOPES',
       },
     });
   });
@@ -699,17 +699,23 @@ describe('the functions', () => {
 });
 
 describe('identity', () => {
-  test('by default, a Cognito pool for the client-credentials grant whose client and scope the authorizer requires', () => {
+  test("by default, a Cognito pool for the client-credentials grant that issues each operation's scopes", () => {
     template.resourceCountIs('AWS::Cognito::UserPool', 1);
-    template.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
-      Identifier: 'plants',
-      Scopes: [{ ScopeName: 'write', ScopeDescription: Match.anyValue() }],
-    });
+    // openapi.yaml's scopes are Cognito's `<resource server>/<scope>`: one server per prefix, the client may ask each.
+    const scopes = [...new Set(operations.flatMap(({ scopes }) => scopes))].sort();
+    const servers = Object.values(template.findResources('AWS::Cognito::UserPoolResourceServer'));
+    const issued = servers.flatMap(({ Properties }) =>
+      Properties.Scopes.map(({ ScopeName }: { ScopeName: string }) => `${Properties.Identifier}/${ScopeName}`),
+    );
+    expect(issued.sort()).toEqual(scopes);
+    expect(logicalIdOf('AWS::Cognito::UserPoolResourceServer')).toMatch(/^IdentityResourceServer/);
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       GenerateSecret: true,
       AllowedOAuthFlows: ['client_credentials'],
       AllowedOAuthFlowsUserPoolClient: true,
     });
+    const [client] = Object.values(template.findResources('AWS::Cognito::UserPoolClient'));
+    expect(client?.Properties.AllowedOAuthScopes).toHaveLength(scopes.length);
     template.resourceCountIs('AWS::Cognito::UserPoolDomain', 1);
     const pool = logicalIdOf('AWS::Cognito::UserPool');
     const authorizerEnvironment =
@@ -718,7 +724,10 @@ describe('identity', () => {
       JWT_ISSUER: { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [pool, 'ProviderURL'] }]] },
       JWT_AUDIENCE: { Ref: logicalIdOf('AWS::Cognito::UserPoolClient') },
     });
-    expect(authorizerEnvironment.REQUIRED_SCOPE).toBe('plants/write');
+    // Each route of the contract with the scopes its operation lists (openapi.yaml), as the authorizer reads them.
+    expect(JSON.parse(authorizerEnvironment.ROUTE_SCOPES)).toEqual(
+      operations.map(({ method, path, scopes }) => ({ method, path, scopes })),
+    );
     // Where Cognito publishes a pool's keys (its guide to verifying tokens): given, so no discovery at cold start.
     expect(authorizerEnvironment.JWKS_URI).toEqual({
       'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [pool, 'ProviderURL'] }, '/.well-known/jwks.json']],
@@ -735,14 +744,14 @@ describe('identity', () => {
     expect(JSON.stringify(template.toJSON().Outputs.ClientSecretCommand.Value)).toContain('--region');
   });
 
-  test('with an external issuer, trusts it and creates no pool', () => {
+  test("with an external issuer, trusts it, creates no pool, and checks scopes in the issuer's names when told", () => {
     const external = synth({
       externalTrust: {
         issuer: 'https://id.example.com/',
         audience: 'plants-api',
         jwksUri: 'https://id.example.com/keys',
-        requiredScope: 'plants:write',
       },
+      scopes: { 'plants/write': 'plants:write' },
     });
     external.resourceCountIs('AWS::Cognito::UserPool', 0);
     external.resourceCountIs('AWS::Cognito::UserPoolClient', 0);
@@ -752,20 +761,39 @@ describe('identity', () => {
       JWT_ISSUER: 'https://id.example.com/',
       JWT_AUDIENCE: 'plants-api',
       JWKS_URI: 'https://id.example.com/keys',
-      REQUIRED_SCOPE: 'plants:write',
+      ROUTE_SCOPES: JSON.stringify([{ method: 'POST', path: '/plants', scopes: ['plants:write'] }]),
     });
     expect(Object.keys(external.toJSON().Outputs).sort()).toEqual(['AlarmTopicArn', 'ApiUrl', 'TableName']);
   });
 
   test('an external issuer without jwksUri leaves the keys to discovery; its algorithms reach the authorizer', () => {
     const discovered = synth({
-      externalTrust: { issuer: 'https://login.example.com/tenant/v2.0', audience: 'api://plants', requiredScope: '' },
+      externalTrust: { issuer: 'https://login.example.com/tenant/v2.0', audience: 'api://plants' },
       jwtAlgorithms: ['PS256', 'RS256'],
     });
     const variables =
       discovered.findResources('AWS::Lambda::Function').BearerAuthorizerFunction?.Properties.Environment.Variables;
     expect(variables.JWKS_URI).toBeUndefined();
     expect(variables.JWT_ALGORITHMS).toBe('PS256,RS256');
+    // No scope setting with an external issuer: none is checked, as docs/configuration.md says.
+    expect(variables.ROUTE_SCOPES).toBeUndefined();
+  });
+
+  test.each([
+    [
+      { 'plants/write': 'Plants.Write', 'plants/delete': 'Plants.Delete' },
+      'Context scopes renames plants/delete: no operation needs it',
+    ],
+    [{}, 'Context scopes names no issuer scope for plants/write (POST /plants)'],
+    [{ 'plants/write': 'Plants Write' }, '"Plants Write" is not an OAuth scope'],
+  ])('scope names that cannot work stop the synth: %j', (scopes, message) => {
+    expect(() => synth({ externalTrust: { issuer: 'https://id.example.com/', audience: 'api' }, scopes })).toThrow(
+      message,
+    );
+  });
+
+  test('renaming scopes without an external issuer stops the synth: the pool issues the contract names', () => {
+    expect(() => synth({ scopes: { 'plants/write': 'Plants.Write' } })).toThrow(/only for an external issuer/);
   });
 });
 
@@ -780,7 +808,7 @@ describe('the stack name', () => {
   });
 
   test('is no concern with an external issuer (no Cognito domain)', () => {
-    const externalTrust = { issuer: 'https://issuer.example', audience: 'api', requiredScope: '' };
+    const externalTrust = { issuer: 'https://issuer.example', audience: 'api' };
     expect(() => new PlantStoreStack(appWithoutBundling(), 'MyAwsStore', { externalTrust })).not.toThrow();
   });
 });

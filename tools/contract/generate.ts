@@ -185,6 +185,32 @@ interface Parameter {
 const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
 /** Every operation of the document, with what its event must hold. */
+/**
+ * The bearer scopes an operation's security requirement lists (its own, else the document's): OpenAPI 3.1 lets a
+ * requirement of any scheme list roles or scopes ("Security Requirement Object"). One requirement of one scheme: the
+ * authorizer checks one bearer token, so alternatives (`- a: [] - b: []`) or two schemes cannot be honoured; `[]`
+ * is any valid token.
+ */
+const scopesOf = (security: unknown, where: string): string[] => {
+  // No requirement (none at all, or `security: []`) says the operation is public; every route of this API is behind
+  // the bearer authorizer, so such a contract would not describe what is served.
+  if (security === undefined || (Array.isArray(security) && security.length === 0)) {
+    throw new Error(`${where}: no security requirement, but every route needs a bearer token: - bearerAuth: []`);
+  }
+  const requirements = Array.isArray(security) ? security : [];
+  const [requirement] = requirements;
+  const schemes = isSchema(requirement) ? Object.values(requirement) : [];
+  const [scopes] = schemes;
+  if (requirements.length !== 1 || schemes.length !== 1 || !Array.isArray(scopes)) {
+    throw new Error(`${where}: security must be one requirement of one scheme, e.g. - bearerAuth: [plants/write]`);
+  }
+  if (!scopes.every((scope) => typeof scope === 'string' && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))) {
+    // RFC 6749 section 3.3: a scope token is printable ASCII without space, `"` or `\`.
+    throw new Error(`${where}: ${JSON.stringify(scopes)} are not OAuth scope tokens (RFC 6749 section 3.3)`);
+  }
+  return scopes;
+};
+
 const operationsOf = (openapi: Schema) => {
   const components = isSchema(openapi.components) ? openapi.components : {};
   const resolve = (value: unknown): unknown => {
@@ -218,7 +244,10 @@ const operationsOf = (openapi: Schema) => {
       return [
         {
           operationId: operation.operationId,
+          method: method.toUpperCase(),
+          path,
           where,
+          scopes: scopesOf(operation.security ?? openapi.security, where),
           parameters,
           body: isSchema(body) ? { schema: bodySchema ?? {}, required: body.required === true } : undefined,
         },
@@ -281,6 +310,9 @@ const eventProperties = ({ where, parameters, body }: Operation) => {
   }
   return { validated, typed, required };
 };
+
+/** The file the operations' scopes are generated into. */
+const operationScopesFile = 'operation-scopes.ts';
 
 /** The file each operation's validator is generated into. */
 export const validatorFile = (operationId: string) => `validate-${kebabCase(operationId)}-event.js`;
@@ -351,6 +383,19 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
     };
   }
 
+  files[operationScopesFile] = [
+    banner,
+    '// Each operation and the scopes a token needs for it (its security requirement): the stack hands them to the',
+    '// authorizer, which allows a token exactly the routes its scopes reach.',
+    '',
+    'export const operationScopes: readonly { operationId: string; method: string; path: string; scopes: string[] }[] = [',
+    ...operationsOf(openapi).map(
+      ({ operationId, method, path, scopes }) => `  ${JSON.stringify({ operationId, method, path, scopes })},`,
+    ),
+    '];',
+    '',
+  ].join('\n');
+
   files['openapi-types.ts'] = await compile(
     {
       title: 'Schemas',
@@ -378,7 +423,8 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
 /** The generated files in `outputDir` (validators and their types, and the types file), for finding stale ones. */
 export const generatedFilesIn = async (outputDir: string) =>
   (await readdir(outputDir)).filter(
-    (name) => name === 'openapi-types.ts' || /^validate-.+-event\.(js|d\.ts)$/.test(name),
+    (name) =>
+      name === 'openapi-types.ts' || name === operationScopesFile || /^validate-.+-event\.(js|d\.ts)$/.test(name),
   );
 
 if (import.meta.main) {

@@ -10,7 +10,7 @@ export interface paths {
         put?: never;
         /**
          * Create a plant
-         * @description Stores a new plant and returns it. Requires the `plants/write` scope when the deployment requires one.
+         * @description Stores a new plant and returns it. Requires the `plants/write` scope (unless the deployment checks no scopes: docs/configuration.md).
          */
         post: operations["createPlant"];
         delete?: never;
@@ -58,10 +58,10 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The token is valid but does not carry the required scope. */
+        /** @description The token is valid but does not carry the scopes the operation's `security` lists. The message names, of the scopes this API's operations need, those the token lacks. */
         Forbidden: {
             headers: {
-                /** @description `Bearer realm="Plant Store", error="insufficient_scope", scope="<the required scope>"` (RFC 6750 section 3.1). */
+                /** @description `Bearer realm="Plant Store", error="insufficient_scope", scope="plants/write"` (RFC 6750 section 3.1): the scope every operation of this API needs. An API whose operations need different scopes names none here (a gateway response is one for the whole API). */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
             };

@@ -133,9 +133,9 @@ const handlerModule = (assetDir: string, handler: string, id: string) => {
 
 const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
   if (value === undefined) return undefined;
-  const { issuer, audience, jwksUri, requiredScope } = (value ?? {}) as Partial<Record<string, unknown>>;
+  const { issuer, audience, jwksUri, routeScopes } = (value ?? {}) as Partial<Record<string, unknown>>;
   const names = [issuer, audience, jwksUri];
-  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof requiredScope)) {
+  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof routeScopes)) {
     throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
   }
   return value as TokenIssuerVariables;
@@ -225,7 +225,8 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
 };
 
 /** What the runner renders in a gateway response template; anything else in one is refused. */
-const supportedTemplateVariable = /\$context\.(error\.messageString|error\.message|error\.responseType|requestId)\b/g;
+const supportedTemplateVariable =
+  /\$context\.(error\.messageString|error\.message|error\.responseType|requestId|authorizer\.\w+)\b/g;
 
 const readGatewayResponses = (resources: Record<string, CfnResource>) => {
   const responses = new Map<string, LocalGatewayResponse>();
@@ -235,7 +236,7 @@ const readGatewayResponses = (resources: Record<string, CfnResource>) => {
     const template = templates['application/json'];
     if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
       throw new UnsupportedTemplateError(
-        `${id}: template ${template} uses mapping-template features beyond $context.error.*`,
+        `${id}: template ${template} uses mapping-template features beyond $context.error.*, requestId, authorizer.*`,
       );
     }
     const headers: Record<string, string> = {};

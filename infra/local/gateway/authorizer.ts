@@ -10,7 +10,7 @@ import { withinTime } from './time-limit.ts';
 /** What API Gateway decides for one request. */
 type AuthorizerDecision =
   | { allowed: true; principalId: string; context: Record<string, string | number | boolean> }
-  | { allowed: false; responseType: string; message: string };
+  | { allowed: false; responseType: string; message: string; context?: AuthorizerResult['context'] };
 
 interface AuthorizerResult {
   principalId: string;
@@ -76,11 +76,16 @@ const decide = (result: AuthorizerResult, methodArn: string): AuthorizerDecision
     statement.actions.some((action) => matchesPattern(action, 'execute-api:Invoke')) &&
     statement.resources.some((resource) => matchesPattern(resource, methodArn));
   const matching = result.statements.filter(applies);
+  // A 403's gateway response may read the authorizer's context ($context.authorizer.<key>).
+  const { context } = result;
   if (matching.some((statement) => statement.effect === 'Deny')) {
-    return refuse('ACCESS_DENIED', 'User is not authorized to access this resource with an explicit deny');
+    return {
+      ...refuse('ACCESS_DENIED', 'User is not authorized to access this resource with an explicit deny'),
+      context,
+    };
   }
   if (!matching.some((statement) => statement.effect === 'Allow')) {
-    return refuse('ACCESS_DENIED', 'User is not authorized to access this resource');
+    return { ...refuse('ACCESS_DENIED', 'User is not authorized to access this resource'), context };
   }
   return { allowed: true, principalId: result.principalId, context: result.context };
 };

@@ -31,12 +31,16 @@ const withContentType = (headers: [string, string][]): [string, string][] =>
     ? headers
     : [...headers, ['Content-Type', 'application/json']];
 
-/** Renders the gateway's own response of `type` from the template's gateway responses (or AWS's defaults). */
+/**
+ * Renders the gateway's own response of `type` from the template's gateway responses (or AWS's defaults);
+ * `authorizer` is the authorizer's context when it decided the response (a 403), for `$context.authorizer.<key>`.
+ */
 export const renderGatewayResponse = (
   responses: Map<string, LocalGatewayResponse>,
   type: string,
   message: string,
   requestId: string,
+  authorizer: Record<string, Scalar> = {},
 ): HttpResponse => {
   const fallback = gatewayDefaults[type] ?? { status: 500, message };
   const configured = responses.get(type);
@@ -51,7 +55,8 @@ export const renderGatewayResponse = (
             .replaceAll('$context.error.messageString', JSON.stringify(message))
             .replaceAll('$context.error.message', message)
             .replaceAll('$context.error.responseType', type)
-            .replaceAll('$context.requestId', requestId),
+            .replaceAll('$context.requestId', requestId)
+            .replace(/\$context\.authorizer\.(\w+)/g, (_, key: string) => String(authorizer[key] ?? '')),
         );
   return {
     status,

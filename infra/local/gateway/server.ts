@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
+import type { Scalar } from '../scalar.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import {
@@ -114,8 +115,14 @@ interface Exchange {
 type Step<T> = { responded: HttpResponse } | { next: T };
 
 /** The gateway's own response of `type` (from the template's gateway responses, or AWS's defaults). */
-const gatewayResponse = (exchange: Exchange, type: string, message: string) => ({
-  responded: renderGatewayResponse(exchange.deployment.app.gatewayResponses, type, message, exchange.requestId),
+const gatewayResponse = (exchange: Exchange, type: string, message: string, authorizer?: Record<string, Scalar>) => ({
+  responded: renderGatewayResponse(
+    exchange.deployment.app.gatewayResponses,
+    type,
+    message,
+    exchange.requestId,
+    authorizer,
+  ),
 });
 
 const noteColdStart = (exchange: Exchange, functionId: string, report: InvocationReport | undefined) => {
@@ -155,7 +162,7 @@ const authorize = async (
   const authorizerStarted = Date.now();
   const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, exchange.requestId);
   noteColdStart(exchange, tokenAuthorizer.functionId, report);
-  if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message);
+  if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
   return {
     next: {
       ...decision.context,

@@ -52,20 +52,36 @@ export const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Rec
   return variables;
 };
 
+/** Every scope a JSON list of routes (`[{"scopes": [...]}]`) names; none when it is not one. */
+const scopesOfRoutes = (text: string): string[] => {
+  let routes: unknown;
+  try {
+    routes = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  return Array.isArray(routes)
+    ? routes.flatMap((route: { scopes?: unknown }) =>
+        Array.isArray(route?.scopes) ? route.scopes.filter((scope) => typeof scope === 'string') : [],
+      )
+    : [];
+};
+
 /**
- * The scope local tokens carry: the one the functions that trust the development issuer require (from `--env-vars`
- * or the template); undefined when none trusts it, and a development token would be refused.
+ * The scopes local tokens carry, space-separated: every scope of the routes of the functions that trust the
+ * development issuer (from `--env-vars` or the template), so that a development token reaches every route; undefined
+ * when none trusts it, and a development token would be refused.
  */
 export const devIssuerScope = (app: LocalApp, envVars: EnvVars = {}): string | undefined => {
   const trusting = [...app.functions.values()].filter((fn) => trustsDevIssuer(fn, envVars));
   if (trusting.length === 0) return undefined;
   const scopes = trusting.flatMap((fn) => {
-    const name = fn.tokenIssuerVariables?.requiredScope;
+    const name = fn.tokenIssuerVariables?.routeScopes;
     if (name === undefined) return [];
     const value = envVars[fn.id]?.[name] ?? fn.variables[name];
-    return value === undefined ? [] : [resolveValue(value, app)];
+    return value === undefined ? [] : scopesOfRoutes(resolveValue(value, app));
   });
-  return scopes[0] ?? '';
+  return [...new Set(scopes)].join(' ');
 };
 
 /** The issuer's private key as this runner wrote it, or an error that says what is wrong and what to do. */

@@ -5,6 +5,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Contex
 import { base64url, type CryptoKey, exportSPKI, type JWTPayload, UnsecuredJWT } from 'jose';
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { type SigningKey, signingKey, signToken, startIssuer, type TestIssuer } from '../../helpers/token-issuer.ts';
+import { productRouteScopes } from '../../helpers/vendor-tokens.ts';
 
 const audience = 'plant-store-api';
 const requiredScope = 'plants/write';
@@ -28,7 +29,7 @@ beforeAll(async () => {
     JWT_ISSUER: issuer.issuer,
     JWT_AUDIENCE: audience,
     JWKS_URI: issuer.jwksUri,
-    REQUIRED_SCOPE: requiredScope,
+    ROUTE_SCOPES: productRouteScopes(),
   });
   ({ handler } = await import('../../../functions/bearer-authorizer/handler.ts'));
 });
@@ -51,7 +52,7 @@ const expectUnauthorized = (token: string) => expect(authorizeToken(token)).reje
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('a valid token', () => {
-  test('is allowed for every method of the stage, with the subject as principal and a flat string context', async () => {
+  test('is allowed the routes its scopes reach, with the subject as principal and a flat string context', async () => {
     const result = await authorizeToken(await signToken(rsa, validClaims()));
 
     expect(result).toEqual({
@@ -62,11 +63,11 @@ describe('a valid token', () => {
           {
             Action: 'execute-api:Invoke',
             Effect: 'Allow',
-            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/*',
+            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants',
           },
         ],
       },
-      context: { sub: 'user-42', scope: `openid ${requiredScope}`, clientId: 'app-7' },
+      context: { sub: 'user-42', scope: `openid ${requiredScope}`, clientId: 'app-7', missingScopes: '' },
     });
   });
 
@@ -103,10 +104,17 @@ describe('a valid token', () => {
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
   });
 
-  test('without the required scope is denied (403), not refused', async () => {
+  test("without a route's scope is denied that route (403), not refused, and told what it lacks", async () => {
     const result = await authorizeToken(await signToken(rsa, { ...validClaims(), scope: 'plants/read' }));
-    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+    expect(result.policyDocument.Statement).toEqual([
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Deny',
+        Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123defg/prod/POST/plants',
+      },
+    ]);
     expect(result.principalId).toBe('user-42');
+    expect(result.context?.missingScopes).toBe('plants/write');
   });
 });
 

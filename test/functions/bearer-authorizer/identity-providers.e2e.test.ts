@@ -32,7 +32,7 @@ test('every vendor shape gets its verdict through the gateway and the authorizer
         maxWorkers: 1,
         // A shape without a required scope has none (the template's would apply otherwise).
         envVars: {
-          BearerAuthorizerFunction: { JWT_ISSUER: vendor.issuer.issuer, REQUIRED_SCOPE: '', ...JSON.parse(settings) },
+          BearerAuthorizerFunction: { JWT_ISSUER: vendor.issuer.issuer, ROUTE_SCOPES: '', ...JSON.parse(settings) },
         },
       }),
     );

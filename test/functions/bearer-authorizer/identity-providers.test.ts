@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseAlgorithms } from '../../../functions/bearer-authorizer/algorithms.ts';
 import { authorize } from '../../../functions/bearer-authorizer/authorize.ts';
+import { parseRouteScopes } from '../../../functions/bearer-authorizer/route-policy.ts';
 import { createTokenVerifier, InvalidTokenError } from '../../../functions/bearer-authorizer/token-verifier.ts';
 import { tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { type Settings, startVendorIssuer, type VendorIssuer, type Verdict } from '../../helpers/vendor-tokens.ts';
@@ -25,7 +26,7 @@ const verdictOf = async (token: string, settings: Settings) => {
   try {
     const result = await authorize(tokenAuthorizerEvent(`Bearer ${token}`), {
       verify,
-      requiredScope: settings.REQUIRED_SCOPE ?? '',
+      routes: parseRouteScopes(settings.ROUTE_SCOPES ?? '', 'ROUTE_SCOPES'),
     });
     return { verdict: result.policyDocument.Statement[0]?.Effect as Verdict, context: result.context };
   } catch (error) {

@@ -18,6 +18,7 @@ import { plantStoreOptions, synthesizedCloudAssembly } from '../../helpers/cloud
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { start, stopStarted } from '../../helpers/npm-start.ts';
 import { type OpenIdProvider, type ProviderAlgorithm, startOpenIdProvider } from '../../helpers/openid-provider.ts';
+import { productRouteScopes } from '../../helpers/vendor-tokens.ts';
 
 let provider: OpenIdProvider;
 const folders: string[] = [];
@@ -40,7 +41,7 @@ const settings = () => ({
   JWT_ISSUER: provider.issuer,
   JWT_AUDIENCE: provider.audience,
   JWT_ALGORITHMS: 'RS256,ES256,PS256,EdDSA',
-  REQUIRED_SCOPE: 'plants/write',
+  ROUTE_SCOPES: productRouteScopes(),
 });
 const algorithms: ProviderAlgorithm[] = ['RS256', 'ES256', 'PS256', 'EdDSA'];
 
@@ -122,7 +123,7 @@ describe('through the local runner', () => {
   }, 90_000);
 });
 
-describe('the runner and a required scope given with --env-vars', () => {
+describe('the runner and routes scopes given with --env-vars', () => {
   let api: LocalApi | undefined;
   afterEach(() => api?.close());
 
@@ -131,13 +132,13 @@ describe('the runner and a required scope given with --env-vars', () => {
     api = await startLocalApi(
       plantStoreOptions({
         dataDir: newFolder(),
-        envVars: { BearerAuthorizerFunction: { REQUIRED_SCOPE: 'plants/admin' } },
+        envVars: { BearerAuthorizerFunction: { ROUTE_SCOPES: productRouteScopes({ 'plants/write': 'plants/admin' }) } },
         log: (line) => lines.push(line),
       }),
     );
     expect(lines).toContainEqual(
       expect.stringMatching(
-        /REQUIRED_SCOPE is "plants\/admin" from --env-vars, .* names the template's "plants\/write"/,
+        /ROUTE_SCOPES is .*plants\/admin.* from --env-vars, .* follows the template's .*plants\/write/,
       ),
     );
   });

@@ -61,7 +61,9 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
       return [`${name}.d.ts`, `${name}.js`];
     });
     expect(perOperation).toEqual(expect.arrayContaining(['validate-get-thing-event.js', 'validate-get-file-event.js']));
-    expect((await generatedFilesIn(outputDir)).sort()).toEqual(['openapi-types.ts', ...perOperation].sort());
+    expect((await generatedFilesIn(outputDir)).sort()).toEqual(
+      ['openapi-types.ts', 'operation-scopes.ts', ...perOperation].sort(),
+    );
     const types = readFileSync(join(outputDir, 'openapi-types.ts'), 'utf8');
     expect(types).toContain('export interface CreateThingEvent {\nbody: NewThing\n}');
     expect(types).toMatch(
@@ -128,6 +130,7 @@ describe('parameter ranges and defaults, checked on the text the event carries',
       stringify({
         openapi: '3.1.0',
         info: { title: 'pages', version: '1' },
+        security: [{ bearerAuth: [] }],
         paths: {
           '/plants': { get: { operationId: 'listPlants', parameters, responses: { 200: { description: 'a page' } } } },
         },
@@ -199,5 +202,60 @@ describe('parameter ranges and defaults, checked on the text the event carries',
     await expect(
       listPlants([{ name: 'limit', in: 'query', schema: { type: 'integer', multipleOf: 10 } }]),
     ).rejects.toThrow('GET /plants query parameter limit: multipleOf is not supported for parameters');
+  });
+});
+
+describe("each operation's scopes, from its security requirement", () => {
+  const contractWith = (security: unknown, operationSecurity: unknown) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'plant-store-contract-')), 'openapi.yaml');
+    const responses = { 200: { description: 'ok' } };
+    writeFileSync(
+      file,
+      stringify({
+        openapi: '3.1.0',
+        info: { title: 'scopes', version: '1' },
+        ...(security !== undefined && { security }),
+        paths: {
+          '/plants': {
+            get: { operationId: 'listPlants', responses },
+            post: {
+              operationId: 'createPlant',
+              responses,
+              ...(operationSecurity !== undefined && { security: operationSecurity }),
+            },
+          },
+          '/plants/{id}': { delete: { operationId: 'deletePlant', security: [{ bearerAuth: [] }], responses } },
+        },
+      }),
+    );
+    return file;
+  };
+
+  test("an operation's own requirement replaces the document's; bearerAuth: [] is any valid token", async () => {
+    const outputDir = mkdtempSync(join(tmpdir(), 'plant-store-generate-'));
+    const generated = await generate(
+      contractWith([{ bearerAuth: ['plants/read'] }], [{ bearerAuth: ['plants/write', 'plants/audit'] }]),
+    );
+    const text = generated['operation-scopes.ts'] ?? '';
+    expect(text).toContain(
+      '{"operationId":"createPlant","method":"POST","path":"/plants","scopes":["plants/write","plants/audit"]}',
+    );
+    writeFileSync(join(outputDir, 'operation-scopes.ts'), text);
+    const { operationScopes } = await import(join(outputDir, 'operation-scopes.ts'));
+    expect(operationScopes).toEqual([
+      { operationId: 'listPlants', method: 'GET', path: '/plants', scopes: ['plants/read'] },
+      { operationId: 'createPlant', method: 'POST', path: '/plants', scopes: ['plants/write', 'plants/audit'] },
+      { operationId: 'deletePlant', method: 'DELETE', path: '/plants/{id}', scopes: [] },
+    ]);
+  });
+
+  test.each([
+    [[{ bearerAuth: ['a'] }, { apiKey: [] }], 'POST /plants: security must be one requirement of one scheme'],
+    [[{ bearerAuth: ['a'], apiKey: [] }], 'POST /plants: security must be one requirement of one scheme'],
+    [[{ bearerAuth: ['plants write'] }], 'POST /plants: ["plants write"] are not OAuth scope tokens'],
+    // OpenAPI: an empty list makes the operation public; every route here is behind the authorizer.
+    [[], 'POST /plants: no security requirement, but every route needs a bearer token'],
+  ])('what one bearer token cannot satisfy stops the generation: %j', async (security, message) => {
+    await expect(generate(contractWith([{ bearerAuth: [] }], security))).rejects.toThrow(message);
   });
 });
