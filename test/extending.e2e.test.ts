@@ -7,10 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createExactClient } from '../examples/typed-client/src/client.ts';
 import { exactNumbers } from '../functions/commons/exact-json.ts';
 import { devIssuerScope, signDevToken } from '../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../infra/local/local-api.ts';
 import { projectRoot } from '../infra/project-root.ts';
+import { int64Fields } from './fixtures/extended-app/typed-client/int64-fields.ts';
+import type { paths } from './fixtures/extended-app/typed-client/plant-store-api.d.ts';
 import { contractOperations } from './helpers/contract-operations.ts';
 import { contractChecker } from './helpers/independent-contract.ts';
 import { functionsAloneMessage, lintImports, otherFunctionMessage } from './helpers/lint.ts';
@@ -189,6 +192,21 @@ describe('the runner serves it, and each operation is validated from its contrac
         404,
         { error: 404, message: 'No plant has the id 42' },
       ]);
+    });
+
+    test('the typed client (examples/typed-client, generated from this contract) reads each id back exactly', async () => {
+      // Its types say int64 is bigint; its answers' int64 fields (int64-fields.ts) are read so, not as doubles.
+      const client = createExactClient<paths>({ baseUrl: api.url, token }, int64Fields);
+      for (const id of ids) {
+        const { data } = await client.GET('/plants/{id}', { params: { path: { id } } });
+        expect(data).toEqual({ id, name: `Plant ${id}` });
+      }
+      const { data: page } = await client.GET('/plants', { params: { query: { limit: 100 } } });
+      expect(page?.plants.map(({ id }) => id).sort((a, b) => (a < b ? -1 : 1))).toEqual(
+        [...ids].sort((a, b) => (a < b ? -1 : 1)),
+      );
+      const { data: created } = await client.POST('/plants', { body: { id: ids[0] ?? 0n, name: `Plant ${ids[0]}` } });
+      expect(created).toEqual({ name: `Plant ${ids[0]}` });
     });
 
     test('GET /plants pages through every plant once, its limit 1 to 100 and 20 by default', async () => {

@@ -1,10 +1,13 @@
 // A typed Plant Store client: openapi-fetch over the types generated from openapi.yaml (src/plant-store-api.d.ts,
 // where int64 is `bigint`). What a consumer of the API needs besides the types:
-// - int64 ids written exactly: JSON.stringify cannot write a bigint, and a `number` loses precision beyond 2^53, so
-//   the body serializer writes each bigint as a JSON number with JSON.rawJSON;
+// - int64 exact both ways: JSON.stringify cannot write a bigint, and a `number` loses precision beyond 2^53, so
+//   bodies are written with each bigint as its JSON number, and answers read with their int64 fields as bigint
+//   (exact-json.ts, where int64-fields.ts says they are);
 // - answers to act on: 200 the stored plant, 400 (fix the request) and 409 (the id is taken) as results;
 // - 503 retried after the `Retry-After` the API sends (DynamoDB throttling or unavailable), a few times.
 import createClient from 'openapi-fetch';
+import { exactInt64, exactJson, type Int64Fields } from './exact-json.ts';
+import { int64Fields } from './int64-fields.ts';
 import type { components, paths } from './plant-store-api.d.ts';
 
 export type NewPlant = components['schemas']['NewPlant'];
@@ -38,12 +41,23 @@ export interface ClientOptions {
   fetch?: typeof fetch;
 }
 
-// Node >= 21 (V8's JSON.parse source text access); TypeScript's lib does not declare it yet.
-const { rawJSON } = JSON as unknown as { rawJSON: (text: string) => unknown };
-
-/** JSON with every bigint written as the exact JSON number it is. */
-export const exactJson = (body: unknown) =>
-  JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? rawJSON(value.toString()) : value));
+/**
+ * An openapi-fetch client of any contract (`Paths` and `fields` generated from it by generate.ts), every operation
+ * typed, int64 exact both ways, with the bearer token.
+ */
+export const createExactClient = <Paths extends object>(
+  { baseUrl, token, fetch }: Pick<ClientOptions, 'baseUrl' | 'token' | 'fetch'>,
+  fields: Int64Fields,
+) => {
+  const client = createClient<Paths>({
+    baseUrl,
+    headers: { Authorization: `Bearer ${token}` },
+    bodySerializer: exactJson,
+    ...(fetch && { fetch }),
+  });
+  client.use(exactInt64(fields));
+  return client;
+};
 
 const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
@@ -54,13 +68,10 @@ export const createPlantStoreClient = ({
   maxWaitSeconds = 10,
   ...rest
 }: ClientOptions) => {
-  const client = createClient<paths>({
-    baseUrl,
-    headers: { Authorization: `Bearer ${token}` },
-    bodySerializer: exactJson,
-    ...(rest.fetch && { fetch: rest.fetch }),
-  });
+  const client = createExactClient<paths>({ baseUrl, token, ...(rest.fetch && { fetch: rest.fetch }) }, int64Fields);
   return {
+    /** Every operation of openapi.yaml, typed (openapi-fetch), for what createPlant does not wrap. */
+    api: client,
     async createPlant(plant: NewPlant): Promise<CreateResult> {
       for (let attempt = 1; ; attempt += 1) {
         const { data, error, response } = await client.POST('/plants', { body: plant });
