@@ -53,6 +53,10 @@ const settings = {
   stackName: prop('stackName', text),
   profile: prop('profile', oneOf('dev', 'prod')),
   deployment: prop('deployment', oneOf('canary', 'allAtOnce')),
+  ignoreDeploymentAlarms: prop(
+    'ignoreDeploymentAlarms',
+    (name, value) => oneOf('true', 'false')(name, value) === 'true',
+  ),
   jwtAlgorithms: prop('jwtAlgorithms', (name, value) => parseAlgorithms(value, `Context ${name}`)),
   authorizerCacheTtlSeconds: prop('authorizerCacheTtl', (name, value) => Duration.seconds(wholeNumber(name, value))),
   throttlingRateLimit: prop('throttlingRateLimit', wholeNumber),
@@ -124,6 +128,11 @@ const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] 
       throw new Error('Context domainName and certificateArn go together: the certificate is for the domain');
     if (domainName === undefined || certificateArn === undefined) return {};
     const [hostedZoneId, hostedZoneName] = [get('hostedZoneId'), get('hostedZoneName')];
+    if ((hostedZoneId === undefined) !== (hostedZoneName === undefined)) {
+      throw new Error(
+        'Context hostedZoneId and hostedZoneName go together: the alias record needs the zone and its name',
+      );
+    }
     return {
       customDomain: {
         domainName,
@@ -134,6 +143,12 @@ const groups: ((get: (name: string) => string | undefined) => Partial<Props>)[] 
     };
   },
 ];
+
+/**
+ * Each profile's stack, by default: one name per environment, so that deploying one never updates another in place
+ * (the same name is the same stack to CloudFormation, whatever the profile).
+ */
+const defaultStackNames = { prod: 'PlantStore', dev: 'PlantStoreDev' } as const;
 
 /**
  * The stack's settings from CDK context (cdk.json, or `-c name=value`): docs/configuration.md lists them. Anything not set keeps
@@ -149,5 +164,15 @@ export const propsFromContext = (node: Node): Props => {
     const value = get(name);
     if (value !== undefined) set(props, name, value);
   }
-  return { stackName: 'PlantStore', ...props, ...Object.assign({}, ...groups.map((group) => group(get))) };
+  const profile = props.profile ?? 'prod';
+  const stackName = props.stackName ?? defaultStackNames[profile];
+  // Another profile's default name would update that environment's stack in place (its stage, alarms and data).
+  const other = Object.entries(defaultStackNames).find(([name, value]) => name !== profile && value === stackName);
+  if (other) {
+    throw new Error(
+      `Context stackName ${stackName} is the ${other[0]} profile's stack: with profile ${profile}, deploy ` +
+        `${defaultStackNames[profile]} (the default) or another name`,
+    );
+  }
+  return { ...props, stackName, ...Object.assign({}, ...groups.map((group) => group(get))) };
 };

@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, CfnRule, Duration, Fn, Stack, type StackProps, Token } from 'aws-cdk-lib';
 import { LambdaDeploymentConfig } from 'aws-cdk-lib/aws-codedeploy';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -36,6 +36,11 @@ export interface PlantStoreStackProps extends StackProps {
   alarmEmail?: string;
   /** The profile whose settings apply (`profiles`; context `profile`); each setting above still overrides its own. */
   profile?: ProfileName;
+  /**
+   * Deploy past the alarms, for a fix while one is in ALARM (it would roll the fix back): CodeDeploy ignores the
+   * deployments' alarms. For one deploy; the next one without it watches them again.
+   */
+  ignoreDeploymentAlarms?: boolean;
   /** How a deployment shifts traffic to new code: `canary` (10 % for 5 minutes) or `allAtOnce`. */
   deployment?: 'canary' | 'allAtOnce';
   /** A WAF web ACL in front of the API (off without it). */
@@ -86,6 +91,23 @@ export const defaults = {
   } satisfies AlarmThresholds,
 };
 
+/**
+ * Cognito user pools are not offered in the China regions (the `aws-cn` partition, which cdk.json targets), so the
+ * default stack cannot deploy there; with `-c issuer=...` it can. Refused at synth when the region is known, else by a
+ * rule that fails the deploy before any resource is made.
+ */
+const refuseChinaRegions = (stack: Stack) => {
+  const message =
+    'Cognito user pools are not offered in the China regions: deploy with -c issuer=... (docs/identity-providers.md)';
+  if (!Token.isUnresolved(stack.region)) {
+    if (stack.region.startsWith('cn-')) throw new Error(`${stack.region}: ${message}`);
+    return;
+  }
+  new CfnRule(stack, 'CognitoOffered', {
+    assertions: [{ assert: Fn.conditionNot(Fn.conditionEquals(Aws.PARTITION, 'aws-cn')), assertDescription: message }],
+  });
+};
+
 export class PlantStoreStack extends Stack {
   constructor(scope: Construct, id: string, props: PlantStoreStackProps = {}) {
     super(scope, id, props);
@@ -99,7 +121,14 @@ export class PlantStoreStack extends Stack {
           : LambdaDeploymentConfig.CANARY_10PERCENT_5MINUTES,
       thresholds: { ...defaults.alarms, ...props.alarmThresholds },
       ...(props.alarmEmail && { alarmEmail: props.alarmEmail }),
+      ...(props.ignoreDeploymentAlarms && { ignoreDeploymentAlarms: true }),
     });
+    if (props.ignoreDeploymentAlarms) {
+      Annotations.of(this).addWarningV2(
+        'plant-store:ignore-deployment-alarms',
+        'Deployments ignore their alarms (ignoreDeploymentAlarms): a bad version is not rolled back. Deploy again without it once the fix is out (docs/operations.md)',
+      );
+    }
     const plants = new PlantsTable(this, 'Plants');
 
     const createPlant = new PlantStoreFunction(this, 'CreatePlant', {
@@ -130,6 +159,7 @@ export class PlantStoreStack extends Stack {
         'Context scopes renames scopes only for an external issuer: the Cognito pool issues the contract names',
       );
     }
+    if (!props.externalTrust) refuseChinaRegions(this);
     const trust = props.externalTrust ?? new Identity(this, 'Identity', operationScopes).trust;
     const routes = routeScopesOf(operationScopes, props.scopes ?? (props.externalTrust ? 'none' : 'contract'));
     const bearerAuthorizer = new BearerAuthorizer(this, 'BearerAuthorizer', {

@@ -1,6 +1,6 @@
 // What a deployment may put in front of the API, each off by default (docs/deploy.md, "Optional edges", with their cost):
 // a WAF web ACL, and a custom domain name.
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { Aws, CfnOutput, CfnRule, Fn, Stack, Token } from 'aws-cdk-lib';
 import { EndpointType, type RestApi, SecurityPolicy } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
@@ -110,6 +110,23 @@ export interface CustomDomainProps {
 export class CustomDomain extends Construct {
   constructor(scope: Construct, id: string, props: CustomDomainProps) {
     super(scope, id);
+    // A regional custom domain needs its certificate in the API's region ("Setting up a regional custom domain name in
+    // API Gateway": https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-regional-api-custom-domain-create.html).
+    const [, , service, certificateRegion] = props.certificateArn.split(':');
+    if (service !== 'acm' || !certificateRegion) {
+      throw new Error(
+        `Context certificateArn must be an ACM certificate ARN (arn:<partition>:acm:<region>:...), not ${props.certificateArn}`,
+      );
+    }
+    const { region } = Stack.of(this);
+    const mismatch = `The certificate (certificateArn) is in ${certificateRegion}: a regional custom domain needs one in the stack's region`;
+    if (!Token.isUnresolved(region) && region !== certificateRegion) throw new Error(`${mismatch}, ${region}`);
+    if (Token.isUnresolved(region)) {
+      // Unknown at synth (an environment-agnostic stack): a rule fails the deploy before any resource is made.
+      new CfnRule(this, 'CertificateInStackRegion', {
+        assertions: [{ assert: Fn.conditionEquals(Aws.REGION, certificateRegion), assertDescription: mismatch }],
+      });
+    }
     const domain = props.api.addDomainName('Domain', {
       domainName: props.domainName,
       certificate: Certificate.fromCertificateArn(this, 'Certificate', props.certificateArn),

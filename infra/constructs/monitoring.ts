@@ -38,6 +38,11 @@ export interface MonitoringProps {
   thresholds: AlarmThresholds;
   /** An address the alarms are mailed to (it must confirm the subscription). */
   alarmEmail?: string;
+  /**
+   * Deploy past the alarms (an emergency fix while one is in ALARM): the deployments keep their alarms but CodeDeploy
+   * does not stop on them. The alarms still notify.
+   */
+  ignoreDeploymentAlarms?: boolean;
 }
 
 /** What a function's monitoring needs to know of it. */
@@ -109,7 +114,8 @@ export class Monitoring extends Construct {
     this.#props = props;
     if (!props.alarms) return;
     this.topic = this.#alarmTopic(props.alarmEmail);
-    this.#dashboard = new Dashboard(this, 'Dashboard', { dashboardName: Stack.of(this).stackName });
+    // Dashboards are global to an account (AWS::CloudWatch::Dashboard): the region keeps two regions' stacks apart.
+    this.#dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${Stack.of(this).stackName}-${Aws.REGION}` });
   }
 
   /** The function's alarms and its deployment (see the class); in `scope`, the function's construct. */
@@ -142,6 +148,9 @@ export class Monitoring extends Construct {
       alias,
       deploymentConfig: this.#props.deploymentConfig,
       alarms: [...alarms.own, ...this.#everyDeploymentWatches],
+      // AlarmConfiguration.Enabled false: "CodeDeploy ignores the alarm configuration" (CodeDeploy API,
+      // https://docs.aws.amazon.com/codedeploy/latest/APIReference/API_AlarmConfiguration.html).
+      ignoreAlarmConfiguration: this.#props.ignoreDeploymentAlarms ?? false,
     });
     Validations.of(deployment).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',

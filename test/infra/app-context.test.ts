@@ -61,6 +61,17 @@ describe('propsFromContext', () => {
     expect(() => props({ jwtAlgorithms: 'none' })).toThrow(/not none$/);
   });
 
+  test('each profile has its own stack: dev alone is PlantStoreDev, never the prod stack updated in place', () => {
+    // Before, `-c profile=dev` alone synthesized the stack PlantStore: a deploy rewrote production's stage and alarms.
+    expect(props({ profile: 'dev' })).toEqual({ stackName: 'PlantStoreDev', profile: 'dev' });
+    expect(props({ profile: 'prod' })).toEqual({ stackName: 'PlantStore', profile: 'prod' });
+    expect(props({ profile: 'dev', stackName: 'PlantStoreDevEu' }).stackName).toBe('PlantStoreDevEu');
+    expect(() => props({ profile: 'dev', stackName: 'PlantStore' })).toThrow(
+      "Context stackName PlantStore is the prod profile's stack: with profile dev, deploy PlantStoreDev (the default) or another name",
+    );
+    expect(() => props({ stackName: 'PlantStoreDev' })).toThrow(/is the dev profile's stack: with profile prod/);
+  });
+
   test('an issuer without audience is refused', () => {
     expect(() => props({ issuer: 'https://id.example.com/' })).toThrow(/needs audience/);
   });
@@ -91,7 +102,6 @@ describe('propsFromContext', () => {
     });
     expect(() => props({ alarmApi4xxRate: 'half' })).toThrow(/alarmApi4xxRate must be a number >= 0, not half/);
     expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
-    expect(props({ profile: 'dev' })).toEqual({ stackName: 'PlantStore', profile: 'dev' });
     expect(() => props({ profile: 'staging' })).toThrow(/profile must be dev or prod, not staging/);
     expect(() => props({ env: 'dev' })).toThrow('Context env is now profile: -c profile=dev');
     expect(props({ waf: 'true', wafRateLimit: '500' })).toEqual({

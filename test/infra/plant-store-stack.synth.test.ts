@@ -1,10 +1,8 @@
 // What matters in the synthesized template (bundling skipped: these tests read the template, not the code).
 
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
-import { App, Duration, Validations } from 'aws-cdk-lib';
+import { type App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -13,6 +11,7 @@ import { bearerHeaderPattern } from '../../functions/bearer-authorizer/bearer.ts
 import { gatewayResponses } from '../../infra/constructs/gateway-responses.ts';
 import { PlantStoreStack, type PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
 import { contractOperations, functionIdOf, resourcePathsOf } from '../helpers/contract-operations.ts';
+import { appWithoutBundling, cdkJsonContext } from '../helpers/synth-app.ts';
 
 // What the stack makes per operation is counted from openapi.yaml, so these tests hold when one is added.
 const operations = contractOperations();
@@ -22,15 +21,6 @@ const functionIds = [...operations.map(functionIdOf), 'BearerAuthorizerFunction'
  * Duration for every function; Errors for each operation's.
  */
 const expectedAlarmCount = 4 + 2 + 1 + 2 * functionIds.length + operations.length;
-
-// The feature flags of cdk.json, as `cdk synth` applies them.
-const { context: cdkJsonContext } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
-
-const appWithoutBundling = () =>
-  new App({
-    context: { ...cdkJsonContext, 'aws:cdk:bundling-stacks': [] },
-    outdir: mkdtempSync(join(tmpdir(), 'plant-store-cdk-')),
-  });
 
 const synth = (props: PlantStoreStackProps = {}) =>
   Template.fromStack(new PlantStoreStack(appWithoutBundling(), 'Test', props));
@@ -623,16 +613,23 @@ describe('no side effect beyond the stack', () => {
 describe('the plants table', () => {
   test('is keyed by a numeric id, on demand, with point-in-time recovery, and survives stack deletion', () => {
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: {
         KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
         AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'N' }],
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: true,
       },
     });
+  });
+
+  test('a failed first create leaves no table behind: RetainExceptOnCreate, and no protection that would refuse it', () => {
+    // CloudFormation keeps a `Retain` resource even when its create is rolled back, one table per failed attempt;
+    // `RetainExceptOnCreate` deletes it then and keeps it on stack deletion (the DeletionPolicy attribute page).
+    // DynamoDB's DeleteTable refuses a table with deletion protection, so that delete would fail with it on.
+    const [, table] = resourcesOf('AWS::DynamoDB::Table')[0] ?? [];
+    expect(table?.DeletionPolicy).toBe('RetainExceptOnCreate');
+    expect(table?.Properties.DeletionProtectionEnabled).not.toBe(true);
   });
 });
 
