@@ -2,6 +2,7 @@
 // before anything is made, and a fix deployed past the alarms on purpose. Judged on the synthesized templates, with
 // AWS's documented scopes of a name: a CloudWatch dashboard's is the account (AWS::CloudWatch::Dashboard), an IAM
 // role's the account, the rest's the account and region.
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { propsFromContext } from '../../infra/app-context.ts';
@@ -136,6 +137,35 @@ describe('settings that cannot work stop the synth, or the deploy before anythin
     const external = { issuer: 'https://issuer.example.cn/', audience: 'plants' };
     expect(() => stackFrom(external, 'cn-north-1')).not.toThrow();
     expect(Template.fromStack(stackFrom(external)).toJSON().Rules?.CognitoOffered).toBeUndefined();
+  });
+});
+
+describe('what cdk destroy leaves', () => {
+  test('every resource the template keeps on stack deletion is one docs/deploy.md names, with how to delete it', () => {
+    // DeletionPolicy Retain or RetainExceptOnCreate: CloudFormation leaves the resource when the stack is deleted.
+    const { Resources } = Template.fromStack(stackFrom({})).toJSON() as {
+      Resources: Record<string, { Type: string; DeletionPolicy?: string }>;
+    };
+    const kept = [
+      ...new Set(
+        Object.values(Resources)
+          .filter(({ DeletionPolicy }) => DeletionPolicy === 'Retain' || DeletionPolicy === 'RetainExceptOnCreate')
+          .map(({ Type }) => Type),
+      ),
+    ].sort();
+    expect(kept).toEqual(['AWS::ApiGateway::Account', 'AWS::DynamoDB::Table', 'AWS::IAM::Role']);
+    const doc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const destroy = doc.slice(doc.indexOf('- **`cdk destroy`**'), doc.indexOf('- **A redeploy after destroy'));
+    // Line breaks of the doc's paragraphs aside.
+    const text = destroy.replace(/\s+/g, ' ');
+    for (const named of [
+      'plants table',
+      'CloudWatch role',
+      '`AWS::ApiGateway::Account`',
+      'aws dynamodb delete-table',
+    ]) {
+      expect(text).toContain(named);
+    }
   });
 });
 

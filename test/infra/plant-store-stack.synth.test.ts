@@ -563,6 +563,14 @@ describe('optional edges, off by default', () => {
     withWaf.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 
+  test("docs/deploy.md prices the WAF by the web ACL's rules: as many as the template has", () => {
+    // AWS WAF bills each rule of a web ACL a month (a managed rule group counts as one rule).
+    const acl = Object.values(synth({ waf: {} }).findResources('AWS::WAFv2::WebACL'))[0]?.Properties;
+    const deployDoc = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const [, stated] = /\$1 a month for each of its (\d+) rules/.exec(deployDoc) ?? [];
+    expect(Number(stated)).toBe(acl.Rules.length);
+  });
+
   test('WAF: a body between 8 KB and the API limit passes; a request without User-Agent too (both rules count)', () => {
     // AWS's common rule set blocks bodies over 8 KB (SizeRestrictions_BODY) and requests without a User-Agent
     // (NoUserAgent_HEADER): "Core rule set (CRS) managed rule group" in the AWS WAF developer guide. A rule set's

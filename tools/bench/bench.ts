@@ -16,6 +16,7 @@ import { startDatabaseGate } from '../../test/helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../../test/helpers/events.ts';
 import { startDiscoveryIssuer } from '../../test/helpers/token-issuer.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
+import { monthlyRows, monthlyTable, storagePerGbMonth, xRayRecordedShare } from './cost-model.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
@@ -319,40 +320,47 @@ const gbSeconds = (memoryMb: number, ms: number) => (memoryMb / 1024) * (billedM
 const createMs = warm.createMillis.p50;
 const authorizerMs = warm.authorizerMicros.p50 / 1000;
 const logGb = (accessLogBytes + 2 * platformLogBytes + warm.logBytes.create + warm.logBytes.authorizer) / 1024 ** 3;
-const costRows: [string, string, number][] = [
-  ['API Gateway REST requests', '1 M requests', priceList.apiGatewayRestPerMillion.usd],
+const template = JSON.parse(readFileSync(join(cloudAssemblyDir, `${api.app.stackName}.template.json`), 'utf8'));
+/** The traffic levels the bill is shown at: creates a month. */
+const trafficLevels = [10_000, 1_000_000];
+/** Per request: [item, what is counted, USD for `perMonth` requests]. */
+const requestRows: [string, string, (perMonth: number) => number][] = [
+  ['API Gateway REST requests', 'each request', (n) => (n / 1e6) * priceList.apiGatewayRestPerMillion.usd],
   [
     'Lambda requests',
-    '2 M invocations (createPlant, and the authorizer when no cached policy: at most)',
-    2 * priceList.lambdaRequestsPerMillion.usd,
+    'createPlant, and the authorizer when no cached policy (at most once a request)',
+    (n) => ((2 * n) / 1e6) * priceList.lambdaRequestsPerMillion.usd,
   ],
   [
     'Lambda duration, createPlant',
-    `1 M x ${billedMs(createMs)} ms x ${createPlantFn.memoryMb} MB arm64`,
-    1e6 * gbSeconds(createPlantFn.memoryMb, createMs) * priceList.lambdaArmPerGbSecond.usd,
+    `${billedMs(createMs)} ms x ${createPlantFn.memoryMb} MB arm64 each`,
+    (n) => n * gbSeconds(createPlantFn.memoryMb, createMs) * priceList.lambdaArmPerGbSecond.usd,
   ],
   [
     'Lambda duration, authorizer',
-    `1 M x ${billedMs(authorizerMs)} ms x ${authorizerFn.memoryMb} MB arm64 (at most)`,
-    1e6 * gbSeconds(authorizerFn.memoryMb, authorizerMs) * priceList.lambdaArmPerGbSecond.usd,
+    `${billedMs(authorizerMs)} ms x ${authorizerFn.memoryMb} MB arm64 each (at most)`,
+    (n) => n * gbSeconds(authorizerFn.memoryMb, authorizerMs) * priceList.lambdaArmPerGbSecond.usd,
   ],
   [
     'DynamoDB on-demand writes',
-    `1 M conditional puts x ${requestsFirstCreate.length} request, 1 WRU each (item < 1 KB)`,
-    requestsFirstCreate.length * priceList.dynamoDbOnDemandWritePerMillion.usd,
+    `${requestsFirstCreate.length} conditional put each, 1 WRU (item < 1 KB)`,
+    (n) => ((requestsFirstCreate.length * n) / 1e6) * priceList.dynamoDbOnDemandWritePerMillion.usd,
   ],
   [
     'CloudWatch Logs ingestion',
-    `1 M x ${Math.round(logGb * 1024 ** 3)} bytes (access log ${accessLogBytes}, Lambda 2 x ${platformLogBytes}, functions ${warm.logBytes.create + warm.logBytes.authorizer})`,
-    1e6 * logGb * priceList.cloudWatchLogsIngestionPerGb.usd,
+    `${Math.round(logGb * 1024 ** 3)} bytes each (access log ${accessLogBytes}, Lambda 2 x ${platformLogBytes}, functions ${warm.logBytes.create + warm.logBytes.authorizer})`,
+    (n) => n * logGb * priceList.cloudWatchLogsIngestionPerGb.usd,
   ],
   [
-    'X-Ray traces',
-    'about 5 % of requests recorded (the default sampling rule: 1 a second, then 5 %)',
-    0.05 * priceList.xRayTracesRecordedPerMillion.usd,
+    'X-Ray traces recorded',
+    `the default rule: the first request each second and 5 % of the rest (${trafficLevels.map((n) => `${(xRayRecordedShare(n) * 100).toFixed(0)} %`).join(', ')} recorded)`,
+    (n) => ((n * xRayRecordedShare(n)) / 1e6) * priceList.xRayTracesRecordedPerMillion.usd,
   ],
 ];
-const totalUsd = costRows.reduce((sum, [, , usd]) => sum + usd, 0);
+const monthly = monthlyRows(template);
+const monthlyUsd = monthly.reduce((sum, [, , usd]) => sum + usd, 0);
+const requestsUsd = (n: number) => requestRows.reduce((sum, [, , usd]) => sum + usd(n), 0);
+const perMillionUsd = requestsUsd(1e6);
 
 // What the profiles below have shown, run after run (measured while building this benchmark, 2026-11-23).
 const boundsText = `- **Cold starts** are mostly Node itself: its bootstrap, the ES module loader and the built-in modules a function
@@ -463,20 +471,34 @@ rounds; the ratio is the median of the per-round ratios.
 - a create of a new id: ${requestsFirstCreate.length} (${requestsFirstCreate.join(', ')})
 - a create of an id that exists: ${requestsRepeatedId.length} (${requestsRepeatedId.join(', ')})
 
-## Cost of a million creates on AWS
+## What it costs on AWS
 
 Public on-demand prices, ${priceList.region}, in effect since ${priceList.inEffectSince} (tools/bench/prices.ts links each
-page; they were not re-read here, there is no network: check before budgeting). Durations are the warm p50s above,
-rounded up to Lambda's 1 ms billing; on AWS, DynamoDB's own latency (single-digit ms) adds to createPlant's. Free
-tiers are left out.
+page; they were not re-read here, there is no network: check before budgeting). Free tiers are left out.
 
-| item | quantity | USD |
-|---|---|---|
-${costRows.map(([item, quantity, usd]) => `| ${item} | ${quantity} | ${usd.toFixed(3)} |`).join('\n')}
-| **total** | | **${totalUsd.toFixed(2)}** |
+### Every month, before any request
 
-API Gateway is ${((priceList.apiGatewayRestPerMillion.usd / totalUsd) * 100).toFixed(0)} % of it: the functions' speed
-moves the bill little, their cold starts move the latency users see.
+Counted from the synthesized template (tools/bench/cost-model.ts; a test holds this table to it):
+
+${monthlyTable(monthly)}
+
+Plus ${storagePerGbMonth.toFixed(2)} USD a month per GB of plants stored (DynamoDB storage and point-in-time recovery). The
+optional WAF and a custom domain's hosted zone: docs/deploy.md.
+
+### Per create, at two traffic levels
+
+Durations are the warm p50s above, rounded up to Lambda's 1 ms billing; on AWS, DynamoDB's own latency (single-digit
+ms) adds to createPlant's.
+
+| item | what is counted | ${trafficLevels.map((n) => `${n.toLocaleString('en-US')} a month, USD`).join(' | ')} |
+|---|---|${trafficLevels.map(() => '---|').join('')}
+${requestRows.map(([item, counted, usd]) => `| ${item} | ${counted} | ${trafficLevels.map((n) => usd(n).toFixed(3)).join(' | ')} |`).join('\n')}
+| **requests** | | ${trafficLevels.map((n) => `**${requestsUsd(n).toFixed(2)}**`).join(' | ')} |
+| **with the monthly costs** | | ${trafficLevels.map((n) => `**${(requestsUsd(n) + monthlyUsd).toFixed(2)}**`).join(' | ')} |
+
+At a million creates API Gateway is ${((priceList.apiGatewayRestPerMillion.usd / perMillionUsd) * 100).toFixed(0)} % of the requests' part: the
+functions' speed moves the bill little, their cold starts move the latency users see. Below one request a second,
+X-Ray's default rule records every request.
 ${profiles.length > 0 ? `\n## What bounds the missed targets\n\n${boundsText}\n\n${profiles.join('\n\n')}\n` : ''}`;
 
 writeFileSync(join(projectRoot, 'docs', 'benchmarks.md'), report);

@@ -11,4 +11,12 @@ export const priceList = {
   dynamoDbOnDemandWritePerMillion: { usd: 0.625, page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
   cloudWatchLogsIngestionPerGb: { usd: 0.5, page: 'https://aws.amazon.com/cloudwatch/pricing/' },
   xRayTracesRecordedPerMillion: { usd: 5, page: 'https://aws.amazon.com/xray/pricing/' },
+  /** Machine-to-machine (client credentials): each app client allowed the grant, a month; then its token requests. */
+  cognitoM2mAppClientPerMonth: { usd: 6, page: 'https://aws.amazon.com/cognito/pricing/' },
+  cognitoM2mTokenRequestsPerThousand: { usd: 2.25, page: 'https://aws.amazon.com/cognito/pricing/' },
+  /** A standard-resolution alarm, per metric it evaluates (a metric-math alarm pays for each of its metrics). */
+  cloudWatchAlarmMetricPerMonth: { usd: 0.1, page: 'https://aws.amazon.com/cloudwatch/pricing/' },
+  cloudWatchDashboardPerMonth: { usd: 3, page: 'https://aws.amazon.com/cloudwatch/pricing/' },
+  dynamoDbStoragePerGbMonth: { usd: 0.25, page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
+  dynamoDbPitrPerGbMonth: { usd: 0.2, page: 'https://aws.amazon.com/dynamodb/pricing/on-demand/' },
 } as const;
