@@ -58,6 +58,9 @@ export interface RoutePolicy {
   missingScopes: string;
 }
 
+const policies = new WeakMap<readonly RouteScopes[], Map<string, RoutePolicy>>();
+const maxCachedPolicies = 256;
+
 /**
  * The policy for a token with `scopes`: Allow on the routes whose scopes it has all of, Deny on the rest. Without
  * routes (the deployment checks no scopes), Allow on the whole stage.
@@ -68,6 +71,25 @@ export const routePolicy = (
   routes: readonly RouteScopes[] | undefined,
 ): RoutePolicy => {
   const stageArn = stageArnOf(methodArn);
+  // A warm authorizer meets the same few scope sets again and again: each policy is built once (a bounded cache per
+  // list of routes; the policies are never changed after).
+  const cache = routes === undefined ? undefined : (policies.get(routes) ?? new Map<string, RoutePolicy>());
+  const key = `${stageArn} ${scopes.join(' ')}`;
+  const cached = cache?.get(key);
+  if (cached) return cached;
+  const policy = buildPolicy(stageArn, scopes, routes);
+  if (cache && routes) {
+    if (cache.size >= maxCachedPolicies) cache.clear();
+    policies.set(routes, cache.set(key, policy));
+  }
+  return policy;
+};
+
+const buildPolicy = (
+  stageArn: string,
+  scopes: readonly string[],
+  routes: readonly RouteScopes[] | undefined,
+): RoutePolicy => {
   const statement = (effect: Statement['Effect'], patterns: string[]): Statement => ({
     Action: 'execute-api:Invoke',
     Effect: effect,

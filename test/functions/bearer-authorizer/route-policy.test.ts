@@ -45,6 +45,11 @@ describe('a policy that names every route', () => {
     );
     expect(asked[1]).toEqual(asked[0]);
     expect(asked[2]).toEqual(asked[0]);
+    // Built once per stage and scope set: another stage, or other scopes, get their own.
+    const otherStage = routePolicy(methodArn.replace('/v1/', '/v2/'), ['plants/read'], routes);
+    expect(JSON.stringify(otherStage.statements)).toContain('abc123defg/v2/GET/plants');
+    expect(JSON.stringify(otherStage.statements)).not.toContain('/v1/');
+    expect(routePolicy(methodArn, ['plants/write'], routes).missingScopes).toBe('plants/read files/read');
   });
 
   test('a token with every scope is allowed everything, and lacks nothing', () => {
