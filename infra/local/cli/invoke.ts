@@ -1,6 +1,5 @@
 // `npm run invoke -- <function id> <event.json>`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `npm start`. Prints the result as JSON.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { readLocalApp } from '../app/template.ts';
@@ -31,7 +30,7 @@ try {
     log,
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
   });
-  const report = await services.pools.get(functionId)?.invoke(event, randomUUID());
+  const report = await services.pools.get(functionId)?.invoke(event);
   await services.close();
   const invocation = report?.invocation;
   log(

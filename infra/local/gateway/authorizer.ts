@@ -111,7 +111,6 @@ export class TokenAuthorizer {
   async authorize(
     headers: Record<string, string[]>,
     methodArn: string,
-    requestId: string,
   ): Promise<{ decision: AuthorizerDecision; report?: InvocationReport }> {
     const wanted = this.#definition.headerName.toLowerCase();
     const values = Object.entries(headers).flatMap(([name, sent]) => (name.toLowerCase() === wanted ? sent : []));
@@ -127,15 +126,12 @@ export class TokenAuthorizer {
     }
     const cached = this.#cache.get(token);
     if (cached && cached.expires > Date.now()) return { decision: decide(cached.result, methodArn) };
-    const report = await this.#invoke(token, methodArn, requestId);
+    const report = await this.#invoke(token, methodArn);
     return { decision: this.#decideOn(report, token, methodArn), ...(report && { report }) };
   }
 
-  #invoke(token: string, methodArn: string, requestId: string) {
-    return withinTime(
-      this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }, requestId),
-      authorizerTimeoutMs,
-    );
+  #invoke(token: string, methodArn: string) {
+    return withinTime(this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }), authorizerTimeoutMs);
   }
 
   #decideOn(report: InvocationReport | undefined, token: string, methodArn: string): AuthorizerDecision {

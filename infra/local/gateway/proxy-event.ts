@@ -1,4 +1,5 @@
 // The Lambda proxy event (v1) API Gateway sends a function for a REST API request.
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute } from '../app/template.ts';
@@ -38,6 +39,40 @@ const isBinary = (contentType: string | undefined, binaryMediaTypes: string[]) =
   );
 };
 
+/**
+ * The headers a regional REST API adds before the function sees a request: `X-Forwarded-For` (the client's address
+ * appended to any the client sent), `X-Forwarded-Port`, `X-Forwarded-Proto` and `X-Amzn-Trace-Id` (the client's, or
+ * a new X-Ray root: `Root=1-<epoch seconds, hex>-<96 random bits, hex>`), each under API Gateway's spelling. Locally
+ * the port and protocol are the runner's (http); on AWS they are 443 and https.
+ */
+const withGatewayHeaders = (
+  { all }: ReturnType<typeof headersAsSent>,
+  request: IncomingMessage,
+  started: Date,
+): ReturnType<typeof headersAsSent> => {
+  const added = new Set(['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-amzn-trace-id']);
+  const sent = (name: string) =>
+    Object.entries(all).flatMap(([key, values]) => (key.toLowerCase() === name ? values : []));
+  const [trace] = sent('x-amzn-trace-id');
+  const gateway: Record<string, string[]> = {
+    'X-Forwarded-For': [[...sent('x-forwarded-for'), request.socket.remoteAddress ?? '127.0.0.1'].join(', ')],
+    'X-Forwarded-Port': [String(request.socket.localPort ?? '')],
+    'X-Forwarded-Proto': ['http'],
+    'X-Amzn-Trace-Id': [
+      trace ??
+        `Root=1-${Math.floor(started.getTime() / 1000)
+          .toString(16)
+          .padStart(8, '0')}-${randomBytes(12).toString('hex')}`,
+    ],
+  };
+  const kept = Object.entries(all).filter(([name]) => !added.has(name.toLowerCase()));
+  const merged = Object.fromEntries([...kept, ...Object.entries(gateway)]);
+  return {
+    all: merged,
+    last: Object.fromEntries(Object.entries(merged).map(([name, values]) => [name, values.at(-1) ?? ''])),
+  };
+};
+
 interface ProxyEventParts {
   app: LocalApp;
   request: IncomingMessage;
@@ -66,12 +101,13 @@ export const proxyEvent = ({
 }: ProxyEventParts) => {
   const query = [...url.searchParams.keys()];
   const binary = isBinary(request.headers['content-type'], app.binaryMediaTypes);
+  const delivered = withGatewayHeaders(headers, request, started);
   return {
     resource: route.resourcePath,
     path: url.pathname,
     httpMethod: request.method,
-    headers: headers.last,
-    multiValueHeaders: headers.all,
+    headers: delivered.last,
+    multiValueHeaders: delivered.all,
     queryStringParameters: query.length ? Object.fromEntries(url.searchParams) : null,
     multiValueQueryStringParameters: query.length
       ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
@@ -82,7 +118,8 @@ export const proxyEvent = ({
       resourceId: route.resourcePath,
       resourcePath: route.resourcePath,
       httpMethod: request.method,
-      extendedRequestId: requestId,
+      // API Gateway's other id for the request, in its own shape (captured events: 16 characters of base64).
+      extendedRequestId: randomBytes(11).toString('base64'),
       requestTime: requestTime(started),
       path: `/${app.stageName}${url.pathname}`,
       accountId: localAws.accountId,

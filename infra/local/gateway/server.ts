@@ -160,12 +160,14 @@ const authorize = async (
   const { app } = exchange.deployment;
   const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
-  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn, exchange.requestId);
+  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn);
   noteColdStart(exchange, tokenAuthorizer.functionId, report);
   if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
   return {
     next: {
-      ...decision.context,
+      // The function receives the context's numbers and booleans as strings ("Output from an API Gateway Lambda
+      // authorizer": numberKey "1", booleanKey "true"); API Gateway adds integrationLatency, a number.
+      ...Object.fromEntries(Object.entries(decision.context).map(([key, value]) => [key, String(value)])),
       principalId: decision.principalId,
       integrationLatency: Date.now() - authorizerStarted,
     },
@@ -176,7 +178,7 @@ const authorize = async (
 const invoke = async (exchange: Exchange, { functionId, integrationTimeoutMs }: LocalRoute, event: unknown) => {
   const pool = exchange.deployment.pools.get(functionId);
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
-  const report = await withinTime(pool.invoke(event, exchange.requestId), integrationTimeoutMs);
+  const report = await withinTime(pool.invoke(event), integrationTimeoutMs);
   if (!report) {
     exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
     return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');

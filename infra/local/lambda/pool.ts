@@ -1,6 +1,7 @@
 // Runs one function locally the way Lambda does: each execution environment is a worker thread with its own
 // variables that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
 // crashes, runs out of memory or times out. More workers start on concurrency, up to a cap; beyond it requests wait.
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { LocalFunction } from '../app/template.ts';
@@ -72,7 +73,8 @@ export class FunctionPool {
     return this.#invocations;
   }
 
-  invoke(event: unknown, requestId: string): Promise<InvocationReport> {
+  /** One invocation, with a request id of its own (Lambda's `awsRequestId`, never API Gateway's request id). */
+  invoke(event: unknown, requestId: string = randomUUID()): Promise<InvocationReport> {
     this.#invocations += 1;
     this.#inFlight += 1;
     return new Promise((resolve) => {

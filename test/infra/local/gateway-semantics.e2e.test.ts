@@ -49,6 +49,7 @@ const echoed = async (response: Response) =>
   (await response.json()) as {
     event: Record<string, unknown> & { requestContext: Record<string, unknown> };
     invocations: number;
+    awsRequestId: string;
   };
 
 describe('the proxy event (v1)', () => {
@@ -85,6 +86,44 @@ describe('the proxy event (v1)', () => {
       identity: expect.objectContaining({ sourceIp: '127.0.0.1' }),
     });
     expect(response.headers.get('x-amzn-requestid')).toBe(event.requestContext.requestId);
+  });
+
+  test("adds a regional REST API's own headers: X-Forwarded-For (appended), -Port, -Proto and an X-Ray trace id", async () => {
+    // Captured regional REST events carry these (e.g. powertools-lambda-typescript's apiGatewayProxyEvent test
+    // event: X-Forwarded-For, X-Forwarded-Port "443", X-Forwarded-Proto "https", X-Amzn-Trace-Id "Root=1-...").
+    const port = new URL(api.url).port;
+    const plain = (await echoed(await call('/echo'))).event;
+    expect(plain.headers).toMatchObject({
+      'X-Forwarded-For': '127.0.0.1',
+      'X-Forwarded-Port': port,
+      'X-Forwarded-Proto': 'http',
+      'X-Amzn-Trace-Id': expect.stringMatching(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/),
+    });
+    expect(plain.multiValueHeaders).toMatchObject({ 'X-Forwarded-For': ['127.0.0.1'] });
+
+    const proxied = (
+      await echoed(
+        await call('/echo', { headers: { 'x-forwarded-for': '203.0.113.7', 'X-Amzn-Trace-Id': 'Root=1-abc-def' } }),
+      )
+    ).event;
+    expect(proxied.headers).toMatchObject({
+      'X-Forwarded-For': '203.0.113.7, 127.0.0.1',
+      'X-Amzn-Trace-Id': 'Root=1-abc-def',
+    });
+    expect(Object.keys(proxied.headers as object).filter((name) => /^x-forwarded-for$/i.test(name))).toHaveLength(1);
+  });
+
+  test("each invocation has its own id, apart from API Gateway's request id and extended request id", async () => {
+    // On AWS the function's context.awsRequestId is Lambda's id for that invocation; requestContext.requestId and
+    // extendedRequestId are API Gateway's (captured REST events: a UUID and 16 characters of base64).
+    const first = await echoed(await call('/echo'));
+    const second = await echoed(await call('/echo'));
+    const { requestId, extendedRequestId } = first.event.requestContext;
+    expect(first.awsRequestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.awsRequestId).not.toBe(requestId);
+    expect(extendedRequestId).toMatch(/^[A-Za-z0-9+/]{15}=$/);
+    expect(extendedRequestId).not.toBe(requestId);
+    expect(second.awsRequestId).not.toBe(first.awsRequestId);
   });
 
   test('passes the body as text and path parameters by name', async () => {
@@ -297,13 +336,16 @@ describe('the TOKEN authorizer', () => {
     expect(api.invocations('AuthorizerFunction')).toBe(before);
   });
 
-  test('Allow passes principalId and the context as flat keys to the function', async () => {
+  test('Allow passes principalId and the context as flat keys to the function, numbers and booleans as strings', async () => {
+    // The authorizer answers {user: 'u1', level: 3, admin: false}; what a function reads is API Gateway's strings
+    // ("Output from an API Gateway Lambda authorizer", its context example: numberKey "1", booleanKey "true"), beside
+    // the numeric integrationLatency of captured REST events.
     const { event } = await echoed(await call('/secured', bearer('allow')));
     expect(event.requestContext.authorizer).toEqual({
       principalId: 'fixture-user',
       user: 'u1',
-      level: 3,
-      admin: false,
+      level: '3',
+      admin: 'false',
       integrationLatency: expect.any(Number),
     });
   });

@@ -34,7 +34,7 @@ const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool
     pool as unknown as FunctionPool,
   );
 const ask = (authorizer: TokenAuthorizer, token = 'Bearer a') =>
-  authorizer.authorize({ Authorization: [token] }, methodArn, 'request-id');
+  authorizer.authorize({ Authorization: [token] }, methodArn);
 
 afterEach(() => {
   jest.restoreAllMocks();
