@@ -81,6 +81,21 @@ export const requestUrl = (request: IncomingMessage) => {
   return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
 };
 
+/**
+ * The request's URL without the stage: the deployed invoke URL has it (`https://<api>.execute-api.<region>.amazonaws.com/v1`),
+ * so a client pointed at the runner by host alone calls `/v1/plants`; the event is the same either way (`path`
+ * without the stage, `requestContext.path` with it, as in captured events). Not when the API has a top-level
+ * resource named like the stage: that path is the resource's.
+ */
+const withoutStage = (url: URL, app: LocalApp) => {
+  const prefix = `/${app.stageName}`;
+  const named = app.routes.some(({ resourcePath }) => resourcePath.split('/')[1] === app.stageName);
+  if (named || !(url.pathname === prefix || url.pathname.startsWith(`${prefix}/`))) return url;
+  const stripped = new URL(url);
+  stripped.pathname = url.pathname.slice(prefix.length) || '/';
+  return stripped;
+};
+
 /** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
 export interface Deployment {
   app: LocalApp;
@@ -225,7 +240,7 @@ const handle = async (
     deployment,
     requestId: randomUUID(),
     started: new Date(),
-    url: requestUrl(request),
+    url: withoutStage(requestUrl(request), deployment.app),
     method: request.method ?? 'GET',
     notes: [],
   };

@@ -126,6 +126,15 @@ describe('the proxy event (v1)', () => {
     expect(second.awsRequestId).not.toBe(first.awsRequestId);
   });
 
+  test('serves the stage prefix of the deployed invoke URL too, with the same event', async () => {
+    // https://<api>.execute-api.<region>.amazonaws.com/test/echo on AWS: event.path without the stage,
+    // requestContext.path with it (captured REST events).
+    const prefixed = (await echoed(await call('/test/echo?x=1'))).event;
+    expect(prefixed).toMatchObject({ path: '/echo', resource: '/echo', queryStringParameters: { x: '1' } });
+    expect(prefixed.requestContext).toMatchObject({ path: '/test/echo', stage: 'test' });
+    expect((await call('/test/nowhere')).status).toBe((await call('/nowhere')).status);
+  });
+
   test('passes the body as text and path parameters by name', async () => {
     const posted = await echoed(await call('/echo', { method: 'POST', body: '{"a": 1}' }));
     expect(posted.event).toMatchObject({ body: '{"a": 1}', httpMethod: 'POST' });

@@ -34,6 +34,13 @@ test('the curl line printed at start creates a plant', async () => {
   const { stdout } = await promisify(execFile)('sh', ['-c', server.curl]);
 
   expect(JSON.parse(stdout)).toEqual({ name: 'Monstera deliciosa', tag: 'aroid' });
+  // A client configured with the deployed base URL's shape (its stage, v1) works by changing the host alone.
+  const staged = await fetch(`${server.url}/v1/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${tokenOf(server)}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ id: 2, name: 'Ficus lyrata' }),
+  });
+  expect([staged.status, await staged.json()]).toEqual([200, { name: 'Ficus lyrata' }]);
 }, 90_000);
 
 test('a restarted server on the same data folder has every plant: same content 200, other content 409', async () => {
