@@ -7,6 +7,12 @@ import { Worker } from 'node:worker_threads';
 import type { LocalFunction } from '../app/template.ts';
 import type { WorkerData, WorkerMessage, WorkerRequest } from './worker.ts';
 
+// Lambda's clock is UTC, whatever the host's. Worker threads share their process's time zone, and a worker's own
+// process.env.TZ changes nothing (only the main thread's environment is the process's): the runner's process takes
+// UTC before it starts any, and the thread-local copies say so too. Node re-reads TZ when it is assigned
+// ("process.env": https://nodejs.org/api/process.html#processenv).
+process.env.TZ = 'UTC';
+
 type Invocation =
   | { outcome: 'result'; result: unknown }
   /** The handler threw or rejected. */
