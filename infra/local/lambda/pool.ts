@@ -123,7 +123,11 @@ export class FunctionPool {
     const logLine = this.#logLine;
     const worker = new Worker(workerFile, {
       workerData: data,
-      env: this.#variables,
+      // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
+      env: {
+        ...this.#variables,
+        AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
+      },
       stdout: logLine !== undefined,
       stderr: logLine !== undefined,
       // MemorySize caps the heap as on Lambda. The young generation is kept small: V8 would grow each isolate's to

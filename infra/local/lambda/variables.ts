@@ -1,5 +1,6 @@
 // Each function's environment variables locally: the template's values (with the intrinsics that have a local meaning
 // resolved), then the local overrides, then what the Lambda runtime itself sets.
+import { relative } from 'node:path';
 import { localAws, resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
 import type { LocalApp, LocalFunction } from '../app/template.ts';
 
@@ -26,18 +27,30 @@ export const functionVariables = (
     }
   }
   return {
+    // Unreserved: a function's configuration may change them.
+    LANG: 'en_US.UTF-8',
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin/:/bin',
     ...variables,
     ...overrides,
+    // Reserved: what the Lambda runtime sets itself ("Defined runtime environment variables" in the Lambda guide).
+    _HANDLER: `${relative(fn.assetDir, fn.modulePath).replace(/\.[mc]?js$/, '')}.${fn.exportName}`,
     AWS_REGION: localAws.region,
     AWS_DEFAULT_REGION: localAws.region,
-    // Local credentials: the local DynamoDB takes any, and no real AWS account is ever reached.
+    // Local credentials: the local DynamoDB takes any, and no real AWS account is ever reached. A role's credentials
+    // on Lambda are temporary, so they come with a session token.
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SESSION_TOKEN: 'local',
     AWS_LAMBDA_FUNCTION_NAME: fn.id,
     AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.id}`,
+    // Only with the JSON log format: the runtime's own format and level (the function's LoggingConfig).
+    ...(fn.logFormat === 'JSON' && { AWS_LAMBDA_LOG_FORMAT: 'JSON' }),
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
     LAMBDA_TASK_ROOT: fn.assetDir,
+    LAMBDA_RUNTIME_DIR: '/var/runtime',
     TZ: 'UTC',
   };
 };

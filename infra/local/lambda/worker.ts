@@ -1,5 +1,5 @@
 // Runs inside a worker thread: loads one function's bundle once, then answers invocations one at a time.
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { localAws } from '../app/intrinsics.ts';
@@ -61,7 +61,20 @@ try {
   throw error;
 }
 
+/**
+ * The X-Ray trace header of an invocation, which the runtime puts in `_X_AMZN_TRACE_ID` before each one (its
+ * Lambda-Runtime-Trace-Id): the trace API Gateway began for the request (its X-Amzn-Trace-Id), else a new one.
+ */
+const traceHeader = (event: unknown) => {
+  const headers = (event as { headers?: Record<string, unknown> } | null)?.headers;
+  const sent = typeof headers?.['X-Amzn-Trace-Id'] === 'string' ? /Root=[^;]+/.exec(headers['X-Amzn-Trace-Id']) : null;
+  const root = sent?.[0] ?? `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
+};
+
 port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => {
+  const parsed: unknown = JSON.parse(event);
+  process.env._X_AMZN_TRACE_ID = traceHeader(parsed);
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName: functionId,
@@ -69,12 +82,13 @@ port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => 
     invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${functionId}`,
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${functionId}`,
-    logStreamName: `local/${randomUUID()}`,
+    // As the runtime reads them, from its environment.
+    logGroupName: process.env.AWS_LAMBDA_LOG_GROUP_NAME,
+    logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
   try {
-    const result = await handler(JSON.parse(event), context);
+    const result = await handler(parsed, context);
     let json: string;
     try {
       json = JSON.stringify(result) ?? 'null';

@@ -1,6 +1,7 @@
 // What a function sees around its event when the runner runs on a host unlike Lambda's: the runner in a process of
 // its own whose time zone is New York (as a developer's machine may be), serving the fixture app. On Lambda the clock
-// is UTC ("Defined runtime environment variables", TZ: https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html).
+// is UTC, and the runtime defines the variables of "Defined runtime environment variables"
+// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,4 +52,29 @@ test("a function's clock is UTC, whatever the host's time zone", async () => {
   expect(hostOffsetMinutes).toBe(300);
   const { clock } = (await (await fetch(`${url}/echo`)).json()) as { clock: Record<string, unknown> };
   expect(clock).toEqual({ offsetMinutes: 0, zone: 'UTC', tz: 'UTC' });
+});
+
+test("the runtime's environment: the variables Lambda defines, the context's log names from them, a trace per call", async () => {
+  // "Defined runtime environment variables" (the Lambda guide): reserved ones the runtime sets, and LANG and PATH.
+  const echo = async (headers: Record<string, string> = {}) =>
+    ((await (await fetch(`${url}/echo`, { headers })).json()) as { lambda: Record<string, string> }).lambda;
+  const first = await echo();
+  expect(first).toMatchObject({
+    _HANDLER: 'echo.handler',
+    LAMBDA_RUNTIME_DIR: '/var/runtime',
+    AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/EchoFunction',
+    AWS_LAMBDA_LOG_STREAM_NAME: expect.stringMatching(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/),
+    AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+    AWS_SESSION_TOKEN: expect.any(String),
+    LANG: 'en_US.UTF-8',
+    PATH: expect.any(String),
+    _X_AMZN_TRACE_ID: expect.stringMatching(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=0$/),
+  });
+  expect(first.LAMBDA_TASK_ROOT).toMatch(/^\//);
+  expect(first.logGroupName).toBe(first.AWS_LAMBDA_LOG_GROUP_NAME);
+  expect(first.logStreamName).toBe(first.AWS_LAMBDA_LOG_STREAM_NAME);
+  // The trace API Gateway began for the request is the invocation's.
+  const traced = await echo({ 'X-Amzn-Trace-Id': 'Root=1-67890abc-0123456789abcdef01234567' });
+  expect(traced._X_AMZN_TRACE_ID).toMatch(/^Root=1-67890abc-0123456789abcdef01234567;Parent=[0-9a-f]{16};Sampled=0$/);
+  expect(traced.AWS_LAMBDA_LOG_STREAM_NAME).toBe(first.AWS_LAMBDA_LOG_STREAM_NAME); // one environment, one stream
 });
