@@ -34,6 +34,8 @@ export interface LocalFunction {
   logFormat: 'JSON' | 'Text';
   /** Its environment variables as the template has them, intrinsics unresolved (see intrinsics.ts). */
   variables: Record<string, unknown>;
+  /** The version its code runs as: `1` when the template publishes versions of it (served through an alias). */
+  version: string;
   /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
   tokenIssuerVariables: TokenIssuerVariables | undefined;
 }
@@ -41,6 +43,8 @@ export interface LocalFunction {
 export interface LocalAuthorizer {
   id: string;
   functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
   /** The request header carrying the token. */
   headerName: string;
   /** Must match the whole header value; API Gateway answers 401 itself otherwise. */
@@ -54,6 +58,8 @@ export interface LocalRoute {
   /** `ANY` or an HTTP method. */
   method: string;
   functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
   authorizerId: string | undefined;
   integrationTimeoutMs: number;
 }
@@ -99,23 +105,30 @@ const getAttOf = (value: unknown): [string, string] | undefined => {
 const props = (resource: CfnResource) => resource.Properties ?? {};
 
 /**
- * The logical id of the Lambda function an integration or authorizer URI points at: by its Arn, or through an alias.
+ * The Lambda function an integration or authorizer URI points at (its logical id): by its Arn, or through an alias,
+ * whose name is then the qualifier of every invocation (`invokedFunctionArn` ends with it, as on AWS).
  */
-const functionOfUri = (uri: unknown, where: string, resources: Record<string, CfnResource>): string => {
+const functionOfUri = (
+  uri: unknown,
+  where: string,
+  resources: Record<string, CfnResource>,
+): { functionId: string; qualifier?: string } => {
   const parts =
     typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [];
-  const targets = parts.flatMap((part) => {
+  const targets = parts.flatMap((part): { functionId: string; qualifier?: string }[] => {
     const att = getAttOf(part);
-    if (att?.[1] === 'Arn') return [att[0]];
+    if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
     // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
     const ref = refOf(part);
     const alias = ref === undefined ? undefined : resources[ref];
     const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
-    return aliased === undefined ? [] : [aliased];
+    const name = alias === undefined ? undefined : props(alias).Name;
+    return aliased === undefined ? [] : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
   });
-  if (targets.length !== 1 || !targets[0])
+  const [target] = targets;
+  if (targets.length !== 1 || !target?.functionId)
     throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
-  return targets[0];
+  return target;
 };
 
 const ofType = (resources: Record<string, CfnResource>, type: string) =>
@@ -164,6 +177,12 @@ const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir:
       logFormat:
         (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
       variables,
+      // A published version (AWS::Lambda::Version) is what an alias serves on AWS: locally, its first.
+      version: ofType(resources, 'AWS::Lambda::Version').some(
+        ([, version]) => refOf(props(version).FunctionName) === id,
+      )
+        ? '1'
+        : '$LATEST',
       tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
     });
   }
@@ -181,7 +200,7 @@ const readAuthorizers = (resources: Record<string, CfnResource>) => {
     const expression = properties.IdentityValidationExpression;
     authorizers.set(id, {
       id,
-      functionId: functionOfUri(properties.AuthorizerUri, id, resources),
+      ...functionOfUri(properties.AuthorizerUri, id, resources),
       headerName: source[1],
       // API Gateway matches the whole value, as Java's matches() does.
       validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
@@ -217,7 +236,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
     return {
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
-      functionId: functionOfUri(integration.Uri, id, resources),
+      ...functionOfUri(integration.Uri, id, resources),
       authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
       integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
     };

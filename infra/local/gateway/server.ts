@@ -190,10 +190,14 @@ const authorize = async (
 };
 
 /** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
-const invoke = async (exchange: Exchange, { functionId, integrationTimeoutMs }: LocalRoute, event: unknown) => {
+const invoke = async (
+  exchange: Exchange,
+  { functionId, qualifier, integrationTimeoutMs }: LocalRoute,
+  event: unknown,
+) => {
   const pool = exchange.deployment.pools.get(functionId);
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
-  const report = await withinTime(pool.invoke(event), integrationTimeoutMs);
+  const report = await withinTime(pool.invoke(event, qualifier ? { qualifier } : {}), integrationTimeoutMs);
   if (!report) {
     exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
     return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');

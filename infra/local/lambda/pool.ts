@@ -79,13 +79,25 @@ export class FunctionPool {
     return this.#invocations;
   }
 
-  /** One invocation, with a request id of its own (Lambda's `awsRequestId`, never API Gateway's request id). */
-  invoke(event: unknown, requestId: string = randomUUID()): Promise<InvocationReport> {
+  /**
+   * One invocation, with a request id of its own (Lambda's `awsRequestId`, never API Gateway's request id), of the
+   * alias `qualifier` when the caller names one (its ARN is then the function's, `:<alias>`).
+   */
+  invoke(
+    event: unknown,
+    { requestId = randomUUID(), qualifier }: { requestId?: string; qualifier?: string } = {},
+  ): Promise<InvocationReport> {
     this.#invocations += 1;
     this.#inFlight += 1;
     return new Promise((resolve) => {
       const pending = {
-        request: { id: this.#nextId++, event: JSON.stringify(event) ?? 'null', requestId, deadline: 0 },
+        request: {
+          id: this.#nextId++,
+          event: JSON.stringify(event) ?? 'null',
+          requestId,
+          ...(qualifier && { qualifier }),
+          deadline: 0,
+        },
         resolve,
         started: Date.now(),
         startsEnvironment: false,

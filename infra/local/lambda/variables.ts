@@ -42,7 +42,7 @@ export const functionVariables = (
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SESSION_TOKEN: 'local',
     AWS_LAMBDA_FUNCTION_NAME: fn.id,
-    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_VERSION: fn.version,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.id}`,

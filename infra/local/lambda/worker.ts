@@ -16,7 +16,7 @@ export interface WorkerData {
  * Events and results cross as JSON text, as they reach and leave a function on Lambda (and a string is far cheaper to
  * pass between threads than the structured clone of an object).
  */
-export type WorkerRequest = { id: number; event: string; requestId: string; deadline: number };
+export type WorkerRequest = { id: number; event: string; requestId: string; qualifier?: string; deadline: number };
 export type WorkerMessage =
   | { type: 'ready'; initMs: number }
   | { type: 'init-error'; message: string }
@@ -72,14 +72,15 @@ const traceHeader = (event: unknown) => {
   return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 };
 
-port.on('message', async ({ id, event, requestId, deadline }: WorkerRequest) => {
+port.on('message', async ({ id, event, requestId, qualifier, deadline }: WorkerRequest) => {
   const parsed: unknown = JSON.parse(event);
   process.env._X_AMZN_TRACE_ID = traceHeader(parsed);
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName: functionId,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${functionId}`,
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
+    // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
+    invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${functionId}${qualifier ? `:${qualifier}` : ''}`,
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
     // As the runtime reads them, from its environment.

@@ -78,3 +78,18 @@ test("the runtime's environment: the variables Lambda defines, the context's log
   expect(traced._X_AMZN_TRACE_ID).toMatch(/^Root=1-67890abc-0123456789abcdef01234567;Parent=[0-9a-f]{16};Sampled=0$/);
   expect(traced.AWS_LAMBDA_LOG_STREAM_NAME).toBe(first.AWS_LAMBDA_LOG_STREAM_NAME); // one environment, one stream
 });
+
+test('API Gateway calls the alias the template names: its ARN ends with it, and it runs a published version', async () => {
+  // The integration URI is the alias's ARN; Lambda's context then has invokedFunctionArn <function ARN>:live and the
+  // version's number (the Node.js runtime interface client's context: invokedFunctionArn, functionVersion).
+  const lambda = async (path: string) =>
+    ((await (await fetch(`${url}${path}`)).json()) as { lambda: Record<string, string> }).lambda;
+  const aliased = await lambda('/aliased');
+  expect(aliased.invokedFunctionArn).toMatch(/^arn:aws:lambda:[a-z0-9-]+:\d{12}:function:AliasedEchoFunction:live$/);
+  expect(aliased).toMatchObject({ functionVersion: '1', AWS_LAMBDA_FUNCTION_VERSION: '1' });
+  expect(aliased.AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/\/\[1\][0-9a-f]{32}$/);
+  // A function with no version published runs $LATEST, called by its own ARN.
+  const plain = await lambda('/echo');
+  expect(plain.invokedFunctionArn).toMatch(/:function:EchoFunction$/);
+  expect(plain.functionVersion).toBe('$LATEST');
+});
