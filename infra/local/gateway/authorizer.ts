@@ -131,7 +131,11 @@ export class TokenAuthorizer {
   }
 
   #invoke(token: string, methodArn: string) {
-    return withinTime(this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }), authorizerTimeoutMs);
+    const { qualifier } = this.#definition;
+    return withinTime(
+      this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }, qualifier ? { qualifier } : {}),
+      authorizerTimeoutMs,
+    );
   }
 
   #decideOn(report: InvocationReport | undefined, token: string, methodArn: string): AuthorizerDecision {

@@ -88,6 +88,11 @@ test('API Gateway calls the alias the template names: its ARN ends with it, and 
   expect(aliased.invokedFunctionArn).toMatch(/^arn:aws:lambda:[a-z0-9-]+:\d{12}:function:AliasedEchoFunction:live$/);
   expect(aliased).toMatchObject({ functionVersion: '1', AWS_LAMBDA_FUNCTION_VERSION: '1' });
   expect(aliased.AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/\/\[1\][0-9a-f]{32}$/);
+  // The authorizer too: the fixture's is called through its alias, as the product's.
+  const secured = (await (await fetch(`${url}/secured`, { headers: { Authorization: 'Bearer whoami' } })).json()) as {
+    event: { requestContext: { authorizer: Record<string, string> } };
+  };
+  expect(secured.event.requestContext.authorizer.invokedFunctionArn).toMatch(/:function:AuthorizerFunction:live$/);
   // A function with no version published runs $LATEST, called by its own ARN.
   const plain = await lambda('/echo');
   expect(plain.invokedFunctionArn).toMatch(/:function:EchoFunction$/);
