@@ -300,14 +300,13 @@ if (runnerProfile) {
   profiles.push(`### the runner's main thread (the gateway) at 32 connections, 3 s\n\n${runnerProfile}`);
 }
 
-// 6. The cost of a million creates on AWS.
-const stage = Object.values(
-  (
-    JSON.parse(readFileSync(join(cloudAssemblyDir, `${api.app.stackName}.template.json`), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties?: { AccessLogSetting?: { Format?: string } } }>;
-    }
-  ).Resources,
-).find((resource) => resource.Type === 'AWS::ApiGateway::Stage');
+// 6. What it costs on AWS: every month, and per create at two traffic levels.
+const template = JSON.parse(readFileSync(join(cloudAssemblyDir, `${api.app.stackName}.template.json`), 'utf8')) as {
+  Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+};
+const stage = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::ApiGateway::Stage') as
+  | { Properties?: { AccessLogSetting?: { Format?: string } } }
+  | undefined;
 // An access log line: its format with each $context variable written as a typical 12-character value.
 const accessLogBytes = (stage?.Properties?.AccessLogSetting?.Format ?? '').replace(
   /\$context\.[\w.]+/g,
@@ -320,7 +319,6 @@ const gbSeconds = (memoryMb: number, ms: number) => (memoryMb / 1024) * (billedM
 const createMs = warm.createMillis.p50;
 const authorizerMs = warm.authorizerMicros.p50 / 1000;
 const logGb = (accessLogBytes + 2 * platformLogBytes + warm.logBytes.create + warm.logBytes.authorizer) / 1024 ** 3;
-const template = JSON.parse(readFileSync(join(cloudAssemblyDir, `${api.app.stackName}.template.json`), 'utf8'));
 /** The traffic levels the bill is shown at: creates a month. */
 const trafficLevels = [10_000, 1_000_000];
 /** Per request: [item, what is counted, USD for `perMonth` requests]. */
