@@ -32,10 +32,10 @@ export interface Started extends Launched {
  * `root`: a project folder to run it in (a copy, for tests that change sources); the project itself by default.
  */
 export const launch = (
-  dataDir: string,
+  dataDir: string | undefined,
   { viaNpm = false, orphaned = false, args = [] as string[], root = projectRoot, env = process.env } = {},
 ): Launched => {
-  const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
+  const runnerArgs = ['--port', '0', ...(dataDir === undefined ? ['--in-memory'] : ['--data-dir', dataDir]), ...args];
   const options = { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] } satisfies SpawnOptions;
   const runner = [process.execPath, 'infra/local/cli/start.ts', ...runnerArgs];
   // orphaned: started in the background by a shell that then exits, so that its parent is process 1 (or a reaper).
@@ -79,6 +79,25 @@ export const start = async (dataDir: string, options: Parameters<typeof launch>[
   const databaseEndpoint = /^Database: (http:\/\/127\.0\.0\.1:\d+)/m.exec(output)?.[1];
   if (!url || !curl || !databaseEndpoint) throw new Error(`no URL, curl line or database in:\n${output}`);
   return { ...launched, url, curl, databaseEndpoint };
+};
+
+/**
+ * `npm start -- --app DIR`, through npm, in memory: an app synthesized elsewhere (the fixture app), as a user serves
+ * their own. Resolves once it serves, with its URL.
+ */
+export const startApp = async (
+  cloudAssemblyDir: string,
+  { args = [] as string[], env = process.env } = {},
+): Promise<Launched & { url: string }> => {
+  const launched = launch(undefined, { viaNpm: true, args: ['--app', cloudAssemblyDir, ...args], env });
+  const serving = /is serving at (http:\/\/127\.0\.0\.1:\d+)/;
+  await Promise.race([
+    launched.printed(serving),
+    launched.exited.then((code) =>
+      Promise.reject(new Error(`npm start exited (${code}) before serving:\n${launched.output()}`)),
+    ),
+  ]);
+  return { ...launched, url: serving.exec(launched.output())?.[1] ?? '' };
 };
 
 export const tokenOf = (server: Started) => /Authorization: Bearer ([\w.-]+)/.exec(server.curl)?.[1] ?? '';

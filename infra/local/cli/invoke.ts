@@ -1,16 +1,15 @@
 // `npm run invoke -- <function id> <event.json>`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `npm start`. Prints the result as JSON.
 import { readFileSync } from 'node:fs';
-import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { readLocalApp } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
-import { commandFailed, dataDirOf, envVarsOf, parseCommandLine } from './options.ts';
-import { appProject, localTokenIssuer } from './product.ts';
+import { cloudAssemblyOf, commandFailed, dataDirOf, envVarsOf, parseCommandLine } from './options.ts';
+import { localTokenIssuer } from './product.ts';
 
 const { values, positionals, usage } = parseCommandLine(
   'npm run invoke -- <function id> <event.json> [options]',
-  ['data-dir', 'in-memory', 'env-vars', 'stack'],
+  ['data-dir', 'in-memory', 'env-vars', 'app', 'stack'],
   { positionals: true },
 );
 const [functionId, eventFile] = positionals;
@@ -18,7 +17,7 @@ const log = (line: string) => console.error(line);
 try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const app = readLocalApp(ensureSynthesized(appProject, log), values.stack);
+  const app = readLocalApp(cloudAssemblyOf(values.app, log), values.stack);
   if (!app.functions.has(functionId)) {
     throw new RunnerError(`no function ${functionId}; the template has ${[...app.functions.keys()].join(', ')}`);
   }

@@ -1,11 +1,12 @@
 // The local commands' options, each declared once with its help; each command's usage is generated from them. A
 // command that fails on a user's mistake (a RunnerError) prints its message; anything else is a bug: its stack.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { RunnerError } from '../errors.ts';
-import { defaultDataDir, developerSubject } from './product.ts';
+import { appProject, defaultDataDir, developerSubject } from './product.ts';
 
 interface OptionDeclaration {
   type: 'string' | 'boolean';
@@ -35,6 +36,11 @@ export const options = {
     type: 'string',
     placeholder: 'FILE',
     help: '{"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)',
+  },
+  app: {
+    type: 'string',
+    placeholder: 'DIR',
+    help: "a cloud assembly synthesized already (`cdk synth -o DIR`, as `cdk deploy --app DIR`), served instead of this project's app",
   },
   stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
   watch: { type: 'boolean', help: "synthesize and serve again when the app's sources change (npm run dev)" },
@@ -102,6 +108,16 @@ export const commandFailed = (command: string, error: unknown) => {
   const told = error instanceof RunnerError ? error.message : error instanceof Error ? error.stack : String(error);
   console.error(`${command} failed: ${told}`);
   process.exitCode = 1;
+};
+
+/** The cloud assembly to serve: `--app DIR` as it is, else this project's app (synthesized unless up to date). */
+export const cloudAssemblyOf = (app: string | undefined, log: (line: string) => void) => {
+  if (app === undefined) return ensureSynthesized(appProject, log);
+  const dir = resolve(app);
+  if (!existsSync(resolve(dir, 'manifest.json'))) {
+    throw new RunnerError(`--app ${app}: no manifest.json there; synthesize one with \`cdk synth -o ${app}\``);
+  }
+  return dir;
 };
 
 /** The data folder, or undefined with --in-memory. */

@@ -1,11 +1,19 @@
 // `npm start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT until it is stopped.
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { ensureSynthesized } from '../app/cloud-assembly.ts';
+import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../local-api.ts';
 import { apiReference } from './api-reference.ts';
-import { commandFailed, dataDirOf, envVarsOf, maxWorkersOf, parseCommandLine, wholeNumber } from './options.ts';
+import {
+  cloudAssemblyOf,
+  commandFailed,
+  dataDirOf,
+  envVarsOf,
+  maxWorkersOf,
+  parseCommandLine,
+  wholeNumber,
+} from './options.ts';
 import { appProject, developerSubject, localTokenIssuer, openApiPath } from './product.ts';
 import { reloadOnChange } from './watch.ts';
 
@@ -26,11 +34,14 @@ interface OpenApiDocument {
   info?: { title?: string };
   paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
 }
-const hasOpenApi = existsSync(openApiPath);
-const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
 
 /** A ready-to-paste request for each route that the OpenAPI document gives a JSON example body for. */
-const curlExamples = (url: string, token: string, routes: { resourcePath: string; method: string }[]) =>
+const curlExamples = (
+  openapi: OpenApiDocument,
+  url: string,
+  token: string,
+  routes: { resourcePath: string; method: string }[],
+) =>
   routes.flatMap(({ resourcePath, method }) => {
     const example =
       openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
@@ -79,12 +90,18 @@ export const serve = async (parent: number) => {
       'in-memory',
       'max-workers',
       'env-vars',
+      'app',
       'stack',
       'watch',
     ]);
+    if (values.app !== undefined && values.watch)
+      throw new RunnerError('--watch synthesizes this project: not with --app');
+    // The project's document describes the project's app, not one given with --app.
+    const hasOpenApi = values.app === undefined && existsSync(openApiPath);
+    const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
     const dataDir = dataDirOf(values);
     const envVars = envVarsOf(values['env-vars']);
-    const cloudAssemblyDir = ensureSynthesized(appProject, log);
+    const cloudAssemblyDir = cloudAssemblyOf(values.app, log);
     const starting = startLocalApi({
       cloudAssemblyDir,
       ...(values.stack && { stackName: values.stack }),
@@ -105,6 +122,9 @@ export const serve = async (parent: number) => {
       scope === undefined
         ? undefined
         : await signDevToken(api.signingKey, { sub: developerSubject, scope, expiresIn: '12h' });
+    // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
+    const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
+    const examples = curlExamples(openapi, api.url, token ?? '$TOKEN', api.app.routes);
     const routes = api.app.routes.map(
       (route) => `  ${route.method} ${api.url}${route.resourcePath} -> ${route.functionId}`,
     );
@@ -117,16 +137,16 @@ export const serve = async (parent: number) => {
         `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
         ...(hasOpenApi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
         '',
-        ...(token === undefined
-          ? [
-              'No development token: the authorizers trust the issuer --env-vars names,',
-              'so its tokens are the ones that work here, as deployed. With one in $TOKEN:',
-            ]
-          : [`A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`, token]),
-        '',
-        'Try:',
-        ...curlExamples(api.url, token ?? '$TOKEN', api.app.routes),
-        '',
+        ...(token !== undefined
+          ? [`A token (12 h${dataDir ? '; more with `npm run token`' : ''}):`, token, '']
+          : takesDevIssuer
+            ? [
+                'No development token: the authorizers trust the issuer --env-vars names,',
+                'so its tokens are the ones that work here, as deployed. With one in $TOKEN:',
+                '',
+              ]
+            : []),
+        ...(examples.length > 0 ? ['Try:', ...examples, ''] : []),
       ].join('\n'),
     );
     if (values.watch) stopWatching = reloadOnChange(api, appProject, log);

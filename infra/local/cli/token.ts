@@ -1,18 +1,24 @@
 // `npm run token`: prints a bearer token from the development issuer, and nothing else, on stdout.
-import { ensureSynthesized } from '../app/cloud-assembly.ts';
 import { readLocalApp } from '../app/template.ts';
 import { devIssuerScope, loadSigningKey, signDevToken } from '../issuer/dev-issuer.ts';
-import { commandFailed, dataDirOf, parseCommandLine } from './options.ts';
-import { appProject, localTokenIssuer } from './product.ts';
+import { cloudAssemblyOf, commandFailed, dataDirOf, parseCommandLine } from './options.ts';
+import { localTokenIssuer } from './product.ts';
 
-const { values } = parseCommandLine('npm run token -- [options]', ['data-dir', 'stack', 'sub', 'scope', 'expires-in']);
+const { values } = parseCommandLine('npm run token -- [options]', [
+  'data-dir',
+  'app',
+  'stack',
+  'sub',
+  'scope',
+  'expires-in',
+]);
 try {
   const dataDir = dataDirOf(values);
   const scope =
     values.scope ??
     devIssuerScope(
       readLocalApp(
-        ensureSynthesized(appProject, () => undefined),
+        cloudAssemblyOf(values.app, () => undefined),
         values.stack,
       ),
     ) ??
