@@ -33,9 +33,9 @@ export default {
   testTimeout: 30_000,
   // Coverage (with --coverage, as `npm test` runs it) of the code that runs in the tests' own process: the Lambda code
   // (the handler, store and authorizer tests) and infra/: the stack and its constructs, and the local runner's core
-  // (served in-process by the e2e tests). Not measured: what runs only in other processes or threads (the commands in
-  // infra/local/cli/, the database process and its folder check, the function workers, the CDK app's entry, the
-  // bundles' node:http shim), and type-only modules. The floors are in tools/coverage-gate.ts, which `npm test` runs
+  // (served in-process by the e2e tests). Not measured: what runs only in other processes (the commands in
+  // infra/local/cli/, the database process and its folder check, the CDK app's entry, the bundles' node:http shim;
+  // the functions' runtime is JavaScript, runtime.mjs), and type-only modules. The floors are in tools/coverage-gate.ts, which `npm test` runs
   // after jest and which names the files below them.
   coverageProvider: 'v8',
   collectCoverageFrom: [
@@ -49,7 +49,6 @@ export default {
     '!infra/local/database/process.ts',
     '!infra/local/database/folder-check.ts',
     '!infra/constructs/bundling/**',
-    '!infra/local/lambda/worker.ts',
   ],
   coverageReporters: ['text-summary', 'json-summary'],
 };

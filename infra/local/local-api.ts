@@ -1,5 +1,6 @@
-// Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in worker threads, its REST
-// API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN authorizers trust.
+// Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in processes of their own as
+// Lambda runs them, its REST API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN
+// authorizers trust.
 
 import { resolveValue } from './app/intrinsics.ts';
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';

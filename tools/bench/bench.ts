@@ -252,7 +252,7 @@ for (const connections of [1, 32]) {
 }
 const perSecond = (key: string) => (throughput[key] ?? []).map((figures) => figures.perSecond);
 const runnerCeilingRatio = medianRatio(perSecond('runner-32'), perSecond('ceiling-32'));
-// The runner's own thread (the gateway; the functions run in worker threads), profiled under the same load.
+// The runner's own process (the gateway; the functions run in processes of their own), profiled under the same load.
 const runnerProfile = runnerCeilingRatio < 0.8 ? await profiling(() => load(api.url, 32, 3)) : undefined;
 warmChild.send('stop');
 await api.close();
@@ -297,7 +297,7 @@ if (ratios.authorizerBare > 1.1) {
   );
 }
 if (runnerProfile) {
-  profiles.push(`### the runner's main thread (the gateway) at 32 connections, 3 s\n\n${runnerProfile}`);
+  profiles.push(`### the runner's process (the gateway) at 32 connections, 3 s\n\n${runnerProfile}`);
 }
 
 // 6. What it costs on AWS: every month, and per create at two traffic levels.
@@ -371,10 +371,10 @@ const boundsText = `- **Cold starts** are mostly Node itself: its bootstrap, the
   gives the 503 before Lambda's timeout), and answering in the contract's Error JSON.
 - **The authorizer's warm path** is ECDSA verification in \`node:crypto\`; what it adds to the bare verify is
   Powertools' context, Middy and the policy it builds.
-- **The runner** does what the ceiling does, plus a gateway and two hand-overs between threads per request (the
-  function runs in a worker thread with its own environment, as on Lambda). On two cores the load client, the
-  gateway, the workers and dynalite compete for the CPU; in its main thread's profile, passing messages to the workers
-  and writing to sockets lead.`;
+- **The runner** does what the ceiling does, plus a gateway and two hand-overs between processes per request (each
+  execution environment is a process of its own, as on Lambda: the event and the result cross a pipe). On two cores
+  the load client, the gateway, the environments and dynalite compete for the CPU; in the gateway's profile, passing
+  messages to the environments and writing to sockets lead.`;
 
 // 7. The report.
 const met = (ok: boolean) => (ok ? 'met' : '**NOT met**');
@@ -460,7 +460,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
-gateway (no authorizer cache, no access log, no worker threads). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
+gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
 rounds; the ratio is the median of the per-round ratios.
 

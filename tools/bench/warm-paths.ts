@@ -1,6 +1,6 @@
 // The benchmark's warm measurements, in a process of their own (its stdout, where the functions log, goes nowhere):
 // the synthesized bundles loaded once, then each path invoked many times and each invocation timed. Then it serves
-// the in-process ceiling: node:http straight into the same createPlant handler, no gateway, no worker threads.
+// the in-process ceiling: node:http straight into the same createPlant handler, no gateway, no execution environments.
 // Started by bench.ts with a JSON settings file; answers over IPC.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

@@ -39,8 +39,8 @@ export interface LoadResult {
   missing: string[];
   extra: string[];
   /**
-   * The runner's resident memory (it and its worker threads): medians of one-second samples over the 5 s after the
-   * warm-up and over the last 5 s, and the growth between them. The database process is reported apart: it holds
+   * The runner's resident memory (it and its execution environments): medians of one-second samples over the 5 s
+   * after the warm-up and over the last 5 s, and the growth between them. The database process is reported apart: it holds
    * every plant stored, so its memory grows with its data.
    */
   memory: {
@@ -95,11 +95,27 @@ const startRunner = async (dataDir: string): Promise<Runner> => {
   return { child, url, token, databaseEndpoint, exited };
 };
 
-/** Resident memory in MB, from /proc: the runner's, and its children's (the database process). */
+/**
+ * Resident memory in MB, from /proc: the runner's with its execution environments' (a process each), and the
+ * database process's.
+ */
 const residentMb = (pid: number) => {
-  const rss = (id: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${id}/status`, 'utf8'))?.[1] ?? 0);
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  return { runner: rss(pid) / 1024, database: children.reduce((sum, id) => sum + rss(id), 0) / 1024 };
+  // An execution environment may end between the list and the read (replaced): it then counts for nothing.
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, 'latin1');
+    } catch {
+      return '';
+    }
+  };
+  const rss = (id: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(read(`/proc/${id}/status`))?.[1] ?? 0);
+  const children = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean).map(Number);
+  const isDatabase = (id: number) => read(`/proc/${id}/cmdline`).includes('database/process.ts');
+  const sum = (ids: number[]) => ids.reduce((total, id) => total + rss(id), 0) / 1024;
+  return {
+    runner: rss(pid) / 1024 + sum(children.filter((id) => !isDatabase(id))),
+    database: sum(children.filter(isDatabase)),
+  };
 };
 
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;

@@ -119,7 +119,7 @@ ${faultCases.map(({ fullName, status }) => `- ${status === 'passed' ? 'passed' :
 | answers | ${statusList(load.statuses)} |
 | 5xx, socket errors, unexpected statuses | ${load.serverErrors}, ${load.socketErrors}, ${load.unexpected.length} |
 | plants answered 200 / in the table / missing / extra | ${load.acknowledged} / ${load.stored} / ${load.missing.length} / ${load.extra.length} |
-| the runner's memory (with its worker threads) after the warm-up / at the end, medians of 5 one-second samples | ${load.memory.afterWarmUpMb.toFixed(0)} MB / ${load.memory.atEndMb.toFixed(0)} MB (${(load.memory.growth * 100).toFixed(0)} %; at most 10 %) |
+| the runner's memory (with its execution environments) after the warm-up / at the end, medians of 5 one-second samples | ${load.memory.afterWarmUpMb.toFixed(0)} MB / ${load.memory.atEndMb.toFixed(0)} MB (${(load.memory.growth * 100).toFixed(0)} %; at most 10 %) |
 | the database's, which holds every plant stored | ${load.memory.database.afterWarmUpMb.toFixed(0)} MB / ${load.memory.database.atEndMb.toFixed(0)} MB |
 | SIGKILL under load and restart, ${load.killRounds.length} rounds | ${acknowledgedInRounds} acknowledged creates, ${lostInRounds} lost |
 `,

@@ -1,17 +1,32 @@
-// Runs one function locally the way Lambda does: each execution environment is a worker thread with its own
-// variables that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
-// crashes, runs out of memory or times out. More workers start on concurrency, up to a cap; beyond it requests wait.
+// Runs one function locally the way Lambda does: each execution environment is a process of its own, started as the
+// Lambda Node.js runtime starts it (its environment, its working directory, its heap limits, the function's
+// NODE_OPTIONS), that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
+// crashes, runs out of memory or times out. More start on concurrency, up to a cap; beyond it requests wait.
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import { Worker } from 'node:worker_threads';
+import { localAws } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
-import type { WorkerData, WorkerMessage, WorkerRequest } from './worker.ts';
+import { recordEvent } from './event-log.ts';
 
-// Lambda's clock is UTC, whatever the host's. Worker threads share their process's time zone, and a worker's own
-// process.env.TZ changes nothing (only the main thread's environment is the process's): the runner's process takes
-// UTC before it starts any, and the thread-local copies say so too. Node re-reads TZ when it is assigned
-// ("process.env": https://nodejs.org/api/process.html#processenv).
-process.env.TZ = 'UTC';
+/** What an execution environment's runtime (runtime.mjs) is started with: its command line's one argument, as JSON. */
+interface RuntimeSettings {
+  functionId: string;
+  modulePath: string;
+  exportName: string;
+  memoryMb: number;
+  logFormat: 'JSON' | 'Text';
+  region: string;
+  accountId: string;
+}
+
+/** The messages to and from the runtime. Events and results cross as JSON text (a string crosses as it is). */
+type RuntimeRequest = { id: number; event: string; requestId: string; qualifier?: string; deadline: number };
+type RuntimeMessage =
+  | { type: 'ready' }
+  | { type: 'init-error'; message: string }
+  | { type: 'result'; id: number; result: string }
+  | { type: 'error'; id: number; errorType: string; message: string };
 
 type Invocation =
   | { outcome: 'result'; result: unknown }
@@ -28,7 +43,7 @@ export interface InvocationReport {
 }
 
 interface Pending {
-  request: WorkerRequest;
+  request: RuntimeRequest;
   resolve: (report: InvocationReport) => void;
   started: number;
   /** This invocation starts a new execution environment, and pays its initialization. */
@@ -39,12 +54,28 @@ interface Pending {
 }
 
 interface ExecutionEnvironment {
-  worker: Worker;
+  process: ChildProcess;
   ready: Promise<number>;
   current: Pending | undefined;
 }
 
-const workerFile = new URL('./worker.ts', import.meta.url);
+const runtimeFile = new URL('./runtime.mjs', import.meta.url).pathname;
+
+/**
+ * The command line the Lambda Node.js runtime's bootstrap starts node with (/var/runtime/bootstrap in the Lambda base
+ * images, aws/aws-lambda-base-images): the heap sized from the function's memory (a tenth for the young generation,
+ * half of that a semi-space, the rest the old generation), `gc()` exposed, and 80 KiB headers. A function's own
+ * NODE_OPTIONS come from its environment, as there; flags on the command line win over NODE_OPTIONS' (Node's rule).
+ */
+const bootstrapFlags = (memoryMb: number) => {
+  const newSpaceMb = Math.floor(memoryMb / 10);
+  return [
+    '--expose-gc',
+    '--max-http-header-size=81920',
+    `--max-semi-space-size=${Math.floor(newSpaceMb / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpaceMb}`,
+  ];
+};
 
 export class FunctionPool {
   readonly #fn: LocalFunction;
@@ -89,11 +120,13 @@ export class FunctionPool {
   ): Promise<InvocationReport> {
     this.#invocations += 1;
     this.#inFlight += 1;
+    const json = JSON.stringify(event) ?? 'null';
+    recordEvent(this.#fn.id, json);
     return new Promise((resolve) => {
       const pending = {
         request: {
           id: this.#nextId++,
-          event: JSON.stringify(event) ?? 'null',
+          event: json,
           requestId,
           ...(qualifier && { qualifier }),
           deadline: 0,
@@ -125,32 +158,36 @@ export class FunctionPool {
   }
 
   #start(pending: Pending): ExecutionEnvironment {
-    const data: WorkerData = {
+    const settings: RuntimeSettings = {
       functionId: this.#fn.id,
       modulePath: this.#fn.modulePath,
       exportName: this.#fn.exportName,
       memoryMb: this.#fn.memoryMb,
       logFormat: this.#fn.logFormat,
+      region: localAws.region,
+      accountId: localAws.accountId,
     };
     const logLine = this.#logLine;
-    const worker = new Worker(workerFile, {
-      workerData: data,
-      // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
+    const started = performance.now();
+    const child = fork(runtimeFile, [JSON.stringify(settings)], {
+      // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
+      cwd: this.#fn.assetDir,
       env: {
         ...this.#variables,
+        // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
         AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
       },
-      stdout: logLine !== undefined,
-      stderr: logLine !== undefined,
-      // MemorySize caps the heap as on Lambda. The young generation is kept small: V8 would grow each isolate's to
-      // tens of megabytes under load, which for a pool of environments is memory no function needs (and slower scavenges).
-      resourceLimits: { maxOldGenerationSizeMb: this.#fn.memoryMb, maxYoungGenerationSizeMb: 8 },
+      execArgv: bootstrapFlags(this.#fn.memoryMb),
+      stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Strings cross as they are, not escaped into JSON again.
+      serialization: 'advanced',
     });
     if (logLine)
-      for (const output of [worker.stdout, worker.stderr]) createInterface({ input: output }).on('line', logLine);
+      for (const output of [child.stdout, child.stderr])
+        if (output) createInterface({ input: output }).on('line', logLine);
     let readyResolve: (initMs: number) => void = () => undefined;
     const environment: ExecutionEnvironment = {
-      worker,
+      process: child,
       ready: new Promise((resolve) => {
         readyResolve = resolve;
       }),
@@ -161,8 +198,9 @@ export class FunctionPool {
     const initTimer = setTimeout(() => this.#fail(environment, 'init timed out after 10 s'), 10_000);
     initTimer.unref();
     void environment.ready.then(() => clearTimeout(initTimer));
-    worker.on('message', (message: WorkerMessage) => {
-      if (message.type === 'ready') readyResolve(message.initMs);
+    child.on('message', (message: RuntimeMessage) => {
+      // The initialization counts from the process's start, as Lambda's Init Duration includes the runtime's.
+      if (message.type === 'ready') readyResolve(performance.now() - started);
       else if (message.type === 'init-error') this.#fail(environment, `init failed: ${message.message}`);
       else if (message.id === environment.current?.request.id) {
         this.#finish(
@@ -173,8 +211,10 @@ export class FunctionPool {
         );
       }
     });
-    worker.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
-    worker.on('exit', (code) => this.#fail(environment, `exited with code ${code}`));
+    child.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
+    child.on('exit', (code, signal) =>
+      this.#fail(environment, signal === null ? `exited with code ${code}` : `ended by ${signal}`),
+    );
     this.#all.add(environment);
     return environment;
   }
@@ -191,7 +231,7 @@ export class FunctionPool {
         () => this.#fail(environment, `timed out after ${this.#fn.timeoutSeconds} s`),
         timeoutMs,
       );
-      environment.worker.postMessage(pending.request);
+      environment.process.send(pending.request);
     });
   }
 
@@ -210,7 +250,7 @@ export class FunctionPool {
     if (!this.#all.delete(environment)) return;
     const index = this.#idle.indexOf(environment);
     if (index >= 0) this.#idle.splice(index, 1);
-    void environment.worker.terminate();
+    environment.process.kill('SIGKILL');
     const pending = environment.current;
     if (pending) {
       environment.current = undefined;
@@ -229,7 +269,14 @@ export class FunctionPool {
   /** Stops every execution environment; call once nothing is in flight. */
   async close() {
     this.#closed = true;
-    await Promise.all([...this.#all].map((environment) => environment.worker.terminate()));
+    await Promise.all(
+      [...this.#all].map(({ process }) => {
+        if (process.exitCode !== null || process.signalCode !== null) return undefined;
+        const exited = new Promise((resolve) => process.once('exit', resolve));
+        process.kill('SIGKILL');
+        return exited;
+      }),
+    );
     this.#all.clear();
     this.#idle.length = 0;
   }

@@ -1,34 +1,22 @@
-// Runs inside a worker thread: loads one function's bundle once, then answers invocations one at a time.
+// The runtime of one execution environment: a process of its own (started by pool.ts as the Lambda Node.js runtime's
+// bootstrap starts it), which loads one function's bundle once, then answers invocations one at a time. Plain
+// JavaScript, so that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a
+// WebAssembly compiler it loads on first use, some 140 ms a process here. The messages it exchanges with pool.ts are
+// typed there (RuntimeSettings, RuntimeRequest, RuntimeMessage); events and results cross as JSON text, as they reach
+// and leave a function on Lambda.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { parentPort, workerData } from 'node:worker_threads';
-import { localAws } from '../app/intrinsics.ts';
 
-export interface WorkerData {
-  functionId: string;
-  modulePath: string;
-  exportName: string;
-  memoryMb: number;
-  logFormat: 'JSON' | 'Text';
-}
+if (!process.send) throw new Error('lambda/runtime.mjs runs in a process started by pool.ts, with an IPC channel');
+const post = (message) => process.send?.(message);
+// The runner gone (even by SIGKILL) closes the channel: an environment never outlives the runner that started it.
+process.on('disconnect', () => process.exit(0));
+// A terminal's Ctrl-C (or `kill -- -PGID`) reaches the whole process group, environments included. The runner stops
+// on it, letting the invocations in flight finish first; the environments then end when it ends them, as on Lambda,
+// where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-/**
- * Events and results cross as JSON text, as they reach and leave a function on Lambda (and a string is far cheaper to
- * pass between threads than the structured clone of an object).
- */
-export type WorkerRequest = { id: number; event: string; requestId: string; qualifier?: string; deadline: number };
-export type WorkerMessage =
-  | { type: 'ready'; initMs: number }
-  | { type: 'init-error'; message: string }
-  | { type: 'result'; id: number; result: string }
-  | { type: 'error'; id: number; errorType: string; message: string };
-
-const port = parentPort;
-if (!port) throw new Error('lambda/worker.ts runs in a worker thread');
-const { functionId, modulePath, exportName, memoryMb, logFormat } = workerData as WorkerData;
-if (/--enable-source-maps/.test(process.env.NODE_OPTIONS ?? '')) process.setSourceMapsEnabled(true);
-
-const post = (message: WorkerMessage) => port.postMessage(message);
+const { functionId, modulePath, exportName, memoryMb, logFormat, region, accountId } = JSON.parse(process.argv[2]);
 
 /**
  * The line the Lambda Node.js runtime writes itself when a handler throws or rejects ("Invoke Error"), in the
@@ -36,7 +24,7 @@ const post = (message: WorkerMessage) => port.postMessage(message);
  * at level ERROR whose message is the error as errorType, errorMessage and stackTrace. Metric filters over the log
  * group see it as they see the function's own lines.
  */
-const logInvokeError = (error: Error, requestId: string) => {
+const logInvokeError = (error, requestId) => {
   const timestamp = new Date().toISOString();
   const stack = typeof error.stack === 'string' ? error.stack.split('\n') : [];
   if (logFormat === 'JSON') {
@@ -48,14 +36,12 @@ const logInvokeError = (error: Error, requestId: string) => {
   }
 };
 
-const started = performance.now();
-let handler: (event: unknown, context: unknown) => unknown;
+let handler;
 try {
-  const module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
-  const exported = module[exportName];
-  if (typeof exported !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
-  handler = exported as typeof handler;
-  post({ type: 'ready', initMs: performance.now() - started });
+  const module = await import(pathToFileURL(modulePath).href);
+  handler = module[exportName];
+  if (typeof handler !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
+  post({ type: 'ready' });
 } catch (error) {
   post({ type: 'init-error', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   throw error;
@@ -65,22 +51,22 @@ try {
  * The X-Ray trace header of an invocation, which the runtime puts in `_X_AMZN_TRACE_ID` before each one (its
  * Lambda-Runtime-Trace-Id): the trace API Gateway began for the request (its X-Amzn-Trace-Id), else a new one.
  */
-const traceHeader = (event: unknown) => {
-  const headers = (event as { headers?: Record<string, unknown> } | null)?.headers;
+const traceHeader = (event) => {
+  const headers = event?.headers;
   const sent = typeof headers?.['X-Amzn-Trace-Id'] === 'string' ? /Root=[^;]+/.exec(headers['X-Amzn-Trace-Id']) : null;
   const root = sent?.[0] ?? `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
   return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 };
 
-port.on('message', async ({ id, event, requestId, qualifier, deadline }: WorkerRequest) => {
-  const parsed: unknown = JSON.parse(event);
+process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
+  const parsed = JSON.parse(event);
   process.env._X_AMZN_TRACE_ID = traceHeader(parsed);
   const context = {
     callbackWaitsForEmptyEventLoop: true,
     functionName: functionId,
     functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
     // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
-    invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${functionId}${qualifier ? `:${qualifier}` : ''}`,
+    invokedFunctionArn: `arn:aws:lambda:${region}:${accountId}:function:${functionId}${qualifier ? `:${qualifier}` : ''}`,
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
     // As the runtime reads them, from its environment.
@@ -90,7 +76,7 @@ port.on('message', async ({ id, event, requestId, qualifier, deadline }: WorkerR
   };
   try {
     const result = await handler(parsed, context);
-    let json: string;
+    let json;
     try {
       json = JSON.stringify(result) ?? 'null';
     } catch {

@@ -94,11 +94,10 @@ describe('through the local runner', () => {
   test('npm start given the issuer with --env-vars and no JWKS_URI: the provider tokens create plants', async () => {
     const folder = newFolder();
     const envVarsFile = join(folder, 'env.json');
-    writeFileSync(envVarsFile, JSON.stringify({ BearerAuthorizerFunction: settings() }));
-    const server = await start(join(folder, 'data'), {
-      args: ['--env-vars', envVarsFile],
-      env: { ...process.env, NODE_EXTRA_CA_CERTS: provider.caFile },
-    });
+    // The provider's private CA, in the function's environment, as a function on Lambda is given one.
+    const authorizer = { ...settings(), NODE_EXTRA_CA_CERTS: provider.caFile };
+    writeFileSync(envVarsFile, JSON.stringify({ BearerAuthorizerFunction: authorizer }));
+    const server = await start(join(folder, 'data'), { args: ['--env-vars', envVarsFile] });
     // The development issuer's token would be refused: none is printed, and the curl line takes the user's.
     expect(server.output()).toContain('No development token');
     expect(server.curl).toContain('Bearer $TOKEN');

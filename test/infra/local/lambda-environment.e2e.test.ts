@@ -1,64 +1,51 @@
-// What a function sees around its event when the runner runs on a host unlike Lambda's: the runner in a process of
-// its own whose time zone is New York (as a developer's machine may be), serving the fixture app. On Lambda the clock
-// is UTC, and the runtime defines the variables of "Defined runtime environment variables"
-// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html).
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+// What a function sees around its event, through `npm start` as a user runs it, serving the fixture app (`--app`) on
+// a host unlike Lambda's: its time zone is New York (as a developer's machine may be). Each test follows the public
+// reference it names: the Lambda guide's "Defined runtime environment variables"
+// (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), the Node.js runtime's bootstrap and
+// runtime interface client, API Gateway's developer guide, and events captured on AWS (test/fixtures/aws-events/).
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { projectRoot } from '../../../infra/project-root.ts';
-import { spawnInGroup, stopGroups } from '../../helpers/process-group.ts';
+import { startApp, stopStarted } from '../../helpers/npm-start.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
 let url: string;
-let hostOffsetMinutes: number;
 
 beforeAll(async () => {
-  // A script file, not `node -e`: the runner forks its database with its own execArgv, which would carry `-e`.
-  const script = join(mkdtempSync(join(tmpdir(), 'plant-store-tz-')), 'serve.mts');
-  writeFileSync(
-    script,
-    `console.log('OFFSET ' + new Date(0).getTimezoneOffset());
-    const { startLocalApi } = await import(${JSON.stringify(join(projectRoot, 'infra/local/local-api.ts'))});
-    const api = await startLocalApi({ cloudAssemblyDir: process.env.FIXTURE_APP_DIR, port: 0, dataDir: undefined,
-      maxWorkers: 1, log: () => undefined, functionLog: () => undefined });
-    console.log('LISTENING ' + api.url);`,
-  );
-  const child = spawnInGroup(process.execPath, [script], {
-    cwd: projectRoot,
-    env: { ...process.env, TZ: 'America/New_York', FIXTURE_APP_DIR: synthesizeFixtureApp() },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let errors = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    errors += chunk;
-  });
-  for await (const line of createInterface({ input: child.stdout ?? process.stdin })) {
-    const [word, value = ''] = line.split(' ');
-    if (word === 'OFFSET') hostOffsetMinutes = Number(value);
-    if (word === 'LISTENING') {
-      url = value;
-      break;
-    }
-  }
-  if (!url) throw new Error(`the runner did not start: ${errors}`);
+  ({ url } = await startApp(synthesizeFixtureApp(), {
+    args: ['--max-workers', '1'],
+    env: { ...process.env, TZ: 'America/New_York' },
+  }));
 }, 90_000);
 
-afterAll(stopGroups);
+afterAll(stopStarted);
+
+/** What the fixture's echo function answers (test/infra/local/fixtures/functions/echo.mjs). */
+interface Echoed {
+  event: {
+    path: string;
+    headers: Record<string, string>;
+    pathParameters: Record<string, string> | null;
+    requestContext: Record<string, unknown> & { authorizer?: Record<string, unknown> };
+  };
+  awsRequestId: string;
+  lambda: Record<string, string>;
+  clock: Record<string, unknown>;
+  node: { pid: number; cwd: string; stackTraceLimit: number; heapLimitMb: number; gc: string; nodeOptions?: string };
+}
+const echo = async (path: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${url}${path}`, { headers });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Echoed;
+};
 
 test("a function's clock is UTC, whatever the host's time zone", async () => {
-  // The host is New York: 300 minutes behind UTC on 1 January 1970.
-  expect(hostOffsetMinutes).toBe(300);
-  const { clock } = (await (await fetch(`${url}/echo`)).json()) as { clock: Record<string, unknown> };
+  // npm and the runner run with TZ=America/New_York (300 minutes behind UTC on 1 January 1970).
+  const { clock } = await echo('/echo');
   expect(clock).toEqual({ offsetMinutes: 0, zone: 'UTC', tz: 'UTC' });
 });
 
 test("the runtime's environment: the variables Lambda defines, the context's log names from them, a trace per call", async () => {
   // "Defined runtime environment variables" (the Lambda guide): reserved ones the runtime sets, and LANG and PATH.
-  const echo = async (headers: Record<string, string> = {}) =>
-    ((await (await fetch(`${url}/echo`, { headers })).json()) as { lambda: Record<string, string> }).lambda;
-  const first = await echo();
+  const first = (await echo('/echo')).lambda;
   expect(first).toMatchObject({
     _HANDLER: 'echo.handler',
     LAMBDA_RUNTIME_DIR: '/var/runtime',
@@ -74,7 +61,7 @@ test("the runtime's environment: the variables Lambda defines, the context's log
   expect(first.logGroupName).toBe(first.AWS_LAMBDA_LOG_GROUP_NAME);
   expect(first.logStreamName).toBe(first.AWS_LAMBDA_LOG_STREAM_NAME);
   // The trace API Gateway began for the request is the invocation's.
-  const traced = await echo({ 'X-Amzn-Trace-Id': 'Root=1-67890abc-0123456789abcdef01234567' });
+  const traced = (await echo('/echo', { 'X-Amzn-Trace-Id': 'Root=1-67890abc-0123456789abcdef01234567' })).lambda;
   expect(traced._X_AMZN_TRACE_ID).toMatch(/^Root=1-67890abc-0123456789abcdef01234567;Parent=[0-9a-f]{16};Sampled=0$/);
   expect(traced.AWS_LAMBDA_LOG_STREAM_NAME).toBe(first.AWS_LAMBDA_LOG_STREAM_NAME); // one environment, one stream
 });
@@ -82,19 +69,61 @@ test("the runtime's environment: the variables Lambda defines, the context's log
 test('API Gateway calls the alias the template names: its ARN ends with it, and it runs a published version', async () => {
   // The integration URI is the alias's ARN; Lambda's context then has invokedFunctionArn <function ARN>:live and the
   // version's number (the Node.js runtime interface client's context: invokedFunctionArn, functionVersion).
-  const lambda = async (path: string) =>
-    ((await (await fetch(`${url}${path}`)).json()) as { lambda: Record<string, string> }).lambda;
-  const aliased = await lambda('/aliased');
+  const aliased = (await echo('/aliased')).lambda;
   expect(aliased.invokedFunctionArn).toMatch(/^arn:aws:lambda:[a-z0-9-]+:\d{12}:function:AliasedEchoFunction:live$/);
   expect(aliased).toMatchObject({ functionVersion: '1', AWS_LAMBDA_FUNCTION_VERSION: '1' });
   expect(aliased.AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/\/\[1\][0-9a-f]{32}$/);
   // The authorizer too: the fixture's is called through its alias, as the product's.
-  const secured = (await (await fetch(`${url}/secured`, { headers: { Authorization: 'Bearer whoami' } })).json()) as {
-    event: { requestContext: { authorizer: Record<string, string> } };
-  };
-  expect(secured.event.requestContext.authorizer.invokedFunctionArn).toMatch(/:function:AuthorizerFunction:live$/);
+  const secured = await echo('/secured', { Authorization: 'Bearer whoami' });
+  expect(secured.event.requestContext.authorizer?.invokedFunctionArn).toMatch(/:function:AuthorizerFunction:live$/);
   // A function with no version published runs $LATEST, called by its own ARN.
-  const plain = await lambda('/echo');
+  const plain = (await echo('/echo')).lambda;
   expect(plain.invokedFunctionArn).toMatch(/:function:EchoFunction$/);
   expect(plain.functionVersion).toBe('$LATEST');
+});
+
+test('each execution environment is a process of its own, in the code folder, started as the runtime starts node', async () => {
+  const { node, lambda } = await echo('/aliased');
+  // The working directory is LAMBDA_TASK_ROOT (/var/task on Lambda), so a relative path resolves in the bundle.
+  expect(node.cwd).toBe(lambda.LAMBDA_TASK_ROOT);
+  // The function's NODE_OPTIONS apply (`--stack-trace-limit=3`). The bootstrap's own flags come on the command line,
+  // which wins over NODE_OPTIONS (Node's rule): the heap is the one sized from the 128 MB memory (116 MB old space
+  // plus the young generation), not NODE_OPTIONS' 100 MB, and gc() is exposed.
+  expect(node).toMatchObject({ stackTraceLimit: 3, gc: 'function' });
+  expect(node.nodeOptions).toBe('--stack-trace-limit=3 --max-old-space-size=100');
+  expect(node.heapLimitMb).toBeGreaterThanOrEqual(116);
+  expect(node.heapLimitMb).toBeLessThan(160);
+  // Another function is another process, with the default stack trace limit.
+  const other = (await echo('/echo')).node;
+  expect(other.pid).not.toBe(node.pid);
+  expect(other.stackTraceLimit).toBe(10);
+});
+
+test("ids: each invocation's awsRequestId is its own, apart from API Gateway's request id and extended request id", async () => {
+  const [first, second] = [await echo('/echo'), await echo('/echo')];
+  const { requestId, extendedRequestId } = first.event.requestContext;
+  expect(new Set([first.awsRequestId, second.awsRequestId, requestId]).size).toBe(3);
+  expect(extendedRequestId).toMatch(/^[A-Za-z0-9+/]{15}=$/);
+});
+
+test("the authorizer's context reaches the function as strings, as API Gateway stringifies it", async () => {
+  const { event } = await echo('/secured', { Authorization: 'Bearer allow' });
+  expect(event.requestContext.authorizer).toMatchObject({ user: 'u1', level: '3', admin: 'false' });
+});
+
+test("a regional REST API's own headers: X-Forwarded-For (the client's address appended), -Port, -Proto, a trace", async () => {
+  const { headers } = (await echo('/echo', { 'X-Forwarded-For': '203.0.113.7' })).event;
+  expect(headers['X-Forwarded-For']?.split(', ')).toEqual(['203.0.113.7', '127.0.0.1']);
+  expect(headers).toMatchObject({
+    'X-Forwarded-Port': new URL(url).port,
+    'X-Forwarded-Proto': 'http',
+    'X-Amzn-Trace-Id': expect.stringMatching(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/),
+  });
+});
+
+test("the deployed invoke URL's stage prefix is served: the same event", async () => {
+  const staged = (await echo('/test/items/7')).event;
+  expect(staged.path).toBe('/items/7');
+  expect(staged.requestContext.path).toBe('/test/items/7');
+  expect(staged.pathParameters).toEqual({ id: '7' });
 });

@@ -2,7 +2,7 @@
 // in flight finish (however it is stopped), no process outlives npm, and a restarted server on the same data folder
 // has every plant.
 import { execFile, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, expect, test } from '@jest/globals';
@@ -118,6 +118,31 @@ test.each(stops)(
   },
   90_000,
 );
+
+/** The runner's execution environments: its child processes running the Lambda runtime's loop (lambda/runtime.mjs). */
+const environmentsOf = (runner: number) =>
+  readFileSync(`/proc/${runner}/task/${runner}/children`, 'utf8')
+    .split(' ')
+    .filter(Boolean)
+    .filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('lambda/runtime.mjs'))
+    .map(Number);
+/** Resolves once process `pid` has ended (gone, or a zombie), looking every 50 ms: Node offers no wait on a non-child. */
+const ended = async (pid: number) => {
+  while (existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
+test('SIGKILL to the runner alone: its execution environments, a process each, end with it', async () => {
+  const server = await start(newDataDir(), { viaNpm: true });
+  expect((await createPlant(server, tokenOf(server), { id: 1, name: 'Pilea' })).status).toBe(200);
+  const runner = runnerOf(server);
+  const environments = environmentsOf(runner);
+  expect(environments).toHaveLength(2); // the authorizer's and createPlant's
+  process.kill(runner, 'SIGKILL');
+  // Their IPC channel closes with the runner: each exits (the test's time-out is the bound).
+  await Promise.all(environments.map(ended));
+}, 90_000);
 
 test('a second signal, later than the first, stops at once', async () => {
   const gate = await startDatabaseGate();
