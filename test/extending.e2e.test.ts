@@ -173,6 +173,11 @@ describe('the runner serves it, and each operation is validated from its contrac
       400,
       { error: 400, message: 'query parameter version: is required' },
     ]);
+    // The gateway passes the path as sent; the function decodes it, and refuses what does not decode.
+    expect(await answer(await call('GET', '/files/docs/100%.txt?version=3'))).toEqual([
+      400,
+      { error: 400, message: 'Invalid path parameter encoding' },
+    ]);
   });
 
   describe("the plants table: the product's createPlant, and the reads the recipe added", () => {

@@ -9,15 +9,6 @@ export interface CompiledResource {
   methods: Map<string, LocalRoute>;
 }
 
-/** A path segment decoded, or as sent when its percent-encoding is malformed. */
-const decodeSegment = (segment: string) => {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-};
-
 const greedy = (part: string) => /^\{(.+)\+\}$/.exec(part)?.[1];
 const parameter = (part: string) => /^\{([^+]+)\}$/.exec(part)?.[1];
 
@@ -50,20 +41,23 @@ export const compileRoutes = (routes: LocalRoute[]): CompiledResource[] => {
   return [...resources.values()].sort(moreSpecificFirst);
 };
 
-/** The path parameters when `resource` matches the request's `segments`, else undefined. */
+/**
+ * The path parameters when `resource` matches the request's `segments`, else undefined. Their values are the
+ * segments as sent, percent-encoding and all, as a REST API delivers them (`space%20value`; docs/local-runner.md).
+ */
 const match = (resource: string[], segments: string[]) => {
   const parameters: Record<string, string> = {};
   for (const [index, part] of resource.entries()) {
     const greedyName = greedy(part);
     if (greedyName) {
       if (index >= segments.length) return undefined;
-      parameters[greedyName] = segments.slice(index).map(decodeSegment).join('/');
+      parameters[greedyName] = segments.slice(index).join('/');
       return parameters;
     }
     const segment = segments[index];
     if (segment === undefined) return undefined;
     const name = parameter(part);
-    if (name) parameters[name] = decodeSegment(segment);
+    if (name) parameters[name] = segment;
     else if (part !== segment) return undefined;
   }
   return resource.length === segments.length ? parameters : undefined;

@@ -139,8 +139,9 @@ describe('the proxy event (v1)', () => {
     const posted = await echoed(await call('/echo', { method: 'POST', body: '{"a": 1}' }));
     expect(posted.event).toMatchObject({ body: '{"a": 1}', httpMethod: 'POST' });
 
+    // Percent-encoded as sent, as a REST API delivers it (docs/local-runner.md, "Lambda proxy integration").
     const item = await echoed(await call('/items/a%20b'));
-    expect(item.event).toMatchObject({ resource: '/items/{id}', pathParameters: { id: 'a b' } });
+    expect(item.event).toMatchObject({ resource: '/items/{id}', pathParameters: { id: 'a%20b' } });
   });
 
   test('merges headers and multiValueHeaders of the result, and applies the template environment', async () => {

@@ -127,3 +127,12 @@ test("the deployed invoke URL's stage prefix is served: the same event", async (
   expect(staged.requestContext.path).toBe('/test/items/7');
   expect(staged.pathParameters).toEqual({ id: '7' });
 });
+
+test('path parameters arrive percent-encoded, as sent, as a REST API delivers them', async () => {
+  // A regional capture (test/fixtures/aws-events/rest-proxy-encoded-path.json): `/capture/space%20value` on
+  // `/{proxy+}` gives that path and `proxy: "capture/space%20value"`.
+  const greedy = (await echo('/routes/things/space%20value/a%2Fb')).event;
+  expect(greedy.path).toBe('/routes/things/space%20value/a%2Fb');
+  expect(greedy.pathParameters).toEqual({ proxy: 'space%20value/a%2Fb' });
+  expect((await echo('/items/space%20value')).event.pathParameters).toEqual({ id: 'space%20value' });
+});
