@@ -23,6 +23,8 @@ export default async ({ selectProjects }: RunConfig) => {
   // run's own: os.tmpdir() reads TMPDIR, which the test workers and their processes inherit. The teardown removes it,
   // and fails the run naming anything the run left in the system's temporary folder all the same.
   startTemporaryFolder();
+  // Every event a runner of the run delivers to a function is kept there; the teardown checks each (checkEvents).
+  process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(tmpdir(), 'plant-store-events-'));
   // The unit and property tiers read no synthesized app: `npm run test:unit` does without the CLI's synth.
   if (selectProjects?.every((project) => project === 'unit' || project === 'property')) return;
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));

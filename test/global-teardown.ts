@@ -1,9 +1,16 @@
 // After the whole run: no process a test started may be left. Each carries the run's mark in its environment (set by
 // global-setup.ts, inherited by every process started after it); any still running is killed, and the run fails
-// naming it, rather than holding a pipe that would keep jest (and CI) waiting. Then the run's temporary folder is
-// removed, and the run fails naming anything it left in the system's temporary folder besides.
+// naming it, rather than holding a pipe that would keep jest (and CI) waiting. Every event the local runners delivered
+// is checked against the schemas of @aws-lambda-powertools/parser, written from events captured on AWS by people
+// outside this project. Then the run's temporary folder is removed, and the run fails naming anything it left in the
+// system's temporary folder besides.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  APIGatewayProxyEventSchema,
+  APIGatewayTokenAuthorizerEventSchema,
+} from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { endTemporaryFolder, testRunMark } from './helpers/test-run.ts';
 
 /** The processes carrying this run's mark, but jest's own workers: their pid and command line. */
@@ -49,9 +56,41 @@ const checkProcesses = () => {
   }
 };
 
+/**
+ * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: infra/local/lambda/event-log.ts) against the schema
+ * of its kind: a TOKEN authorizer's, else a REST API's proxy event. Answers how many were checked.
+ */
+const checkEvents = (folder: string) => {
+  const failures: string[] = [];
+  let checked = 0;
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.jsonl'))) {
+    for (const line of readFileSync(join(folder, file), 'utf8').split('\n')) {
+      if (line === '') continue;
+      const { functionId, event } = JSON.parse(line) as { functionId: string; event: { type?: unknown } };
+      const schema = event.type === 'TOKEN' ? APIGatewayTokenAuthorizerEventSchema : APIGatewayProxyEventSchema;
+      const result = schema.safeParse(event);
+      checked += 1;
+      if (!result.success && failures.length < 10) {
+        const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+        failures.push(`  ${functionId}: ${issues}\n    ${line.slice(0, 300)}`);
+      }
+    }
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      `events the local runner delivered fail Powertools' schemas (the first 10):\n${failures.join('\n')}`,
+    );
+  }
+  return checked;
+};
+
 export default () => {
   try {
     checkProcesses();
+    const events = process.env.LOCAL_RUNNER_EVENT_LOG;
+    if (events !== undefined && existsSync(events)) {
+      console.log(`\nEvents the local runners delivered, checked against Powertools' schemas: ${checkEvents(events)}`);
+    }
   } finally {
     checkTemporaryFolder();
   }

@@ -81,6 +81,8 @@ export interface LocalApp {
   stackName: string;
   apiId: string;
   stageName: string;
+  /** The stage's deployment: its logical id, which the CDK changes with each change to the API. */
+  deployment: string;
   /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
   binaryMediaTypes: string[];
   routes: LocalRoute[];
@@ -306,12 +308,14 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
   }
   const stages = ofType(resources, 'AWS::ApiGateway::Stage');
-  const stageName = stages.length === 1 && stages[0] ? String(props(stages[0][1]).StageName) : 'local';
+  const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
+  const stageName = String(stage.StageName ?? 'local');
 
   return {
     stackName: name,
     apiId,
     stageName,
+    deployment: refOf(stage.DeploymentId) ?? 'local',
     binaryMediaTypes,
     routes: readRoutes(resources, apiId),
     authorizers: readAuthorizers(resources),

@@ -1,9 +1,15 @@
 // The Lambda proxy event (v1) API Gateway sends a function for a REST API request.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute } from '../app/template.ts';
 import { compiledPattern } from './compiled-pattern.ts';
+
+/**
+ * An id in the shape of API Gateway's for a resource or a deployment (six lower-case letters and digits, as in captured
+ * events), the same for the same name.
+ */
+const shortId = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 6);
 
 const requestTime = (date: Date) => {
   const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
@@ -115,7 +121,7 @@ export const proxyEvent = ({
     pathParameters: Object.keys(parameters).length ? parameters : null,
     stageVariables: null,
     requestContext: {
-      resourceId: route.resourcePath,
+      resourceId: shortId(route.resourcePath),
       resourcePath: route.resourcePath,
       httpMethod: request.method,
       // API Gateway's other id for the request, in its own shape (captured events: 16 characters of base64).
@@ -141,11 +147,9 @@ export const proxyEvent = ({
         userArn: null,
         userAgent: request.headers['user-agent'] ?? null,
         user: null,
-        apiKey: null,
-        apiKeyId: null,
-        clientCert: null,
       },
       domainName: request.headers.host ?? 'localhost',
+      deploymentId: shortId(app.deployment),
       apiId: app.apiId,
       ...(authorizer && { authorizer }),
     },
