@@ -52,17 +52,32 @@ export interface LocalAuthorizer {
   ttlSeconds: number;
 }
 
-export interface LocalRoute {
+interface RouteBase {
   /** The resource path as in the template, e.g. `/plants` or `/plants/{id}`. */
   resourcePath: string;
   /** `ANY` or an HTTP method. */
   method: string;
+  authorizerId: string | undefined;
+}
+
+/** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
+export interface ProxyRoute extends RouteBase {
+  integration: 'proxy';
   functionId: string;
   /** The alias API Gateway invokes (the URI's), if any. */
   qualifier?: string;
-  authorizerId: string | undefined;
   integrationTimeoutMs: number;
 }
+
+/** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, always the same. */
+export interface MockRoute extends RouteBase {
+  integration: 'mock';
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type LocalRoute = ProxyRoute | MockRoute;
 
 export interface LocalGatewayResponse {
   statusCode: number | undefined;
@@ -225,9 +240,9 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
     const properties = props(resource);
     if (refOf(properties.RestApiId) !== apiId) throw new UnsupportedTemplateError(`${id}: belongs to another REST API`);
     const integration = (properties.Integration ?? {}) as Record<string, unknown>;
-    if (integration.Type !== 'AWS_PROXY') {
+    if (integration.Type !== 'AWS_PROXY' && integration.Type !== 'MOCK') {
       throw new UnsupportedTemplateError(
-        `${id}: integration type ${String(integration.Type)} (only Lambda proxy, AWS_PROXY)`,
+        `${id}: integration type ${String(integration.Type)} (only Lambda proxy, AWS_PROXY, and MOCK)`,
       );
     }
     const authorization = String(properties.AuthorizationType ?? 'NONE');
@@ -235,14 +250,55 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       throw new UnsupportedTemplateError(`${id}: authorization type ${authorization} (only NONE and CUSTOM)`);
     }
     if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${id}: API keys`);
-    return {
+    const base = {
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
-      ...functionOfUri(integration.Uri, id, resources),
       authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
+    };
+    if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...mockAnswer(integration, id) };
+    return {
+      ...base,
+      integration: 'proxy',
+      ...functionOfUri(integration.Uri, id, resources),
       integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
     };
   });
+};
+
+/**
+ * What a mock integration answers ("Set up mock integrations in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
+ * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern; that
+ * response's status, static headers and static body. Mapping-template logic (VTL) is refused.
+ */
+const mockAnswer = (integration: Record<string, unknown>, id: string) => {
+  const requestTemplate = ((integration.RequestTemplates ?? {}) as Record<string, unknown>)['application/json'];
+  const selected = /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
+  if (selected === undefined) {
+    throw new UnsupportedTemplateError(
+      `${id}: mock request template ${String(requestTemplate)} (only {statusCode: N})`,
+    );
+  }
+  const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
+  const patterned = responses.find(
+    ({ SelectionPattern: pattern }) =>
+      typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
+  );
+  const chosen =
+    patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
+  if (!chosen) throw new UnsupportedTemplateError(`${id}: no integration response for status ${selected}`);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries((chosen.ResponseParameters ?? {}) as Record<string, string>)) {
+    const header = /^method\.response\.header\.(.+)$/.exec(name)?.[1];
+    const literal = /^'(.*)'$/.exec(value)?.[1];
+    if (!header || literal === undefined)
+      throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
+    headers[header] = literal;
+  }
+  const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
+  if (typeof body !== 'string' || /[$#]/.test(body))
+    throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
+  return { statusCode: Number(chosen.StatusCode), headers, body };
 };
 
 /** What the runner renders in a gateway response template; anything else in one is refused. */

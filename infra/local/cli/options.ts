@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureSynthesized } from '../app/cloud-assembly.ts';
+import { type AppProject, ensureSynthesized } from '../app/cloud-assembly.ts';
 import { RunnerError } from '../errors.ts';
 import { appProject, defaultDataDir, developerSubject } from './product.ts';
 
@@ -41,6 +41,11 @@ export const options = {
     type: 'string',
     placeholder: 'DIR',
     help: "a cloud assembly synthesized already (`cdk synth -o DIR`, as `cdk deploy --app DIR`), served instead of this project's app",
+  },
+  'cors-origin': {
+    type: 'string',
+    placeholder: 'ORIGIN',
+    help: 'the origin whose pages may call the API (or *), as the stack takes it: -c corsOrigin=ORIGIN to the synth',
   },
   stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
   watch: { type: 'boolean', help: "synthesize and serve again when the app's sources change (npm run dev)" },
@@ -110,9 +115,20 @@ export const commandFailed = (command: string, error: unknown) => {
   process.exitCode = 1;
 };
 
+/** This project's app, with the context values the options give its synth (`--cors-origin`). */
+export const projectOf = (values: { 'cors-origin'?: string | undefined }): AppProject => {
+  const origin = values['cors-origin'];
+  return origin === undefined ? appProject : { ...appProject, context: { corsOrigin: origin } };
+};
+
 /** The cloud assembly to serve: `--app DIR` as it is, else this project's app (synthesized unless up to date). */
-export const cloudAssemblyOf = (app: string | undefined, log: (line: string) => void) => {
-  if (app === undefined) return ensureSynthesized(appProject, log);
+export const cloudAssemblyOf = (
+  app: string | undefined,
+  log: (line: string) => void,
+  project: AppProject = appProject,
+) => {
+  if (app === undefined) return ensureSynthesized(project, log);
+  if (project !== appProject) throw new RunnerError(`--app ${app} was synthesized already: its context is its own`);
   const dir = resolve(app);
   if (!existsSync(resolve(dir, 'manifest.json'))) {
     throw new RunnerError(`--app ${app}: no manifest.json there; synthesize one with \`cdk synth -o ${app}\``);

@@ -12,9 +12,10 @@ import {
   envVarsOf,
   maxWorkersOf,
   parseCommandLine,
+  projectOf,
   wholeNumber,
 } from './options.ts';
-import { appProject, developerSubject, localTokenIssuer, openApiPath } from './product.ts';
+import { developerSubject, localTokenIssuer, openApiPath } from './product.ts';
 import { reloadOnChange } from './watch.ts';
 
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
@@ -91,9 +92,11 @@ export const serve = async (parent: number) => {
       'max-workers',
       'env-vars',
       'app',
+      'cors-origin',
       'stack',
       'watch',
     ]);
+    const project = projectOf(values);
     if (values.app !== undefined && values.watch)
       throw new RunnerError('--watch synthesizes this project: not with --app');
     // The project's document describes the project's app, not one given with --app.
@@ -101,7 +104,7 @@ export const serve = async (parent: number) => {
     const openapi = (hasOpenApi ? parseYaml(readFileSync(openApiPath, 'utf8')) : {}) as OpenApiDocument;
     const dataDir = dataDirOf(values);
     const envVars = envVarsOf(values['env-vars']);
-    const cloudAssemblyDir = cloudAssemblyOf(values.app, log);
+    const cloudAssemblyDir = cloudAssemblyOf(values.app, log, project);
     const starting = startLocalApi({
       cloudAssemblyDir,
       ...(values.stack && { stackName: values.stack }),
@@ -126,7 +129,8 @@ export const serve = async (parent: number) => {
     const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
     const examples = curlExamples(openapi, api.url, token ?? '$TOKEN', api.app.routes);
     const routes = api.app.routes.map(
-      (route) => `  ${route.method} ${api.url}${route.resourcePath} -> ${route.functionId}`,
+      (route) =>
+        `  ${route.method} ${api.url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
     );
     console.log(
       [
@@ -149,7 +153,7 @@ export const serve = async (parent: number) => {
         ...(examples.length > 0 ? ['Try:', ...examples, ''] : []),
       ].join('\n'),
     );
-    if (values.watch) stopWatching = reloadOnChange(api, appProject, log);
+    if (values.watch) stopWatching = reloadOnChange(api, project, log);
   } catch (error) {
     commandFailed('npm start', error);
     process.exit();

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { localAws } from '../app/intrinsics.ts';
-import type { LocalApp, LocalRoute } from '../app/template.ts';
+import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import type { Scalar } from '../scalar.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
@@ -192,7 +192,7 @@ const authorize = async (
 /** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
 const invoke = async (
   exchange: Exchange,
-  { functionId, qualifier, integrationTimeoutMs }: LocalRoute,
+  { functionId, qualifier, integrationTimeoutMs }: ProxyRoute,
   event: unknown,
 ) => {
   const pool = exchange.deployment.pools.get(functionId);
@@ -207,7 +207,7 @@ const invoke = async (
 };
 
 /** 5. Respond: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
-const respond = (exchange: Exchange, { functionId }: LocalRoute, { invocation }: InvocationReport): HttpResponse => {
+const respond = (exchange: Exchange, { functionId }: ProxyRoute, { invocation }: InvocationReport): HttpResponse => {
   if (invocation.outcome !== 'result') {
     const reason =
       invocation.outcome === 'error' ? `${invocation.errorType}: ${invocation.message}` : invocation.reason;
@@ -222,6 +222,22 @@ const respond = (exchange: Exchange, { functionId }: LocalRoute, { invocation }:
   result.headers.push(['x-amzn-RequestId', exchange.requestId]);
   return result;
 };
+
+/**
+ * 4-5 of a mock integration (a CORS preflight): API Gateway answers itself, as the template says
+ * (docs/local-runner.md, "Mock integrations"), with JSON's media type as it gives any answer without one.
+ */
+const mockAnswer = (exchange: Exchange, { statusCode, headers, body }: MockRoute): HttpResponse => ({
+  status: statusCode,
+  headers: [
+    ...(Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')
+      ? []
+      : ([['Content-Type', 'application/json']] as [string, string][])),
+    ...Object.entries(headers),
+    ['x-amzn-RequestId', exchange.requestId],
+  ],
+  body: Buffer.from(body),
+});
 
 /** Each app's routes, compiled once (a reload brings another app). */
 const compiledRoutes = new WeakMap<LocalApp, CompiledResource[]>();
@@ -255,13 +271,15 @@ const handle = async (
   const found = route(exchange, routesOf(deployment.app));
   if ('responded' in found) return responded(found);
   const headers = headersAsSent(request);
-  const authorizer = await authorize(exchange, found.next.route, headers);
+  const { route: chosen } = found.next;
+  const authorizer = await authorize(exchange, chosen, headers);
   if ('responded' in authorizer) return responded(authorizer);
+  if (chosen.integration === 'mock') return { httpResponse: mockAnswer(exchange, chosen), notes: exchange.notes };
   const event = proxyEvent({
     app: deployment.app,
     request,
     url: exchange.url,
-    route: found.next.route,
+    route: chosen,
     parameters: found.next.parameters,
     headers,
     body: body.next,
@@ -269,9 +287,9 @@ const handle = async (
     started: exchange.started,
     authorizer: authorizer.next,
   });
-  const report = await invoke(exchange, found.next.route, event);
+  const report = await invoke(exchange, chosen, event);
   if ('responded' in report) return responded(report);
-  return { httpResponse: respond(exchange, found.next.route, report.next), notes: exchange.notes };
+  return { httpResponse: respond(exchange, chosen, report.next), notes: exchange.notes };
 };
 
 /** The server: each exchange (above), its log line, and the Error shape for what Node's parser refuses. */

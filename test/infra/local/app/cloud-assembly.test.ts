@@ -58,3 +58,19 @@ test('never synthesized: stale', () => {
   const root = mkdtempSync(join(tmpdir(), 'plant-store-freshness-'));
   expect(isUpToDate(join(root, 'cdk.out'), { ...appProject, root })).toBe(false);
 });
+
+test('synthesized with other context values (npm start --cors-origin): stale, until synthesized with these', () => {
+  const { root, cdkOut } = project(1_000, 2_000);
+  const withOrigin = { ...appProject, root, context: { corsOrigin: 'https://app.example.com' } };
+  // A plain synth (a user's `cdk synth`, or the runner's without context) wrote no note: no context.
+  expect(isUpToDate(cdkOut, withOrigin)).toBe(false);
+  // The runner's synth with the origin noted it beside the manifest.
+  writeFileSync(join(cdkOut, 'local-runner-context.json'), JSON.stringify(withOrigin.context));
+  utimesSync(join(cdkOut, 'local-runner-context.json'), 2_000, 2_000);
+  expect(isUpToDate(cdkOut, withOrigin)).toBe(true);
+  expect(isUpToDate(cdkOut, { ...appProject, root })).toBe(false);
+  // Another synth after the note (the user's own): the note no longer says how cdk.out was made.
+  utimesSync(join(cdkOut, 'manifest.json'), 2_500, 2_500);
+  expect(isUpToDate(cdkOut, withOrigin)).toBe(false);
+  expect(isUpToDate(cdkOut, { ...appProject, root })).toBe(true);
+});

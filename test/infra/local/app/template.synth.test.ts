@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import {
+  HttpIntegration,
   IdentitySource,
   LambdaIntegration,
   MockIntegration,
@@ -30,6 +31,28 @@ const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =
   return readLocalApp(outdir);
 };
 
+test('a mock integration (a CORS preflight) is read as API Gateway answers it: the selected response, static', () => {
+  const app = read((_stack, api) =>
+    api.root
+      .addResource('plants')
+      .addCorsPreflight({ allowOrigins: ['https://app.example.com'], allowMethods: ['POST'] }),
+  );
+  expect(app.routes).toEqual([
+    {
+      integration: 'mock',
+      resourcePath: '/plants',
+      method: 'OPTIONS',
+      authorizerId: undefined,
+      statusCode: 204,
+      headers: expect.objectContaining({
+        'Access-Control-Allow-Origin': 'https://app.example.com',
+        'Access-Control-Allow-Methods': 'POST',
+      }),
+      body: '',
+    },
+  ]);
+});
+
 describe('readLocalApp refuses', () => {
   test('a REQUEST authorizer', () => {
     expect(() =>
@@ -43,10 +66,24 @@ describe('readLocalApp refuses', () => {
     ).toThrow(/authorizer type REQUEST \(only TOKEN\)/);
   });
 
-  test('an integration that is not a Lambda proxy', () => {
-    expect(() => read((_stack, api) => api.root.addMethod('GET', new MockIntegration()))).toThrow(
-      /integration type MOCK/,
+  test('an integration that is neither a Lambda proxy nor a mock', () => {
+    expect(() => read((_stack, api) => api.root.addMethod('GET', new HttpIntegration('https://example.com/')))).toThrow(
+      /integration type HTTP_PROXY \(only Lambda proxy, AWS_PROXY, and MOCK\)/,
     );
+  });
+
+  test('a mock whose answer needs mapping-template logic (VTL)', () => {
+    const integrationResponses = [
+      { statusCode: '200', responseTemplates: { 'application/json': '{"origin": "$input.params(\'Origin\')"}' } },
+    ];
+    const requestTemplates = { 'application/json': '{ statusCode: 200 }' };
+    expect(() =>
+      read((_stack, api) =>
+        api.root.addMethod('GET', new MockIntegration({ requestTemplates, integrationResponses }), {
+          methodResponses: [{ statusCode: '200' }],
+        }),
+      ),
+    ).toThrow(/mock response template .* \(only a static body\)/);
   });
 
   test('a function that is not Node.js', () => {

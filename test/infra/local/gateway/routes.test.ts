@@ -7,10 +7,11 @@
 // declared in the worst order: the greedy and the parameter before the literals they overlap.
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import type { LocalRoute } from '../../../../infra/local/app/template.ts';
+import type { ProxyRoute } from '../../../../infra/local/app/template.ts';
 import { compileRoutes, findRoute } from '../../../../infra/local/gateway/routes.ts';
 
-const route = (method: string, resourcePath: string): LocalRoute => ({
+const route = (method: string, resourcePath: string): ProxyRoute => ({
+  integration: 'proxy',
   resourcePath,
   method,
   functionId: `${method} ${resourcePath}`,
@@ -34,7 +35,9 @@ const worstOrder = [
 /** Which route answers, and with which path parameters. */
 const routed = (path: string, method = 'GET', routes = worstOrder) => {
   const found = findRoute(compileRoutes(routes), path, method);
-  return found && { to: found.route.functionId, parameters: found.parameters };
+  return (
+    found && { to: found.route.integration === 'proxy' ? found.route.functionId : '', parameters: found.parameters }
+  );
 };
 
 describe('the most specific resource wins, whatever the order of the template', () => {
