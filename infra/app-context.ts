@@ -3,6 +3,7 @@ import type { Node } from 'constructs';
 import { parseAlgorithms } from '../functions/bearer-authorizer/algorithms.ts';
 import { issuerTransport } from '../functions/bearer-authorizer/issuer-address.ts';
 import type { AlarmThresholds } from './constructs/monitoring.ts';
+import { corsOriginProblem } from './constructs/plant-store-api.ts';
 import type { PlantStoreStackProps } from './plant-store-stack.ts';
 
 type Props = PlantStoreStackProps & { stackName: string };
@@ -70,6 +71,11 @@ const settings = {
   alarmApiLatencyP99Ms: threshold('apiLatencyP99Ms', wholeNumber),
   alarmIntegrationLatencyP99Ms: threshold('integrationLatencyP99Ms', wholeNumber),
   localDynamoDbEndpoint: prop('localDynamoDbEndpoint', text),
+  corsOrigin: prop('corsOrigin', (name, value) => {
+    const problem = corsOriginProblem(value);
+    if (problem !== undefined) throw new Error(`Context ${name} ${value}: ${problem}`);
+    return value;
+  }),
   scopes: prop('scopes', (name, value) => {
     if (value === 'contract' || value === 'none') return value;
     let names: unknown;

@@ -45,6 +45,11 @@ export interface PlantStoreStackProps extends StackProps {
   deployment?: 'canary' | 'allAtOnce';
   /** A WAF web ACL in front of the API (off without it). */
   waf?: { rateLimitPer5Minutes?: number };
+  /**
+   * The one origin whose browser pages may call the API (`https://app.example.com`), or `*` for any; unset, no CORS
+   * (browsers refuse every other origin's calls). docs/api.md, "Browser clients".
+   */
+  corsOrigin?: string;
   /** The API under its own domain name (off without it). */
   customDomain?: Omit<CustomDomainProps, 'api'>;
   /**
@@ -181,6 +186,7 @@ export class PlantStoreStack extends Stack {
       throttlingBurstLimit: props.throttlingBurstLimit ?? profile.throttlingBurstLimit,
       logRetention: profile.logRetention,
       challengeScope: challengeScopeOf(routes),
+      corsOrigin: props.corsOrigin,
     });
 
     api.addOperation('POST', '/plants', createPlant.alias);

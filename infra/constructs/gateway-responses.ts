@@ -1,4 +1,5 @@
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { corsHeaders } from '../../functions/commons/cors.ts';
 import { retryAfterSeconds } from '../../functions/commons/errors.ts';
 
 /**
@@ -68,12 +69,16 @@ export const bearerChallenges = (realm: string, challengeScope: string): Record<
   }`,
 });
 
-/** Makes every gateway answer carry this API's Error body as JSON, and its 401 and 403 their bearer challenges. */
-export const addGatewayResponses = (api: RestApi, challenges: Record<string, string>) => {
+/**
+ * Makes every gateway answer carry this API's Error body as JSON, its 401 and 403 their bearer challenges, and, with a
+ * CORS origin, the CORS headers the functions' answers carry (without them a browser hides the error from its page).
+ */
+export const addGatewayResponses = (api: RestApi, challenges: Record<string, string>, corsOrigin?: string) => {
   for (const { type, status, message, headers = {} } of gatewayResponses) {
     const challenge = challenges[type.responseType];
     const responseHeaders = Object.entries({
       'Content-Type': 'application/json',
+      ...corsHeaders(corsOrigin),
       ...headers,
       ...(challenge && { 'WWW-Authenticate': challenge }),
     });

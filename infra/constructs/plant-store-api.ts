@@ -1,17 +1,20 @@
-import { Aws, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   type Authorizer,
+  Cors,
   EndpointType,
+  type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type IFunction, Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { corsAllowedHeaders } from '../../functions/commons/cors.ts';
 import { addGatewayResponses, bearerChallenges } from './gateway-responses.ts';
 
 export interface PlantStoreApiProps {
@@ -28,7 +31,45 @@ export interface PlantStoreApiProps {
   throttlingBurstLimit: number;
   /** The scope the 403's challenge names ('' for none): challengeScopeOf the authorizer's routes. */
   challengeScope: string;
+  /** The one origin whose pages may call the API (or `*`: any); unset, no CORS at all. corsOriginProblem holds. */
+  corsOrigin?: string | undefined;
 }
+
+const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/**
+ * Why `origin` cannot be the API's CORS origin, or undefined when it can: `*`, or one origin exactly as a browser
+ * sends it in `Origin` (RFC 6454 section 6.1: scheme, host and port, lower case, no path), https but on loopback.
+ */
+export const corsOriginProblem = (origin: string): string | undefined => {
+  if (origin === '*') return undefined;
+  if (/[,\s]/.test(origin)) {
+    return (
+      'one origin, or *: every answer the gateway makes itself has static headers, so it cannot answer each of ' +
+      'several origins with its own (`*` serves them all: a bearer token is never sent by the browser on its own)'
+    );
+  }
+  if (origin === 'null') return 'null is the origin every sandboxed frame and file: page shares, not a site';
+  if (origin.includes('*')) return 'a wildcard is not an origin: browsers match Access-Control-Allow-Origin exactly';
+  const url = URL.parse(origin);
+  if (!url || url.origin !== origin) {
+    return `an origin is scheme://host[:port] as a browser sends it (lower case, no path, no default port)${
+      url && url.origin !== 'null' ? `: ${url.origin}` : ''
+    }`;
+  }
+  if (url.protocol === 'http:' && !loopbackHosts.has(url.hostname)) {
+    return 'plain http only on loopback: anything on the way could read a page served over http, and its tokens';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'an origin is https (or http on loopback)';
+  return undefined;
+};
+
+/** The Lambda function behind `fn` (an alias, a version or the function itself), if it is one of this app's. */
+const lambdaOf = (fn: IFunction): LambdaFunction | undefined => {
+  if (fn instanceof Alias) return lambdaOf(fn.version.lambda);
+  if (fn instanceof Version) return lambdaOf(fn.lambda);
+  return fn instanceof LambdaFunction ? fn : undefined;
+};
 
 /**
  * One JSON line per request: who, what, the answer, and why when it failed — the gateway's own error type, the
@@ -68,12 +109,18 @@ const accessLogFormat = AccessLogFormat.custom(
 export class PlantStoreApi extends Construct {
   readonly api: RestApi;
   readonly #authorizer: Authorizer;
+  readonly #corsOrigin: string | undefined;
+  /** The methods of each resource an operation is on, which its preflight names. */
+  readonly #methods = new Map<IResource, Set<string>>();
   /** The API's base address including the stage, without a trailing slash: the contract's `{base_url}`. */
   readonly baseUrl: string;
 
   constructor(scope: Construct, id: string, props: PlantStoreApiProps) {
     super(scope, id);
     this.#authorizer = props.authorizer;
+    const problem = props.corsOrigin === undefined ? undefined : corsOriginProblem(props.corsOrigin);
+    if (problem !== undefined) throw new Error(`CORS origin ${props.corsOrigin}: ${problem}`);
+    this.#corsOrigin = props.corsOrigin;
     const accessLogs = new LogGroup(this, 'AccessLogs', {
       retention: props.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -106,7 +153,7 @@ export class PlantStoreApi extends Construct {
         metricsEnabled: true,
       },
     });
-    addGatewayResponses(this.api, bearerChallenges(props.name, props.challengeScope));
+    addGatewayResponses(this.api, bearerChallenges(props.name, props.challengeScope), props.corsOrigin);
     // API Gateway writes execution logs to a group it creates itself on the first log line, named after the API and
     // the stage, kept forever and left behind by `cdk destroy` ("Set up CloudWatch logging for REST APIs in API
     // Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html). The stack creates
@@ -150,15 +197,43 @@ export class PlantStoreApi extends Construct {
 
   /**
    * An operation of the contract: `method` on `path` (as openapi.yaml writes it, `{name}` and `{name+}` for path
-   * parameters) proxied to `fn`, behind the authorizer, within API Gateway's 29 s.
+   * parameters) proxied to `fn`, behind the authorizer, within API Gateway's 29 s. With a CORS origin, `fn` gets it
+   * (CORS_ORIGIN, which every answer it makes carries) and the resource a preflight that names its methods.
    */
   addOperation(method: string, path: string, fn: IFunction) {
     const resource = path
       .split('/')
       .filter(Boolean)
       .reduce((parent, part) => parent.getResource(part) ?? parent.addResource(part), this.api.root);
+    if (this.#corsOrigin !== undefined) this.#allowCors(resource, method, fn, this.#corsOrigin);
     return resource.addMethod(method, new LambdaIntegration(fn, { timeout: Duration.seconds(29) }), {
       authorizer: this.#authorizer,
+    });
+  }
+
+  #allowCors(resource: IResource, method: string, fn: IFunction, origin: string) {
+    const lambda = lambdaOf(fn);
+    if (!lambda) throw new Error(`${method} ${resource.path}: CORS needs a function of this app (its CORS_ORIGIN)`);
+    lambda.addEnvironment('CORS_ORIGIN', origin);
+    const methods = this.#methods.get(resource);
+    if (methods) {
+      methods.add(method);
+      return;
+    }
+    this.#methods.set(resource, new Set([method]));
+    // API Gateway's mock integration answers the preflight (204), without the authorizer: a browser sends it without
+    // the Authorization header ("CORS-preflight request", the Fetch standard). It names the resource's methods as
+    // they stand at synth, however many operations are added after this one.
+    const allowed = () => {
+      const names = [...(this.#methods.get(resource) ?? [])];
+      return (names.includes('ANY') ? Cors.ALL_METHODS : names).join(',');
+    };
+    resource.addCorsPreflight({
+      allowOrigins: [origin],
+      allowMethods: [Lazy.string({ produce: allowed })],
+      allowHeaders: corsAllowedHeaders,
+      // Chromium holds a preflight's answer 2 hours at most (Firefox a day).
+      maxAge: Duration.hours(2),
     });
   }
 }

@@ -32,6 +32,32 @@ describe('propsFromContext', () => {
     }
   });
 
+  test('corsOrigin is one origin as a browser sends it, or *; what makes no sense stops the synth, saying why', () => {
+    // An origin is RFC 6454's serialization (scheme://host[:port], lower case, no path): what a browser sends in Origin
+    // and matches Access-Control-Allow-Origin against, exactly (the Fetch standard's CORS check).
+    for (const origin of ['https://app.example.com', 'https://app.example.com:8443', 'http://localhost:5173', '*']) {
+      expect(props({ corsOrigin: origin }).corsOrigin).toBe(origin);
+    }
+    const refused: [string, RegExp][] = [
+      ['https://a.example.com,https://b.example.com', /one origin, or \*: every answer the gateway makes itself/],
+      ['https://a.example.com https://b.example.com', /one origin, or \*/],
+      ['null', /null is the origin every sandboxed frame/],
+      ['https://*.example.com', /a wildcard is not an origin/],
+      ['https://app.example.com/', /scheme:\/\/host\[:port\] .*: https:\/\/app\.example\.com$/],
+      ['https://App.Example.com', /: https:\/\/app\.example\.com$/],
+      ['https://app.example.com:443', /no default port\): https:\/\/app\.example\.com$/],
+      ['app.example.com', /an origin is scheme:\/\/host\[:port\]/],
+      ['http://app.example.com', /plain http only on loopback/],
+      ['wss://app.example.com', /an origin is https \(or http on loopback\)/],
+    ];
+    for (const [origin, reason] of refused) {
+      expect(() => props({ corsOrigin: origin })).toThrow(
+        new RegExp(`^Context corsOrigin ${origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+      );
+      expect(() => props({ corsOrigin: origin })).toThrow(reason);
+    }
+  });
+
   test('the former requiredScope stops the synth, saying what replaced it with the value given', () => {
     expect(() => props({ requiredScope: 'Plants.Write' })).toThrow(
       `Context requiredScope is now scopes, a scope per operation (openapi.yaml): -c scopes=contract when the issuer issues those names, or -c scopes='{"plants/write":"Plants.Write"}'`,
