@@ -1,7 +1,10 @@
 // CORS over the synthesized template, for the product's stack and for the extended fixture (operations a user added
 // with addOperation): with an origin, every operation's resource has a preflight that no authorizer guards (API
 // Gateway's mock integration), every function behind a route answers with the origin (CORS_ORIGIN), and every
-// gateway response carries it; without one, none of it. The browser's side: test/infra/browser-client.e2e.test.ts.
+// gateway response carries it; without one, none of it. As AWS's "CORS for REST APIs in API Gateway"
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-cors.html) has it: an OPTIONS method with a mock
+// integration answers the preflight, a proxy integration's backend returns the headers itself, and the gateway's own
+// 4XX and 5XX answers need them as gateway response headers. The browser's side: test/infra/browser-client.e2e.test.ts.
 import { describe, expect, test } from '@jest/globals';
 import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
