@@ -1,7 +1,6 @@
 // How the authorizer may reach an issuer's address (its discovery document, its keys): read by its cold start
 // (token-verifier.ts) and by the stack's synth (infra/app-context.ts), so both hold the same rule.
-
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
+import { loopbackHosts } from '../commons/loopback.ts';
 
 /**
  * `https`, as aws-jwt-verify requires; `http` for a loopback issuer only (the local runner's development issuer, or a

@@ -15,6 +15,7 @@ import { Alias, type IFunction, Function as LambdaFunction, Version } from 'aws-
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { corsAllowedHeaders } from '../../functions/commons/cors.ts';
+import { loopbackHosts } from '../../functions/commons/loopback.ts';
 import { addGatewayResponses, bearerChallenges } from './gateway-responses.ts';
 
 export interface PlantStoreApiProps {
@@ -35,11 +36,9 @@ export interface PlantStoreApiProps {
   corsOrigin?: string | undefined;
 }
 
-const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
 /**
  * Why `origin` cannot be the API's CORS origin, or undefined when it can: `*`, or one origin exactly as a browser
- * sends it in `Origin` (RFC 6454 section 6.1: scheme, host and port, lower case, no path), https but on loopback.
+ * sends it in `Origin` (RFC 6454 section 6.1: scheme, host and port, lower case, no path): https, or http on loopback.
  */
 export const corsOriginProblem = (origin: string): string | undefined => {
   if (origin === '*') return undefined;
