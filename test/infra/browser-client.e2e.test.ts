@@ -85,6 +85,22 @@ const callFromPage = (page: Page, apiUrl: string, body: string, token?: string) 
     const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-cors-'));
     await synthesize(projectOf({ 'cors-origin': pageOrigin }), cloudAssemblyDir);
     const { api, page, writer, reader } = await serve(cloudAssemblyDir);
+    // The preflight as the browser sends it (no token): API Gateway's mock answers, 204 without content.
+    const preflight = await fetch(`${api.url}/plants`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: pageOrigin,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(Object.fromEntries(preflight.headers)).toMatchObject({
+      'access-control-allow-origin': pageOrigin,
+      'access-control-allow-methods': 'POST',
+      'access-control-allow-headers': 'Authorization,Content-Type',
+    });
+    expect(preflight.headers.get('content-length')).toBeNull();
 
     expect(await callFromPage(page, api.url, '{"id": 1, "name": "Pilea"}', writer)).toEqual({
       status: 200,

@@ -313,8 +313,11 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
         .then(({ httpResponse: { status, headers, body }, notes }) => {
           // Once the server is closing, close each connection after its response instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;
-          response.writeHead(status, [...headers, ['Content-Length', String(body.length)]].flat());
-          response.end(body);
+          // RFC 9110 section 8.6: no Content-Length on a 204 (a preflight's) or a 304, which have no content.
+          const hasContent = status !== 204 && status !== 304;
+          const length: [string, string][] = hasContent ? [['Content-Length', String(body.length)]] : [];
+          response.writeHead(status, [...headers, ...length].flat());
+          response.end(hasContent ? body : undefined);
           const milliseconds = Math.round(performance.now() - started);
           logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
         })
