@@ -266,6 +266,21 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
 };
 
 /**
+ * The headers of a response's parameters (`<prefix><name>`: `'<value>'`), each a static value in API Gateway's
+ * mapping syntax; a value taken from the request is refused.
+ */
+const staticHeaders = (parameters: unknown, prefix: string, id: string) => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries((parameters ?? {}) as Record<string, string>)) {
+    const literal = /^'(.*)'$/.exec(value)?.[1];
+    if (!name.startsWith(prefix) || name === prefix || literal === undefined)
+      throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
+    headers[name.slice(prefix.length)] = literal;
+  }
+  return headers;
+};
+
+/**
  * What a mock integration answers ("Set up mock integrations in API Gateway",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
  * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern; that
@@ -287,14 +302,7 @@ const mockAnswer = (integration: Record<string, unknown>, id: string) => {
   const chosen =
     patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
   if (!chosen) throw new UnsupportedTemplateError(`${id}: no integration response for status ${selected}`);
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries((chosen.ResponseParameters ?? {}) as Record<string, string>)) {
-    const header = /^method\.response\.header\.(.+)$/.exec(name)?.[1];
-    const literal = /^'(.*)'$/.exec(value)?.[1];
-    if (!header || literal === undefined)
-      throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
-    headers[header] = literal;
-  }
+  const headers = staticHeaders(chosen.ResponseParameters, 'method.response.header.', id);
   const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
   if (typeof body !== 'string' || /[$#]/.test(body))
     throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
@@ -316,17 +324,9 @@ const readGatewayResponses = (resources: Record<string, CfnResource>) => {
         `${id}: template ${template} uses mapping-template features beyond $context.error.*, requestId, authorizer.*`,
       );
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries((properties.ResponseParameters ?? {}) as Record<string, string>)) {
-      const header = /^gatewayresponse\.header\.(.+)$/.exec(name)?.[1];
-      const literal = /^'(.*)'$/.exec(value)?.[1];
-      if (!header || literal === undefined)
-        throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
-      headers[header] = literal;
-    }
     responses.set(String(properties.ResponseType), {
       statusCode: properties.StatusCode === undefined ? undefined : Number(properties.StatusCode),
-      headers,
+      headers: staticHeaders(properties.ResponseParameters, 'gatewayresponse.header.', id),
       template,
     });
   }
