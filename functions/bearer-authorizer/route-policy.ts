@@ -5,6 +5,7 @@
 // request's method ARN, so the policy must cover every route, not only the `methodArn` it was asked about ("Control
 // access to REST APIs with Lambda authorizers", the result cache:
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-lambda-authorizer-output.html).
+import { isScopeToken } from './scopes.ts';
 
 /** A route of the API (`{name}`, `{name+}` path parameters, as openapi.yaml writes them) and the scopes it needs. */
 export interface RouteScopes {
@@ -15,37 +16,91 @@ export interface RouteScopes {
 
 type Statement = { Action: 'execute-api:Invoke'; Effect: 'Allow' | 'Deny'; Resource: string | string[] };
 
-/** The execute-api ARN of the stage `methodArn` is in: `arn:<partition>:execute-api:<region>:<account>:<api>/<stage>`. */
+/**
+ * The execute-api ARN of the stage `methodArn` is in: `arn:<partition>:execute-api:<region>:<account>:<api>/<stage>`.
+ * An ARN is `arn:partition:service:region:account-id:resource`, its resource everything after the fifth `:` ("Amazon
+ * Resource Names (ARNs)" in the IAM user guide), and execute-api's resource is `<api>/<stage>/<METHOD>/<path>`: the
+ * path may hold `:`, `/`, `*` and anything else a client sends, and never names the API or the stage.
+ */
 const stageArnOf = (methodArn: string) => {
-  const [apiId, stage] = methodArn.split(':').at(-1)?.split('/') ?? [];
-  return `${methodArn.split(':').slice(0, -1).join(':')}:${apiId}/${stage}`;
+  const fields = methodArn.split(':');
+  const [apiId = '', stage = ''] = fields.slice(5).join(':').split('/');
+  if (
+    fields.length < 6 ||
+    fields[0] !== 'arn' ||
+    fields[2] !== 'execute-api' ||
+    ![apiId, stage].every((name) => /^[\w-]+$/.test(name))
+  ) {
+    throw new Error(`${methodArn} is not the ARN of a method of an API's stage`);
+  }
+  return `${fields.slice(0, 5).join(':')}:${apiId}/${stage}`;
 };
 
 /** A route's method ARN pattern: a path parameter matches any value, IAM's `*`. */
 const routePattern = ({ method, path }: RouteScopes) => `${method}${path.replace(/\{[^}]+\}/g, '*')}`;
 
-/** IAM's `*` matches any run of characters, `/` included. */
-const patternMatches = (pattern: string, value: string) =>
-  new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`).test(value);
+/**
+ * Whether some text matches both patterns, where `*` matches any run of characters (`/` included) and every other
+ * character itself: a walk over pairs of positions, one in each pattern (no library decides whether two globs
+ * intersect).
+ */
+const patternsOverlap = (first: string, second: string) => {
+  const seen = new Set<string>();
+  const walk = (i: number, j: number): boolean => {
+    const key = `${i} ${j}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    const [a, b] = [first[i], second[j]];
+    if (a === undefined && b === undefined) return true;
+    // A `*` may match nothing, or take the other pattern's next character (a literal, never a `*` of its own).
+    if (a === '*' && (walk(i + 1, j) || (b !== undefined && b !== '*' && walk(i, j + 1)))) return true;
+    if (b === '*' && (walk(i, j + 1) || (a !== undefined && a !== '*' && walk(i + 1, j)))) return true;
+    return a !== undefined && a === b && a !== '*' && walk(i + 1, j + 1);
+  };
+  return walk(0, 0);
+};
 
 /**
- * IAM's `*` crosses `/`, so `GET /plants/{id}` also matches every path of `GET /plants/{id}/photos`: routes that overlap
- * so must need the same scopes, or a token allowed one would be denied the other (an explicit Deny wins). Throws
- * naming the first such pair, or a scope that is not one.
+ * A route's path as openapi.yaml writes it: `/`, or segments that are each a literal or a whole parameter (`{name}`, or
+ * `{name+}` last), as API Gateway's resources are. A literal holding IAM's wildcards (`*`, `?`) would widen the policy.
+ */
+const isRoutePath = (path: string) =>
+  path === '/' ||
+  (path.startsWith('/') &&
+    path
+      .split('/')
+      .slice(1)
+      .every(
+        (segment, index, segments) =>
+          /^[^{}*?]+$/.test(segment) ||
+          /^\{\w+\}$/.test(segment) ||
+          (index === segments.length - 1 && /^\{\w+\+\}$/.test(segment)),
+      ));
+
+/**
+ * IAM's `*` crosses `/`, so `GET /plants/{id}` also matches every path of `GET /plants/{id}/photos`, and `GET /a/{x}`
+ * the path `/a/b` of `GET /{y}/b`: routes whose patterns some request's method ARN matches both of must need the same
+ * scopes, or a token allowed one would be denied the other (an explicit Deny wins). Throws naming the first such pair,
+ * a path that is not a route's, or a scope that is not one.
  */
 export const checkRoutes = (routes: readonly RouteScopes[]) => {
-  // RFC 6749 section 3.3: a scope is printable ASCII without space, `"` or `\` (so it reads safely in a 403's JSON).
-  const invalid = routes.flatMap(({ scopes }) => scopes).find((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope));
+  const invalid = routes.flatMap(({ scopes }) => scopes).find((scope) => !isScopeToken(scope));
   if (invalid !== undefined) throw new Error(`${JSON.stringify(invalid)} is not an OAuth scope (RFC 6749 section 3.3)`);
+  const badPath = routes.find(({ path }) => !isRoutePath(path));
+  if (badPath) {
+    throw new Error(
+      `${badPath.method} ${badPath.path} is not a route path: each segment a literal without * or ?, {name}, or {name+} last`,
+    );
+  }
   const scopesOf = (route: RouteScopes) => [...route.scopes].sort().join(' ');
-  for (const route of routes) {
-    for (const other of routes) {
-      if (route === other || scopesOf(route) === scopesOf(other)) continue;
-      if (patternMatches(routePattern(route), other.method + other.path)) {
+  for (const [index, route] of routes.entries()) {
+    for (const other of routes.slice(index + 1)) {
+      if (scopesOf(route) === scopesOf(other)) continue;
+      if (patternsOverlap(routePattern(route), routePattern(other))) {
         throw new Error(
-          `${route.method} ${route.path} (scopes: ${scopesOf(route) || 'none'}) also matches ` +
-            `${other.method} ${other.path} (scopes: ${scopesOf(other) || 'none'}) in an IAM policy: ` +
-            'give them the same scopes',
+          `${route.method} ${route.path} (scopes: ${scopesOf(route) || 'none'}) and ` +
+            `${other.method} ${other.path} (scopes: ${scopesOf(other) || 'none'}) match the same requests in an IAM ` +
+            'policy: give them the same scopes',
         );
       }
     }
@@ -74,7 +129,9 @@ export const routePolicy = (
   // A warm authorizer meets the same few scope sets again and again: each policy is built once (a bounded cache per
   // list of routes; the policies are never changed after).
   const cache = routes === undefined ? undefined : (policies.get(routes) ?? new Map<string, RoutePolicy>());
-  const key = `${stageArn} ${scopes.join(' ')}`;
+  // The policy depends on the stage and on the set of scopes alone; JSON keeps any two such keys apart, whatever the
+  // scopes hold.
+  const key = JSON.stringify([stageArn, ...[...new Set(scopes)].sort()]);
   const cached = cache?.get(key);
   if (cached) return cached;
   const policy = buildPolicy(stageArn, scopes, routes);

@@ -13,6 +13,7 @@ import { type DecomposedJwt, decomposeUnverifiedJwt, validateJwtFields } from 'a
 import type { JwtHeader, JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { type Algorithm, parseAlgorithms } from './algorithms.ts';
 import { issuerTransport } from './issuer-address.ts';
+import { scopesOf } from './scopes.ts';
 import { authorizerVariableNames as names } from './variable-names.ts';
 
 export interface TokenVerifierConfig {
@@ -182,22 +183,6 @@ const audienceMatches = (payload: JwtPayload, audience: string) => {
   if (payload.aud !== undefined) return [payload.aud].flat().includes(audience);
   return payload.client_id === audience && payload.token_use === 'access';
 };
-
-const words = (value: unknown): string[] => {
-  if (typeof value === 'string') return value.split(' ').filter(Boolean);
-  return Array.isArray(value) ? value.filter((word): word is string => typeof word === 'string') : [];
-};
-
-/**
- * The token's scopes: `scope` (RFC 9068 section 2.2.3, a space-separated string: Cognito, Auth0, Keycloak), and
- * `scp` (a space-separated string in Entra ID, an array in Okta). A token with neither is an app-only token of Entra
- * ID, whose application permissions are its `roles` (Entra's access token claims reference): they count then, and only
- * then, so a user's roles never stand in for the scopes a client was granted.
- */
-const scopesOf = (payload: JwtPayload): string[] =>
-  payload.scope === undefined && payload.scp === undefined
-    ? words(payload.roles)
-    : [...words(payload.scope), ...words(payload.scp)];
 
 /** The client the token was issued to: `client_id` (RFC 9068, Cognito), `azp` (Auth0, Entra ID, Keycloak), `cid` (Okta). */
 const clientIdOf = (payload: JwtPayload) =>

@@ -72,6 +72,23 @@ describe('a policy that names every route', () => {
     ]);
   });
 
+  test('a path holding `:` names neither the API nor the stage', () => {
+    // The ARN's resource is everything after its fifth `:`: the stage is still v1, the policy the same.
+    const asked = routePolicy(`${stage}/GET/files/a:x/y/GET/plants`, ['plants/read'], routes);
+    expect(asked).toEqual(routePolicy(methodArn, ['plants/read'], routes));
+    expect(decide(asked.statements, `${stage}/GET/files/a:x/y/GET/plants`)).toBe('Deny');
+  });
+
+  test('a method ARN that is not one of a stage stops the authorizer (500), naming it', () => {
+    for (const arn of [
+      'abc123defg/v1/GET/plants',
+      'arn:aws:s3:::bucket/v1/GET/plants',
+      `${stage.split('/')[0]}//GET`,
+    ]) {
+      expect(() => routePolicy(arn, [], routes)).toThrow(`${arn} is not the ARN of a method of an API's stage`);
+    }
+  });
+
   test('another stage or API of the account is not reached', () => {
     const { statements } = routePolicy(methodArn, ['plants/read', 'plants/write', 'files/read'], routes);
     expect(decide(statements, 'arn:aws:execute-api:eu-west-1:123456789012:abc123defg/v2/GET/plants')).toBe(
@@ -95,8 +112,27 @@ describe('routes that cannot be told apart in an IAM policy', () => {
         { method: 'GET', path: '/plants/{id}', scopes: ['plants/read'] },
         { method: 'GET', path: '/plants/{id}/photos', scopes: ['photos/read'] },
       ]),
-    ).toThrow('GET /plants/{id} (scopes: plants/read) also matches GET /plants/{id}/photos (scopes: photos/read)');
+    ).toThrow(
+      'GET /plants/{id} (scopes: plants/read) and GET /plants/{id}/photos (scopes: photos/read) match the same requests',
+    );
   });
+
+  test('two parameter routes that one path reaches both of, through different segments, are refused', () => {
+    // `/a/b` is a path of each: IAM's `GET/a/*` and `GET/*/b` both match it.
+    expect(() =>
+      checkRoutes([
+        { method: 'GET', path: '/a/{x}', scopes: ['a/read'] },
+        { method: 'GET', path: '/{y}/b', scopes: ['b/read'] },
+      ]),
+    ).toThrow('GET /a/{x} (scopes: a/read) and GET /{y}/b (scopes: b/read) match the same requests');
+  });
+
+  test.each(['/plants/*', '/plants?', '/plants/{id}x', '/files/{proxy+}/more', 'plants'])(
+    'a route path %s, whose IAM pattern would be wider than the route, is refused',
+    (path) => {
+      expect(() => checkRoutes([{ method: 'GET', path, scopes: ['plants/read'] }])).toThrow('is not a route path');
+    },
+  );
 
   test('the same overlap with the same scopes, or another method, is fine', () => {
     expect(() =>
