@@ -3,6 +3,7 @@ import {
   AccessLogField,
   AccessLogFormat,
   type Authorizer,
+  type CfnMethod,
   Cors,
   EndpointType,
   type IResource,
@@ -227,12 +228,21 @@ export class PlantStoreApi extends Construct {
       const names = [...(this.#methods.get(resource) ?? [])];
       return (names.includes('ANY') ? Cors.ALL_METHODS : names).join(',');
     };
-    resource.addCorsPreflight({
+    const preflight = resource.addCorsPreflight({
       allowOrigins: [origin],
       allowMethods: [Lazy.string({ produce: allowed })],
       allowHeaders: corsAllowedHeaders,
       // Chromium holds a preflight's answer 2 hours at most (Firefox a day).
       maxAge: Duration.hours(2),
     });
+    // Under binary media types that match the preflight (the API's `*/*` matches every request, one without a
+    // Content-Type too), API Gateway takes its body as binary, cannot apply the mock's request template and answers
+    // 500 ("Unable to transform request"): aws/serverless-application-model issue 553, serverless/serverless issues
+    // 7505 and 10254, aws/chalice issue 1310, aws-samples/aws-cdk-examples pull request 770. Converting to text, both
+    // ways, is what they fixed it with; for a text request and answer it changes nothing ("Content type conversions
+    // in API Gateway"). CDK's CorsOptions has no setting for it.
+    const cfnPreflight = preflight.node.defaultChild as CfnMethod;
+    cfnPreflight.addPropertyOverride('Integration.ContentHandling', 'CONVERT_TO_TEXT');
+    cfnPreflight.addPropertyOverride('Integration.IntegrationResponses.0.ContentHandling', 'CONVERT_TO_TEXT');
   }
 }
