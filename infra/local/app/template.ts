@@ -69,12 +69,19 @@ export interface ProxyRoute extends RouteBase {
   integrationTimeoutMs: number;
 }
 
+/** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
+export type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
+const contentHandlings: readonly ContentHandling[] = ['CONVERT_TO_TEXT', 'CONVERT_TO_BINARY'];
+
 /** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, always the same. */
 export interface MockRoute extends RouteBase {
   integration: 'mock';
   statusCode: number;
   headers: Record<string, string>;
   body: string;
+  /** The integration's ContentHandling, and the chosen integration response's (gateway/content-handling.ts). */
+  requestContentHandling: ContentHandling;
+  responseContentHandling: ContentHandling;
 }
 
 export type LocalRoute = ProxyRoute | MockRoute;
@@ -256,6 +263,12 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
     };
     if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...mockAnswer(integration, id) };
+    // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
+    if (integration.ContentHandling !== undefined) {
+      throw new UnsupportedTemplateError(
+        `${id}: ContentHandling ${String(integration.ContentHandling)} on a Lambda proxy integration (only on MOCK)`,
+      );
+    }
     return {
       ...base,
       integration: 'proxy',
@@ -278,6 +291,14 @@ const staticHeaders = (parameters: unknown, prefix: string, id: string) => {
     headers[name.slice(prefix.length)] = literal;
   }
   return headers;
+};
+
+const contentHandlingOf = (properties: Record<string, unknown>, id: string): ContentHandling => {
+  const handling = contentHandlings.find((known) => known === properties.ContentHandling);
+  if (handling === undefined && properties.ContentHandling !== undefined) {
+    throw new UnsupportedTemplateError(`${id}: ContentHandling ${String(properties.ContentHandling)}`);
+  }
+  return handling;
 };
 
 /**
@@ -306,7 +327,13 @@ const mockAnswer = (integration: Record<string, unknown>, id: string) => {
   const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
   if (typeof body !== 'string' || /[$#]/.test(body))
     throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
-  return { statusCode: Number(chosen.StatusCode), headers, body };
+  return {
+    statusCode: Number(chosen.StatusCode),
+    headers,
+    body,
+    requestContentHandling: contentHandlingOf(integration, id),
+    responseContentHandling: contentHandlingOf(chosen, `${id} (integration response ${String(chosen.StatusCode)})`),
+  };
 };
 
 /** What the runner renders in a gateway response template; anything else in one is refused. */

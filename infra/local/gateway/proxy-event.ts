@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute } from '../app/template.ts';
-import { compiledPattern } from './compiled-pattern.ts';
+import { isBinaryMediaType } from './content-handling.ts';
 
 /**
  * An id in the shape of API Gateway's for a resource or a deployment (six lower-case letters and digits, as in captured
@@ -26,23 +26,6 @@ export const headersAsSent = (request: IncomingMessage) => {
     all[name] = [...(all[name] ?? []), value];
   }
   return { last, all };
-};
-
-/**
- * Whether a request's Content-Type is one of the API's binary media types (patterns with `*` wildcards): then API
- * Gateway hands the body to the function base64-encoded, byte for byte, instead of as UTF-8 text.
- */
-const isBinary = (contentType: string | undefined, binaryMediaTypes: string[]) => {
-  if (contentType === undefined) return false;
-  const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return binaryMediaTypes.some((pattern) =>
-    compiledPattern(
-      `^${pattern
-        .toLowerCase()
-        .replace(/[.+^${}()|[\]\\?]/g, '\\$&')
-        .replaceAll('*', '[^/]*')}$`,
-    ).test(type),
-  );
 };
 
 /**
@@ -106,7 +89,7 @@ export const proxyEvent = ({
   authorizer,
 }: ProxyEventParts) => {
   const query = [...url.searchParams.keys()];
-  const binary = isBinary(request.headers['content-type'], app.binaryMediaTypes);
+  const binary = isBinaryMediaType(request.headers['content-type'], app.binaryMediaTypes);
   const delivered = withGatewayHeaders(headers, request, started);
   return {
     resource: route.resourcePath,

@@ -7,6 +7,7 @@ import { isScalar, type Scalar } from '../scalar.ts';
 /** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
   ACCESS_DENIED: { status: 403, message: 'Forbidden' },
+  API_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
   INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
@@ -100,8 +101,13 @@ export const rawResponse = ({ status, headers, body }: HttpResponse) =>
 
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
-/** A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). */
-export const proxyResultToResponse = (result: unknown): HttpResponse | undefined => {
+/**
+ * A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). A body the function
+ * marks `isBase64Encoded` is decoded only when `acceptIsBinary` (the request's first Accept is a binary media type);
+ * otherwise the client gets the base64 text ("Return binary media from a Lambda proxy integration"; LocalStack's
+ * test_aws_proxy_binary_response, validated against AWS, shows the Accept alone decides).
+ */
+export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean): HttpResponse | undefined => {
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
   const {
     statusCode,
@@ -129,5 +135,9 @@ export const proxyResultToResponse = (result: unknown): HttpResponse | undefined
     ...multi.flatMap(([name, values]) => (values as Scalar[]).map((value): [string, string] => [name, String(value)])),
   ];
   const text = typeof body === 'string' ? body : '';
-  return { status, headers: withContentType(merged), body: Buffer.from(text, isBase64Encoded ? 'base64' : 'utf8') };
+  return {
+    status,
+    headers: withContentType(merged),
+    body: Buffer.from(text, isBase64Encoded && acceptIsBinary ? 'base64' : 'utf8'),
+  };
 };

@@ -10,6 +10,7 @@ import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/templat
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import type { Scalar } from '../scalar.ts';
 import type { TokenAuthorizer } from './authorizer.ts';
+import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import {
   errorResponse,
@@ -214,7 +215,11 @@ const respond = (exchange: Exchange, { functionId }: ProxyRoute, { invocation }:
     exchange.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
     return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
   }
-  const result = proxyResultToResponse(invocation.result);
+  const { binaryMediaTypes } = exchange.deployment.app;
+  const result = proxyResultToResponse(
+    invocation.result,
+    isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes),
+  );
   if (!result) {
     exchange.notes.push(`${functionId}: malformed proxy result`);
     return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
@@ -225,19 +230,35 @@ const respond = (exchange: Exchange, { functionId }: ProxyRoute, { invocation }:
 
 /**
  * 4-5 of a mock integration (a CORS preflight): API Gateway answers itself, as the template says
- * (docs/local-runner.md, "Mock integrations"), with JSON's media type as it gives any answer without one.
+ * (docs/local-runner.md, "Mock integrations"), with JSON's media type as it gives any answer without one. Its request
+ * template cannot be applied to a binary payload, nor its response decoded when it is not base64: 500, a
+ * configuration error (gateway/content-handling.ts).
  */
-const mockAnswer = (exchange: Exchange, { statusCode, headers, body }: MockRoute): HttpResponse => ({
-  status: statusCode,
-  headers: [
-    ...(Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')
-      ? []
-      : ([['Content-Type', 'application/json']] as [string, string][])),
-    ...Object.entries(headers),
-    ['x-amzn-RequestId', exchange.requestId],
-  ],
-  body: Buffer.from(body),
-});
+const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse => {
+  const { binaryMediaTypes } = exchange.deployment.app;
+  const requestIsBinary = isBinaryMediaType(exchange.request.headers['content-type'], binaryMediaTypes);
+  if (integrationRequestIsBinary(requestIsBinary, route.requestContentHandling)) {
+    exchange.notes.push('Execution failed due to configuration error: Unable to transform request');
+    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  }
+  const acceptIsBinary = isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes);
+  const decoded = textResponseIsDecoded(acceptIsBinary, route.responseContentHandling);
+  if (decoded && !isBase64(route.body)) {
+    exchange.notes.push('Execution failed due to configuration error: Unable to transform response');
+    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  }
+  return {
+    status: route.statusCode,
+    headers: [
+      ...(Object.keys(route.headers).some((name) => name.toLowerCase() === 'content-type')
+        ? []
+        : ([['Content-Type', 'application/json']] as [string, string][])),
+      ...Object.entries(route.headers),
+      ['x-amzn-RequestId', exchange.requestId],
+    ],
+    body: Buffer.from(route.body, decoded ? 'base64' : 'utf8'),
+  };
+};
 
 /** Each app's routes, compiled once (a reload brings another app). */
 const compiledRoutes = new WeakMap<LocalApp, CompiledResource[]>();
@@ -274,7 +295,7 @@ const handle = async (
   const { route: chosen } = found.next;
   const authorizer = await authorize(exchange, chosen, headers);
   if ('responded' in authorizer) return responded(authorizer);
-  if (chosen.integration === 'mock') return { httpResponse: mockAnswer(exchange, chosen), notes: exchange.notes };
+  if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
   const event = proxyEvent({
     app: deployment.app,
     request,
