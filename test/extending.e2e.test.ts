@@ -293,6 +293,26 @@ describe('a scope per operation (openapi.yaml), through the cached policy', () =
     expect((await call('POST', '/things', readToken)).status).toBe(403);
     expect(api.invocations('BearerAuthorizerFunction')).toBe(before + 1);
   });
+  // A path may hold `:` and `*` (RFC 3986 section 3.3); the policy's stage is read from the method ARN's grammar, so
+  // the path names neither the stage nor the routes the cached policy allows.
+  test.each([
+    ['GET /files/a:x/y/GET/plants', '/files/a:x/y/GET/plants', '/files/a:x/y/GET/plants'],
+    ['GET /files/a:*/*/GET/plants', '/files/a:*/*/GET/plants', '/files/a:Q/R/GET/plants'],
+  ])(
+    'a read-only token whose first request is %s: 403 there and from the cache, the reads still served',
+    async (_name, first, later) => {
+      const readToken = await signDevToken(api.signingKey, {
+        sub: `reader of ${first}`,
+        scope: readOnly,
+        expiresIn: '1h',
+      });
+      const before = api.invocations('BearerAuthorizerFunction');
+      expect((await call('GET', `${first}?version=1`, readToken)).status).toBe(403);
+      expect((await call('GET', `${later}?version=1`, readToken)).status).toBe(403);
+      expect((await call('GET', '/plants', readToken)).status).toBe(200);
+      expect(api.invocations('BearerAuthorizerFunction')).toBe(before + 1);
+    },
+  );
 });
 
 test("every code block of docs/extending.md is the fixture's code, line for line", () => {
