@@ -102,9 +102,10 @@ const checkToken = (jwt: DecomposedJwt, algorithms: readonly Algorithm[]) => {
 
 /**
  * The key the token names must fit its algorithm, checked before the signature: node:crypto throws for a key of
- * another type or curve than the algorithm's (an ES256 token naming an RSA, P-384 or Ed25519 key).
+ * another type or curve than the algorithm's (an ES256 token naming an RSA, P-384 or Ed25519 key). Answers the key as
+ * node:crypto reads it (`keyOf`).
  */
-const checkKey = (algorithm: Algorithm, jwk: Jwk) => {
+const checkKey = (algorithm: Algorithm, jwk: Jwk, keyOf: (jwk: Jwk) => KeyObject) => {
   if (jwk.kty !== keyTypeOf(algorithm)) throw new InvalidTokenError(`alg ${algorithm} does not fit a ${jwk.kty} key`);
   const curves = [ecdsa[algorithm]?.curve ?? edwardsCurves[algorithm]].flat();
   if (curves[0] !== undefined && !curves.includes(String(jwk.crv))) {
@@ -114,12 +115,15 @@ const checkKey = (algorithm: Algorithm, jwk: Jwk) => {
   if (jwk.alg !== undefined && jwk.alg !== algorithm) {
     throw new InvalidTokenError(`alg ${algorithm} does not fit a key for ${jwk.alg}`);
   }
-  const modulusBits = typeof jwk.n === 'string' ? Buffer.from(jwk.n, 'base64url').length * 8 : undefined;
-  // A weak key in the issuer's JWKS cannot vouch for a token.
-  if (modulusBits !== undefined && modulusBits < minRsaModulusBits) {
+  assertIsSignatureJwk(jwk);
+  const key = keyOf(jwk);
+  // A weak key in the issuer's JWKS cannot vouch for a token. Its size is the modulus's, an integer (Node.js's
+  // keyObject.asymmetricKeyDetails.modulusLength), not the octets of `n`: zeros first, 1024 bits fill 256 of them.
+  const modulusBits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (jwk.kty === 'RSA' && modulusBits < minRsaModulusBits) {
     throw new InvalidTokenError(`the issuer's key ${String(jwk.kid ?? '')} is a ${modulusBits}-bit RSA key`);
   }
-  assertIsSignatureJwk(jwk);
+  return key;
 };
 
 /**
@@ -284,8 +288,8 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
     const jwt = decomposeUnverifiedJwt(token);
     const { algorithm, signature } = checkToken(jwt, algorithms);
     const jwk = await jwks.getJwk(await keysAddress(), jwt);
-    checkKey(algorithm, jwk);
-    if (!signatureValid(algorithm, publicKey(jwk), `${jwt.headerB64}.${jwt.payloadB64}`, signature)) {
+    const key = checkKey(algorithm, jwk, publicKey);
+    if (!signatureValid(algorithm, key, `${jwt.headerB64}.${jwt.payloadB64}`, signature)) {
       throw new InvalidTokenError('the signature is not valid');
     }
     validateJwtFields(jwt.payload, {

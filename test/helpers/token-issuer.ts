@@ -1,5 +1,6 @@
 // A token issuer for tests: key pairs generated here, a JWKS (and an OpenID Connect discovery document) served on
 // loopback, and real signed JWTs.
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { serveJwks } from '../../infra/local/issuer/dev-issuer.ts';
@@ -93,4 +94,26 @@ export const signToken = (key: SigningKey, claims: JWTPayload, header: Record<st
   return new SignJWT({ iat: now, exp: now + 3600, ...claims })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT', ...header })
     .sign(key.privateKey);
+};
+
+/**
+ * An RS256 key of `modulusLength` bits whose JWK writes `n` in `octets` octets, zeros first (RFC 7518 section 6.3.1.1
+ * asks for the fewest; an issuer may not keep to it), with a signer of tokens through node:crypto (jose refuses to sign
+ * with an RSA key under 2048 bits).
+ */
+export const paddedRsaKey = (kid: string, modulusLength: number, octets: number) => {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength });
+  const { n, ...jwk } = publicKey.export({ format: 'jwk' });
+  const modulus = Buffer.from(String(n), 'base64url');
+  const padded = Buffer.concat([Buffer.alloc(octets - modulus.length), modulus]).toString('base64url');
+  return {
+    jwk: { ...jwk, n: padded, kid, alg: 'RS256', use: 'sig' },
+    /** A compact JWS of `claims`, as given (no iat or exp added). */
+    sign: (claims: Record<string, unknown>) => {
+      const input = [{ alg: 'RS256', kid, typ: 'JWT' }, claims]
+        .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url'))
+        .join('.');
+      return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
+    },
+  };
 };

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { createTokenVerifier, InvalidTokenError } from '../../../functions/bearer-authorizer/token-verifier.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
-import { signingKey, signToken } from '../../helpers/token-issuer.ts';
+import { paddedRsaKey, signingKey, signToken } from '../../helpers/token-issuer.ts';
 
 const config = { issuer: 'https://issuer.test', audience: 'api', algorithms: ['RS256'], clockToleranceSeconds: 5 };
 const validToken = async () => signToken(await signingKey('k', 'RS256'), { iss: config.issuer, aud: 'api', sub: 's' });
@@ -59,5 +59,31 @@ describe('issuer keys that cannot be had are a server-side failure, never an inv
 
     await expect(failure).rejects.toThrow();
     await expect(failure).rejects.not.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('the 2048-bit rule is on the modulus, an integer, not on the octets that write it', () => {
+  /** A verifier of keys the JWKS endpoint publishes, and a token of `key` it is given. */
+  const verifyWith = async (key: ReturnType<typeof paddedRsaKey>) => {
+    const jwksUri = await jwksEndpoint((response) =>
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [key.jwk] })),
+    );
+    const now = Math.floor(Date.now() / 1000);
+    return createTokenVerifier({ ...config, jwksUri })(
+      key.sign({ iss: config.issuer, aud: 'api', sub: 's', iat: now, exp: now + 3600 }),
+    );
+  };
+
+  test('a 1024-bit key whose n is zero-padded to 256 octets is refused', async () => {
+    const key = paddedRsaKey('weak-padded', 1024, 256);
+
+    const verified = verifyWith(key);
+
+    await expect(verified).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verified).rejects.toThrow(/is a 1024-bit RSA key/);
+  });
+
+  test('a 2048-bit key whose n has a leading zero octet (257 octets) is accepted', async () => {
+    await expect(verifyWith(paddedRsaKey('strong-padded', 2048, 257))).resolves.toMatchObject({ sub: 's' });
   });
 });

@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
+import { serveJwks, signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
@@ -20,6 +20,7 @@ import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 import { parseRaw, rawExchange } from '../../helpers/raw-http.ts';
 import { report } from '../../helpers/report.ts';
+import { paddedRsaKey } from '../../helpers/token-issuer.ts';
 
 const options = (authorizerEnvironment: Record<string, string> = {}) =>
   plantStoreOptions({ maxWorkers: 2, envVars: { BearerAuthorizerFunction: authorizerEnvironment } });
@@ -318,5 +319,21 @@ test('an issuer whose keys cannot be fetched fails closed: 500, never a pass', a
     expect(keysDown.invocations('CreatePlantFunction')).toBe(0);
   } finally {
     await keysDown.close();
+  }
+}, 30_000);
+
+test('a 1024-bit key the issuer publishes with n zero-padded to 256 octets is refused: 401; 2048 bits in 257 pass', async () => {
+  const [weak, strong] = [paddedRsaKey('weak-padded', 1024, 256), paddedRsaKey('strong-padded', 2048, 257)];
+  const jwks = await serveJwks(() => [weak.jwk, strong.jwk]);
+  const padded = await startLocalApi(options({ JWKS_URI: jwks.jwksUri }));
+  try {
+    const payload = claims({ iss: padded.signingKey.issuer, aud: padded.signingKey.audience });
+
+    expect((await send(bearer(weak.sign(payload)), padded.url)).status).toBe(401);
+    expect(padded.invocations('CreatePlantFunction')).toBe(0);
+    expect((await send(bearer(strong.sign(payload)), padded.url)).status).toBe(200);
+  } finally {
+    await padded.close();
+    await jwks.close();
   }
 }, 30_000);
