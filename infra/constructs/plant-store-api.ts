@@ -38,8 +38,24 @@ export interface PlantStoreApiProps {
 }
 
 /**
+ * A host a page is served from, as the URL parser serializes it: a DNS name of labels of 1-63 letters, digits and
+ * hyphens, neither first nor last (RFC 1123 section 2.1), 253 characters at most (RFC 1035 section 2.3.4), an IDN in
+ * its punycode A-labels (`xn--`, what browsers serialize); an IPv4 address; a bracketed IPv6 address (RFC 3986 section
+ * 3.2.2). The URL parser has already checked the addresses and put all of it in lower case.
+ */
+const hostName = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const ipAddress = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/;
+
+/**
  * Why `origin` cannot be the API's CORS origin, or undefined when it can: `*`, or one origin exactly as a browser
- * sends it in `Origin` (RFC 6454 section 6.1: scheme, host and port, lower case, no path): https, or http on loopback.
+ * sends it in `Origin` (RFC 6454 section 6.2: scheme, host and port, lower case, no path), and nothing else:
+ * - the scheme `https`, or `http` only on loopback;
+ * - the host a DNS name, an IPv4 address or a bracketed IPv6 address (`hostName`, `ipAddress`);
+ * - a port, if any, 1-65535 and not the scheme's default (which a browser leaves out).
+ * What the URL parser lets through besides (`'`, `"`, `$`, `{}`, `_`) is no host name, and a quote would end the
+ * single-quoted static value API Gateway writes the origin in
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/rest-api-parameter-mapping-sources.html); a trailing
+ * dot is an origin apart from the site's usual one, which its pages send only when visited by that name: a typo.
  */
 export const corsOriginProblem = (origin: string): string | undefined => {
   if (origin === '*') return undefined;
@@ -61,6 +77,13 @@ export const corsOriginProblem = (origin: string): string | undefined => {
     return 'plain http only on loopback: anything on the way could read a page served over http, and its tokens';
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'an origin is https (or http on loopback)';
+  if (!hostName.test(url.hostname) && !ipAddress.test(url.hostname)) {
+    return (
+      `the host ${url.hostname} is none of: a DNS name (labels of 1-63 lower-case letters, digits and hyphens, no ` +
+      'hyphen first or last, 253 characters in all; an IDN in its xn-- form), an IPv4 address, an [IPv6] address'
+    );
+  }
+  if (url.port === '0') return 'port 0 is no port a page is served from (1-65535)';
   return undefined;
 };
 

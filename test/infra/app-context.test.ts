@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { App, Duration } from 'aws-cdk-lib';
 import { propsFromContext } from '../../infra/app-context.ts';
+import { oddHostOrigins } from '../helpers/cors-origins.ts';
 
 const props = (context: Record<string, unknown>) => propsFromContext(new App({ context }).node);
 
@@ -35,7 +36,17 @@ describe('propsFromContext', () => {
   test('corsOrigin is one origin as a browser sends it, or *; what makes no sense stops the synth, saying why', () => {
     // An origin is RFC 6454's serialization (scheme://host[:port], lower case, no path): what a browser sends in Origin
     // and matches Access-Control-Allow-Origin against, exactly (the Fetch standard's CORS check).
-    for (const origin of ['https://app.example.com', 'https://app.example.com:8443', 'http://localhost:5173', '*']) {
+    for (const origin of [
+      'https://app.example.com',
+      'https://app.example.com:8443',
+      'http://localhost:5173',
+      'http://127.0.0.1:8080',
+      'http://[::1]:3000',
+      'https://xn--bcher-kva.example',
+      'https://10.0.0.1:8443',
+      'https://[2001:db8::1]',
+      '*',
+    ]) {
       expect(props({ corsOrigin: origin }).corsOrigin).toBe(origin);
     }
     const refused: [string, RegExp][] = [
@@ -49,6 +60,15 @@ describe('propsFromContext', () => {
       ['app.example.com', /an origin is scheme:\/\/host\[:port\]/],
       ['http://app.example.com', /plain http only on loopback/],
       ['wss://app.example.com', /an origin is https \(or http on loopback\)/],
+      // What the URL parser rewrites: the origin a browser would send is another.
+      ['https://bücher.example', /: https:\/\/xn--bcher-kva\.example$/],
+      ['https://a\\b.example', /: https:\/\/a$/],
+      ['https://a%62.example', /: https:\/\/ab\.example$/],
+      ['https://a%zz.example', /an origin is scheme:\/\/host\[:port\]/],
+      ['https://user@app.example.com', /: https:\/\/app\.example\.com$/],
+      ['https://a|b.example', /an origin is scheme:\/\/host\[:port\]/],
+      ['https://app.example.com:65536', /an origin is scheme:\/\/host\[:port\]/],
+      ['https://a b.example', /one origin, or \*/],
     ];
     for (const [origin, reason] of refused) {
       expect(() => props({ corsOrigin: origin })).toThrow(
@@ -57,6 +77,15 @@ describe('propsFromContext', () => {
       expect(() => props({ corsOrigin: origin })).toThrow(reason);
     }
   });
+
+  test.each(oddHostOrigins)(
+    'corsOrigin %s stops the synth, naming the host or port that is wrong',
+    (origin, reason) => {
+      const synth = () => props({ corsOrigin: origin });
+      expect(synth).toThrow(new RegExp(`^Context corsOrigin ${origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+      expect(synth).toThrow(reason);
+    },
+  );
 
   test('the former requiredScope stops the synth, saying what replaced it with the value given', () => {
     expect(() => props({ requiredScope: 'Plants.Write' })).toThrow(

@@ -10,6 +10,7 @@ import type { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { PlantStoreStack } from '../../infra/plant-store-stack.ts';
 import { ExtendedStack } from '../fixtures/extended-app/infra/extended-stack.ts';
+import { oddHostOrigins } from '../helpers/cors-origins.ts';
 import { appWithoutBundling } from '../helpers/synth-app.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -123,4 +124,10 @@ test('an origin that makes no sense stops the synth of the API itself, not only 
   expect(() => stacks[0]?.[1]('https://a.example.com,https://b.example.com')).toThrow(
     /^CORS origin https:\/\/a\.example\.com,https:\/\/b\.example\.com: one origin, or \*/,
   );
+});
+
+test.each(oddHostOrigins)('the API itself refuses %s, naming the host or port that is wrong', (origin, reason) => {
+  const build = () => stacks[0]?.[1](origin);
+  expect(build).toThrow(new RegExp(`^CORS origin ${origin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+  expect(build).toThrow(reason);
 });
