@@ -1,10 +1,10 @@
 // The local database failing while the runner serves: its process is contained (a full disk, a crash), the runner
 // answers 503 with Retry-After meanwhile, keeps serving, logs the cause, and recovers — with every acknowledged plant.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../../../infra/local/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
@@ -91,17 +91,23 @@ test('a database that refuses connections, then one that never answers: 503 with
   await gate.close();
 }, 60_000);
 
-/** A small tmpfs to fill: mounting needs root (as CI and the developers' machines run), else this test is skipped. */
-const smallDisk = mkdtempSync(join(tmpdir(), 'plant-store-full-disk-'));
-const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', smallDisk]).status === 0;
-if (!mounted) console.warn(`Skipping the full-disk test: cannot mount a tmpfs at ${smallDisk} (needs root).`);
-afterAll(() => {
-  if (mounted) spawnSync('umount', ['-l', smallDisk]);
-});
+/**
+ * Whether a tmpfs can be mounted: as root with CAP_SYS_ADMIN (capabilities(7): mount(2) needs it), as CI and the
+ * developers' machines run; else the full-disk tests are skipped. Read from /proc/self/status, with nothing to undo:
+ * the mount is made in the hook of the tests that use it, so a run that selects other tests (-t) mounts nothing.
+ */
+const canMount = (() => {
+  const effective = /^CapEff:\s*([0-9a-f]+)$/m.exec(
+    existsSync('/proc/self/status') ? readFileSync('/proc/self/status', 'utf8') : '',
+  );
+  const capSysAdmin = 21n;
+  return process.getuid?.() === 0 && effective !== null && ((BigInt(`0x${effective[1]}`) >> capSysAdmin) & 1n) === 1n;
+})();
+if (!canMount) console.warn('Skipping the full-disk tests: mounting a tmpfs needs root with CAP_SYS_ADMIN.');
 
-/** Fills the small disk with the file `name` to its last byte; returns the file's path. */
-const fillDisk = (name: string) => {
-  const filler = join(smallDisk, name);
+/** Fills `disk` with the file `name` to its last byte; returns the file's path. */
+const fillDisk = (disk: string, name: string) => {
+  const filler = join(disk, name);
   for (const chunk of [64 * 1024, 4 * 1024, 1]) {
     try {
       for (;;) appendFileSync(filler, Buffer.alloc(chunk));
@@ -113,16 +119,32 @@ const fillDisk = (name: string) => {
 };
 
 describe('a full disk', () => {
-  (mounted ? test : test.skip)(
+  /** A small tmpfs to fill, mounted for these tests only. */
+  let smallDisk = '';
+  let mounted = false;
+  const onSmallDisk: LocalApi[] = [];
+  beforeAll(() => {
+    smallDisk = mkdtempSync(join(tmpdir(), 'plant-store-full-disk-'));
+    const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', smallDisk], { encoding: 'utf8' });
+    mounted = mount.status === 0;
+    if (!mounted) throw new Error(`cannot mount a tmpfs at ${smallDisk}: ${mount.stderr || mount.error?.message}`);
+  });
+  // The runners on it stop first: the disk is theirs until then.
+  afterAll(async () => {
+    for (const api of onSmallDisk) await api.close();
+    if (mounted) spawnSync('umount', ['-l', smallDisk]);
+  });
+
+  (canMount ? test : test.skip)(
     'answers 503 with Retry-After and logs the cause; the runner keeps serving and recovers when space returns',
     async () => {
       const { api, create, logged, databaseBack } = await serve(smallDisk);
-      running.push(api);
+      onSmallDisk.push(api);
       const acknowledged: number[] = [];
       expect((await create(1, 'Before the disk filled')).status).toBe(200);
       acknowledged.push(1);
 
-      const filler = fillDisk('filler');
+      const filler = fillDisk(smallDisk, 'filler');
       // LevelDB may still fill the page its log has begun: create until the first refusal (each 200 is kept below).
       let refused: Response | undefined;
       for (let id = 100; id < 1_100 && !refused; id += 1) {
@@ -144,13 +166,13 @@ describe('a full disk', () => {
     90_000,
   );
 
-  (mounted ? test : test.skip)(
+  (canMount ? test : test.skip)(
     'stopped while full, started again once there is space: every plant answered 200 is there',
     async () => {
       const dataDir = join(smallDisk, 'stopped-while-full');
       const first = await serve(dataDir);
       const acknowledged = new Map<number, string>();
-      const filler = fillDisk('filler-2');
+      const filler = fillDisk(smallDisk, 'filler-2');
       // 8 creates at a time, as clients do, until the database fails for want of space; then a few more rounds.
       let nextId = 1;
       let failedRounds = 0;
@@ -172,7 +194,7 @@ describe('a full disk', () => {
 
       rmSync(filler);
       const second = await serve(dataDir);
-      running.push(second.api);
+      onSmallDisk.push(second.api);
       // The write that failed left the log cut off; the start cut that away, and only that.
       await second.logged(/^database folder: \d+\.log: cut away the last \d+ bytes, a write that failed/);
 

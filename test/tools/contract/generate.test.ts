@@ -2,12 +2,12 @@
 // what it generates, and any contract's operations each get theirs, by operationId.
 
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { projectRoot } from '../../../infra/project-root.ts';
 import {
@@ -39,22 +39,29 @@ describe.each([
 
 describe('a contract with several operations (test/fixtures/extended-app/openapi.yaml)', () => {
   const contract = join(projectRoot, 'test/fixtures/extended-app/openapi.yaml');
-  const outputDir = mkdtempSync(join(tmpdir(), 'plant-store-generate-'));
   type Validate = ((event: unknown) => boolean) & { errors?: { instancePath: string; message?: string }[] | null };
-  const validators = (async () => {
+  let outputDir: string;
+  let validators: Record<'createThing' | 'getThing' | 'getFile', Validate>;
+  // In a hook, not the describe body: a run of other tests (-t) neither generates nor imports after the teardown.
+  beforeAll(async () => {
+    outputDir = mkdtempSync(join(tmpdir(), 'plant-store-generate-'));
     // As `npm run generate` runs it, for another contract and folder.
     await promisify(execFile)(process.execPath, ['tools/contract/generate.ts', contract, outputDir], {
       cwd: projectRoot,
     });
     const load = async (operationId: string) =>
       (await import(join(outputDir, validatorFile(operationId)))).default as Validate;
-    return { createThing: await load('createThing'), getThing: await load('getThing'), getFile: await load('getFile') };
-  })();
+    validators = {
+      createThing: await load('createThing'),
+      getThing: await load('getThing'),
+      getFile: await load('getFile'),
+    };
+  });
+  afterAll(() => rmSync(outputDir, { recursive: true, force: true }));
   const problems = (validate: Validate, event: unknown) =>
     validate(event) ? [] : (validate.errors ?? []).map(({ instancePath, message }) => `${instancePath} ${message}`);
 
   test('one validator and its types per operation, by operationId, and the event types', async () => {
-    await validators;
     // Counted from the contract, so that the fixture may gain operations: getThing -> validate-get-thing-event.
     const perOperation = contractOperations(contract).flatMap(({ operationId }) => {
       const name = `validate-${operationId.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}-event`;
@@ -74,8 +81,8 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
     );
   });
 
-  test('the request body, from its schema (int64 exact, as the JSON body parser hands it over)', async () => {
-    const { createThing } = await validators;
+  test('the request body, from its schema (int64 exact, as the JSON body parser hands it over)', () => {
+    const { createThing } = validators;
     expect(problems(createThing, { body: { id: 9223372036854775807n, name: 'a' } })).toEqual([]);
     expect(problems(createThing, { body: { id: 9223372036854775808n, name: 'a' } })).toEqual([
       '/body/id must be an integer in the int64 range',
@@ -86,8 +93,8 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
     expect(problems(createThing, { body: null })).toEqual(['/body must be object']);
   });
 
-  test('a path parameter (from the path item, by $ref): an int64 in its decimal text', async () => {
-    const { getThing } = await validators;
+  test('a path parameter (from the path item, by $ref): an int64 in its decimal text', () => {
+    const { getThing } = validators;
     const event = (id: string) => ({ pathParameters: { id }, queryStringParameters: null });
     expect(problems(getThing, event('-9223372036854775808'))).toEqual([]);
     expect(problems(getThing, event('9223372036854775808'))).toEqual([
@@ -97,8 +104,8 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
     expect(problems(getThing, event('01'))).toEqual(['/pathParameters/id must be an integer in the int64 range']);
   });
 
-  test('query parameters: optional ones may be absent (null), present ones are checked', async () => {
-    const { getThing } = await validators;
+  test('query parameters: optional ones may be absent (null), present ones are checked', () => {
+    const { getThing } = validators;
     const event = (query: unknown) => ({ pathParameters: { id: '1' }, queryStringParameters: query });
     expect(problems(getThing, event(null))).toEqual([]);
     expect(problems(getThing, event({ fields: 'all', other: 'x' }))).toEqual([]);
@@ -107,8 +114,8 @@ describe('a contract with several operations (test/fixtures/extended-app/openapi
     ]);
   });
 
-  test('a greedy path parameter and a required int32 query parameter', async () => {
-    const { getFile } = await validators;
+  test('a greedy path parameter and a required int32 query parameter', () => {
+    const { getFile } = validators;
     expect(
       problems(getFile, { pathParameters: { proxy: 'a/b.txt' }, queryStringParameters: { version: '3' } }),
     ).toEqual([]);
