@@ -2,7 +2,7 @@
 // pattern and three operations (a body, a GET with an int64 path parameter, a greedy route), synthesized by the CDK
 // CLI with cdk-nag and served by the local runner.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,12 +29,13 @@ const functionIds = [
   'GetPlantFunction',
   'ListPlantsFunction',
 ];
-const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-extended-'));
+let cloudAssemblyDir: string;
 let synthErrors = '';
 let api: LocalApi;
 let token: string;
 
 beforeAll(async () => {
+  cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-extended-'));
   // As a user synthesizes an app: the CDK CLI, offline, bundling every function, cdk-nag failing the synth on a finding.
   const { stderr } = await promisify(execFile)(
     join(projectRoot, 'node_modules/.bin/cdk'),
@@ -59,6 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close();
+  rmSync(cloudAssemblyDir, { recursive: true, force: true });
 });
 
 const template = () =>
@@ -122,7 +124,10 @@ test.each(functionIds)('%s has its alarms and a canary that rolls back on them a
 
 describe('the runner serves it, and each operation is validated from its contract', () => {
   // Every answer is checked against the fixture's own contract, numbers read exactly (an int64 id included).
-  const contract = contractChecker(join(projectRoot, fixture, 'openapi.yaml'));
+  let contract: Awaited<ReturnType<typeof contractChecker>>;
+  beforeAll(async () => {
+    contract = await contractChecker(join(projectRoot, fixture, 'openapi.yaml'));
+  });
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${api.url}${path}`, {
       method,
@@ -131,7 +136,7 @@ describe('the runner serves it, and each operation is validated from its contrac
       ...(body !== undefined && { body: typeof body === 'string' ? body : JSON.stringify(body) }),
     });
     const request = { method, path: new URL(path, api.url).pathname };
-    expect(await (await contract).responseViolations(response, request)).toEqual([]);
+    expect(await contract.responseViolations(response, request)).toEqual([]);
     return response;
   };
   // Numbers read exactly: an int64 past 2^53 is a bigint.

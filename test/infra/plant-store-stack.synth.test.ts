@@ -1,7 +1,7 @@
 // What matters in the synthesized template (bundling skipped: these tests read the template, not the code).
 
 import { readFileSync } from 'node:fs';
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { type App, Duration, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ResponseType } from 'aws-cdk-lib/aws-apigateway';
@@ -25,7 +25,10 @@ const expectedAlarmCount = 4 + 2 + 1 + 2 * functionIds.length + operations.lengt
 const synth = (props: PlantStoreStackProps = {}) =>
   Template.fromStack(new PlantStoreStack(appWithoutBundling(), 'Test', props));
 
-const template = synth();
+let template: Template;
+beforeAll(() => {
+  template = synth();
+});
 const resourcesOf = (type: string) => Object.entries(template.findResources(type));
 const logicalIdOf = (type: string) => {
   const [entry] = resourcesOf(type);

@@ -1,7 +1,7 @@
 // `sam local` overrides only the environment variables a template declares. The local variant of the template
 // (context localDynamoDbEndpoint) declares createPlant's AWS_ENDPOINT_URL_DYNAMODB; the deployed one never does.
 import { readFileSync } from 'node:fs';
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { App } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { propsFromContext } from '../../infra/app-context.ts';
@@ -23,8 +23,12 @@ const samEnv = JSON.parse(readFileSync(new URL('../../examples/sam-env.json', im
 const endpoint = 'http://host.docker.internal:8000';
 
 describe('the template for sam local (-c localDynamoDbEndpoint=...)', () => {
-  const stack = synth({ localDynamoDbEndpoint: endpoint });
-  const template = Template.fromStack(stack);
+  let stack: PlantStoreStack;
+  let template: Template;
+  beforeAll(() => {
+    stack = synth({ localDynamoDbEndpoint: endpoint });
+    template = Template.fromStack(stack);
+  });
 
   test("declares createPlant's DynamoDB endpoint, with the given value", () => {
     expect(variablesOf(template, 'CreatePlantFunction')).toMatchObject({ AWS_ENDPOINT_URL_DYNAMODB: endpoint });

@@ -10,8 +10,9 @@ import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { startVendorIssuer, type VendorIssuer } from '../../helpers/vendor-tokens.ts';
 
 let vendor: VendorIssuer;
-const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-vendors-'));
+let dataDir: string;
 beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'plant-store-vendors-'));
   vendor = await startVendorIssuer();
 });
 afterAll(async () => {

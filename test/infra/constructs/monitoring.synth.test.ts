@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -44,13 +44,17 @@ const stackWithTwoOperations = (alarms = true) => {
 };
 
 describe('a function added to the stack', () => {
-  const template = stackWithTwoOperations();
+  let template: Template;
+  beforeAll(() => {
+    template = stackWithTwoOperations();
+  });
   const resources = (type: string) => Object.entries(template.findResources(type));
   const alarmsOf = (functionId: string) =>
     resources('AWS::CloudWatch::Alarm').filter(([, { Properties }]) =>
       JSON.stringify(Properties.Dimensions ?? []).includes(`"Ref":"${functionId}"`),
     );
-  const api5xx = resources('AWS::CloudWatch::Alarm').find(([, { Properties }]) => Properties.MetricName === '5XXError');
+  const api5xx = () =>
+    resources('AWS::CloudWatch::Alarm').find(([, { Properties }]) => Properties.MetricName === '5XXError');
 
   test.each(['FirstFunction', 'LaterFunction'])('%s: errors, throttles and duration near its timeout', (functionId) => {
     const metrics = alarmsOf(functionId).map(([, { Properties }]) => [Properties.MetricName, Properties.Threshold]);
@@ -75,7 +79,7 @@ describe('a function added to the stack', () => {
       const watched = group?.Properties.AlarmConfiguration.Alarms.map(
         ({ Name }: { Name: { Ref: string } }) => Name.Ref,
       );
-      expect(watched.sort()).toEqual([errors, api5xx?.[0]].sort());
+      expect(watched.sort()).toEqual([errors, api5xx()?.[0]].sort());
     },
   );
 

@@ -1,12 +1,17 @@
 // Stopping the local runner: requests in flight may finish, but one stuck in a function does not hold the stop past
 // the grace period.
-import { expect, test } from '@jest/globals';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { RunnerError } from '../../../infra/local/errors.ts';
 import { startLocalApi } from '../../../infra/local/local-api.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
 /** Synthesized once: the fixture's code assets belong to one stack. */
-const cloudAssemblyDir = synthesizeFixtureApp();
+let cloudAssemblyDir: string;
+beforeAll(() => {
+  cloudAssemblyDir = synthesizeFixtureApp();
+});
+afterAll(() => rmSync(cloudAssemblyDir, { recursive: true, force: true }));
 
 test('a request still in flight after the grace period is cut off, and the runner says so', async () => {
   const logLines: string[] = [];
