@@ -2,9 +2,12 @@
 // of requests whose every answer is checked, the table scanned afterwards against the answers, memory measured, and
 // rounds in which the runner is killed (SIGKILL) under load and restarted on the same folder.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { projectRoot } from '../../infra/project-root.ts';
 import { spawnInGroup, stopGroups } from '../../test/helpers/process-group.ts';
@@ -39,17 +42,40 @@ export interface LoadResult {
   missing: string[];
   extra: string[];
   /**
-   * The runner's resident memory (it and its execution environments): medians of one-second samples over the 5 s
-   * after the warm-up and over the last 5 s, and the growth between them. The database process is reported apart: it holds
-   * every plant stored, so its memory grows with its data.
+   * Each process of the runner (the runner, its database, each execution environment), sampled every two seconds
+   * right after a full garbage collection in it (memory-probe.mjs).
    */
-  memory: {
-    afterWarmUpMb: number;
-    atEndMb: number;
-    growth: number;
-    database: { afterWarmUpMb: number; atEndMb: number };
-  };
+  memory: ProcessMemory[];
   killRounds: { acknowledged: number; missing: string[]; socketErrors: number }[];
+}
+
+/** Samples a process's memory is judged on: the first ones after the warm-up, and the last ones. */
+const windowSamples = 5;
+const probeIntervalMs = 2_000;
+
+/** Memory in MB at one moment, or the medians of a window of samples. */
+export interface MemoryFigures {
+  /** Heap used plus external memory (Buffers), after a full collection: what a leak grows. */
+  liveMb: number;
+  /** The heap V8 holds, used or not (heapTotal): it grows toward its limits with no leak. */
+  heapMb: number;
+  /** Resident memory, which also holds what V8 keeps for later (a young generation that grew, free pages). */
+  rssMb: number;
+}
+
+/** One process of the runner under load, and its memory over the run. */
+export interface ProcessMemory {
+  /** `runner`, `database`, or an execution environment's function id and pid. */
+  name: string;
+  kind: 'runner' | 'database' | 'environment';
+  samples: ({ at: number } & MemoryFigures)[];
+  /**
+   * Medians of the first 5 samples after the warm-up and of the last 5, and the growth of the live memory between
+   * them; absent for a process whose samples do not fill both windows (an environment started late or replaced).
+   */
+  afterWarmUp?: MemoryFigures;
+  atEnd?: MemoryFigures;
+  growth?: number;
 }
 
 interface Runner {
@@ -61,19 +87,35 @@ interface Runner {
 }
 
 /** `npm start`'s script on a free port; the functions' own logs off, so the runner's log stays small. */
-const startRunner = async (dataDir: string): Promise<Runner> => {
+const startRunner = async (dataDir: string, measured?: { probePort: number }): Promise<Runner> => {
   const envVars = join(dataDir, '..', `${Date.now()}-env.json`);
+  // Measured, every process of the runner imports memory-probe.mjs: the runner and its database (which inherits the
+  // runner's flags) through the runner's command line, each execution environment through its function's NODE_OPTIONS,
+  // as a user sets Node's options on Lambda. The runner gets gc() as the environments have it (--expose-gc).
+  const modules = measured && [pathToFileURL(join(import.meta.dirname, 'memory-probe.mjs')).href];
+  const probeVariables = measured && {
+    NODE_OPTIONS: (modules ?? []).map((module) => `--import="${module}"`).join(' '),
+    PLANT_STORE_MEMORY_PROBE: String(measured.probePort),
+  };
   writeFileSync(
     envVars,
     JSON.stringify({
-      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
-      BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...probeVariables },
+      BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...probeVariables },
     }),
   );
   const child = spawnInGroup(
     process.execPath,
-    ['infra/local/cli/start.ts', '--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
-    { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      ...(modules ? ['--expose-gc', ...modules.map((module) => `--import=${module}`)] : []),
+      'infra/local/cli/start.ts',
+      ...['--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
+    ],
+    {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(measured && { env: { ...process.env, PLANT_STORE_MEMORY_PROBE: String(measured.probePort) } }),
+    },
   );
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -95,30 +137,92 @@ const startRunner = async (dataDir: string): Promise<Runner> => {
   return { child, url, token, databaseEndpoint, exited };
 };
 
+/** A process's answer to the probe: its pid, its script and first argument, its memory in bytes. */
+interface ProbeAnswer {
+  pid: number;
+  argv: string[];
+  afterGc: boolean;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  rss: number;
+}
+
 /**
- * Resident memory in MB, from /proc: the runner's with its execution environments' (a process each), and the
- * database process's.
+ * The load tool's end of memory-probe.mjs: a loopback server each probed process connects to as it starts. `sample()`
+ * asks every connected process to collect its garbage and report, and waits for each answer, or for the process to
+ * end (a replaced environment).
  */
-const residentMb = (pid: number) => {
-  // An execution environment may end between the list and the read (replaced): it then counts for nothing.
-  const read = (file: string) => {
-    try {
-      return readFileSync(file, 'latin1');
-    } catch {
-      return '';
-    }
-  };
-  const rss = (id: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(read(`/proc/${id}/status`))?.[1] ?? 0);
-  const children = read(`/proc/${pid}/task/${pid}/children`).split(' ').filter(Boolean).map(Number);
-  const isDatabase = (id: number) => read(`/proc/${id}/cmdline`).includes('database/process.ts');
-  const sum = (ids: number[]) => ids.reduce((total, id) => total + rss(id), 0) / 1024;
+const startMemoryProbe = async () => {
+  const waiting = new Map<Socket, ((answer: ProbeAnswer | undefined) => void)[]>();
+  const server = createServer((socket) => {
+    waiting.set(socket, []);
+    createInterface({ input: socket }).on('line', (line) =>
+      waiting.get(socket)?.shift()?.(JSON.parse(line) as ProbeAnswer),
+    );
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      for (const resolve of waiting.get(socket) ?? []) resolve(undefined);
+      waiting.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
   return {
-    runner: rss(pid) / 1024 + sum(children.filter((id) => !isDatabase(id))),
-    database: sum(children.filter(isDatabase)),
+    port,
+    sample: async () => {
+      const answers = await Promise.all(
+        [...waiting].map(
+          ([socket, queue]) =>
+            new Promise<ProbeAnswer | undefined>((resolve) => {
+              queue.push(resolve);
+              socket.write('\n');
+            }),
+        ),
+      );
+      return answers.filter((answer) => answer !== undefined);
+    },
+    close: () => {
+      for (const socket of waiting.keys()) socket.destroy();
+      server.close();
+    },
   };
 };
 
+/** Which process answered: the runner, its database, or an execution environment (runtime.mjs, its function's id). */
+const processOf = ({ pid, argv: [script = '', settings = '{}'] }: ProbeAnswer) => {
+  if (script.endsWith('runtime.mjs')) {
+    const { functionId } = JSON.parse(settings) as { functionId: string };
+    return { name: `${functionId} ${pid}`, kind: 'environment' as const };
+  }
+  return script.endsWith('database/process.ts')
+    ? { name: 'database', kind: 'database' as const }
+    : { name: 'runner', kind: 'runner' as const };
+};
+
 const medianOf = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+const mediansOf = (samples: MemoryFigures[]): MemoryFigures => ({
+  liveMb: medianOf(samples.map(({ liveMb }) => liveMb)),
+  heapMb: medianOf(samples.map(({ heapMb }) => heapMb)),
+  rssMb: medianOf(samples.map(({ rssMb }) => rssMb)),
+});
+
+/** A process's windows and growth, when its samples after the warm-up fill both windows without overlapping. */
+const judged = (memory: ProcessMemory, warmUpMs: number): ProcessMemory => {
+  const steady = memory.samples.filter(({ at }) => at >= warmUpMs);
+  if (steady.length < 2 * windowSamples) return memory;
+  const afterWarmUp = mediansOf(steady.slice(0, windowSamples));
+  const atEnd = mediansOf(steady.slice(-windowSamples));
+  return { ...memory, afterWarmUp, atEnd, growth: atEnd.liveMb / afterWarmUp.liveMb - 1 };
+};
+
+const describeMemory = ({ name, afterWarmUp, atEnd, growth }: ProcessMemory) =>
+  afterWarmUp && atEnd && growth !== undefined
+    ? `${name}: live ${afterWarmUp.liveMb.toFixed(1)} -> ${atEnd.liveMb.toFixed(1)} MB ` +
+      `(${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %), heap held ${afterWarmUp.heapMb.toFixed(0)} -> ` +
+      `${atEnd.heapMb.toFixed(0)} MB, resident ${afterWarmUp.rssMb.toFixed(0)} -> ${atEnd.rssMb.toFixed(0)} MB`
+    : `${name}: too few samples to judge`;
 
 /** Every plant in the runner's table: id -> name. */
 const scanTable = async (databaseEndpoint: string) => {
@@ -211,30 +315,55 @@ const seconds = (value: number) => {
 const measure = async (options: LoadOptions): Promise<LoadResult> => {
   const log = options.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
-  const runner = await startRunner(join(dataDir, 'data'));
+  const probe = await startMemoryProbe();
+  const runner = await startRunner(join(dataDir, 'data'), { probePort: probe.port });
   const started = Date.now();
-  // One sample a second: a single reading catches the garbage collector anywhere in its cycle.
-  const samples: { at: number; runner: number; database: number }[] = [];
-  const sampling = setInterval(
-    () => samples.push({ at: Date.now() - started, ...residentMb(runner.child.pid ?? 0) }),
-    1000,
-  );
+  // Every two seconds, each process collects its garbage and reports (memory-probe.mjs). After a full collection the
+  // heap holds only what is reachable: while that stays level, a process keeps nothing more, however its resident
+  // memory grows.
+  const processes = new Map<number, ProcessMemory>();
+  let withoutGc: number | undefined;
+  const probeAll = async () => {
+    const at = Date.now() - started;
+    for (const answer of await probe.sample()) {
+      if (!answer.afterGc) withoutGc = answer.pid;
+      const memory = processes.get(answer.pid) ?? { ...processOf(answer), samples: [] };
+      processes.set(answer.pid, memory);
+      const mb = (bytes: number) => bytes / 2 ** 20;
+      memory.samples.push({
+        at,
+        liveMb: mb(answer.heapUsed + answer.external),
+        heapMb: mb(answer.heapTotal),
+        rssMb: mb(answer.rss),
+      });
+    }
+  };
+  // A sample that takes longer than the interval (a busy machine) is not overlapped by the next.
+  let probing: Promise<void> | undefined;
+  const sampling = setInterval(() => {
+    probing ??= probeAll().finally(() => {
+      probing = undefined;
+    });
+  }, probeIntervalMs);
   const load = await drive(runner, options.connections, seconds(options.seconds), 1);
   clearInterval(sampling);
+  await probing;
+  probe.close();
+  if (withoutGc !== undefined) throw new Error(`process ${withoutGc} has no gc(): its memory cannot be judged`);
   const elapsedSeconds = (Date.now() - started) / 1000;
-  const warmUpMs = options.warmUpSeconds * 1000;
-  const afterWarmUp = samples.filter(({ at }) => at >= warmUpMs && at < warmUpMs + 5_000);
-  const atEnd = samples.slice(-5);
-  const memory = {
-    afterWarmUpMb: medianOf(afterWarmUp.map(({ runner }) => runner)),
-    atEndMb: medianOf(atEnd.map(({ runner }) => runner)),
-    database: {
-      afterWarmUpMb: medianOf(afterWarmUp.map(({ database }) => database)),
-      atEndMb: medianOf(atEnd.map(({ database }) => database)),
-    },
-  };
+  const order = { runner: 0, database: 1, environment: 2 };
+  const memory = [...processes.values()]
+    .map((one) => judged(one, options.warmUpSeconds * 1000))
+    .sort((a, b) => order[a.kind] - order[b.kind] || a.name.localeCompare(b.name));
   log(
-    `runner memory after ${options.warmUpSeconds} s of warm-up ${memory.afterWarmUpMb.toFixed(0)} MB, at the end ${memory.atEndMb.toFixed(0)} MB`,
+    `memory after a full GC, ${windowSamples} samples after ${options.warmUpSeconds} s of warm-up -> the last ${windowSamples} (medians):`,
+  );
+  for (const one of memory) log(`  ${describeMemory(one)}`);
+  const together = (window: 'afterWarmUp' | 'atEnd') =>
+    memory.filter(({ kind }) => kind !== 'database').reduce((sum, one) => sum + (one[window]?.rssMb ?? 0), 0);
+  log(
+    `  the runner and its environments together, resident (not judged): ${together('afterWarmUp').toFixed(0)} -> ` +
+      `${together('atEnd').toFixed(0)} MB (${((together('atEnd') / together('afterWarmUp') - 1) * 100).toFixed(0)} %)`,
   );
   const table = await scanTable(runner.databaseEndpoint);
   runner.child.kill('SIGTERM');
@@ -297,7 +426,7 @@ const measure = async (options: LoadOptions): Promise<LoadResult> => {
     stored: table.size,
     missing,
     extra,
-    memory: { ...memory, growth: memory.afterWarmUpMb > 0 ? memory.atEndMb / memory.afterWarmUpMb - 1 : 0 },
+    memory,
     killRounds,
   };
 };
