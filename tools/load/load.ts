@@ -21,6 +21,11 @@ export interface LoadOptions {
   killRounds: number;
   /** Acknowledged creates in a round before the kill. */
   killAfterCreates: number;
+  /**
+   * Modules every process of the measured runner imports first, as it imports memory-probe.mjs: the load test's leak
+   * (test/tools/load/fixtures/leak.mjs).
+   */
+  imports?: string[];
   log?: (line: string) => void;
 }
 
@@ -87,12 +92,16 @@ interface Runner {
 }
 
 /** `npm start`'s script on a free port; the functions' own logs off, so the runner's log stays small. */
-const startRunner = async (dataDir: string, measured?: { probePort: number }): Promise<Runner> => {
+const startRunner = async (dataDir: string, measured?: { probePort: number; imports: string[] }): Promise<Runner> => {
   const envVars = join(dataDir, '..', `${Date.now()}-env.json`);
-  // Measured, every process of the runner imports memory-probe.mjs: the runner and its database (which inherits the
-  // runner's flags) through the runner's command line, each execution environment through its function's NODE_OPTIONS,
-  // as a user sets Node's options on Lambda. The runner gets gc() as the environments have it (--expose-gc).
-  const modules = measured && [pathToFileURL(join(import.meta.dirname, 'memory-probe.mjs')).href];
+  // Measured, every process of the runner imports memory-probe.mjs (and `imports`): the runner and its database
+  // (which inherits the runner's flags) through the runner's command line, each execution environment through its
+  // function's NODE_OPTIONS, as a user sets Node's options on Lambda. The runner gets gc() as the environments have it
+  // (--expose-gc).
+  const modules = measured && [
+    pathToFileURL(join(import.meta.dirname, 'memory-probe.mjs')).href,
+    ...measured.imports.map((file) => pathToFileURL(file).href),
+  ];
   const probeVariables = measured && {
     NODE_OPTIONS: (modules ?? []).map((module) => `--import="${module}"`).join(' '),
     PLANT_STORE_MEMORY_PROBE: String(measured.probePort),
@@ -316,7 +325,7 @@ const measure = async (options: LoadOptions): Promise<LoadResult> => {
   const log = options.log ?? (() => undefined);
   const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
   const probe = await startMemoryProbe();
-  const runner = await startRunner(join(dataDir, 'data'), { probePort: probe.port });
+  const runner = await startRunner(join(dataDir, 'data'), { probePort: probe.port, imports: options.imports ?? [] });
   const started = Date.now();
   // Every two seconds, each process collects its garbage and reports (memory-probe.mjs). After a full collection the
   // heap holds only what is reachable: while that stays level, a process keeps nothing more, however its resident

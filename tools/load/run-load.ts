@@ -1,7 +1,8 @@
 // `npm run load`: the full load on the local runner (60 s at 32 connections, 5 SIGKILL rounds), its checks, and the
-// result as JSON (to --report-dir, for docs/reliability.md). Exits non-zero when a check fails.
+// result as JSON (to --report-dir, for docs/reliability.md). Exits non-zero when a check fails. `--import FILE` has
+// every process of the measured runner import FILE first: `--import test/tools/load/fixtures/leak.mjs` makes it leak.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProblems } from './checks.ts';
 import { runLoad } from './load.ts';
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     'kill-rounds': { type: 'string', default: '5' },
     'kill-after': { type: 'string', default: '500' },
     'report-dir': { type: 'string' },
+    import: { type: 'string', multiple: true, default: [] },
   },
 });
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);
@@ -23,6 +25,7 @@ const result = await runLoad({
   warmUpSeconds: Number(values['warm-up']),
   killRounds: Number(values['kill-rounds']),
   killAfterCreates: Number(values['kill-after']),
+  imports: values.import.map((file) => resolve(file)),
   log,
 });
 const problems = loadProblems(result, { memory: true });

@@ -1,6 +1,8 @@
 // The short load run of `npm test` (the full one is `npm run load`): 10 s at 8 connections on the runner in its own
 // process, then 2 rounds of SIGKILL under load and a restart on the same data folder. Memory is judged by the full
-// run only: 10 s is too short a baseline.
+// run only: 10 s is too short a baseline. Then a runner made to leak, which the memory check must name process by
+// process.
+import { join } from 'node:path';
 import { expect, test } from '@jest/globals';
 import { loadProblems } from '../../../tools/load/checks.ts';
 import { runLoad } from '../../../tools/load/load.ts';
@@ -13,3 +15,25 @@ test('10 s at 8 connections: no 5xx or socket error, every answer as expected, t
   expect(result.byKind.retry + result.byKind.conflict + result.byKind.invalid).toBeGreaterThan(0);
   expect(result.killRounds).toHaveLength(2);
 }, 180_000);
+
+test('a runner made to leak fails the memory check, which names the processes that leak and no other', async () => {
+  // fixtures/leak.mjs: each execution environment keeps heap per invocation, the runner Buffers per request, the
+  // database nothing. 24 s leave 10 samples after the warm-up (2 s apart), the fewest the check judges.
+  const result = await runLoad({
+    seconds: 24,
+    connections: 8,
+    warmUpSeconds: 4,
+    killRounds: 0,
+    killAfterCreates: 0,
+    imports: [join(import.meta.dirname, 'fixtures', 'leak.mjs')],
+  });
+
+  const leaking = loadProblems(result, { memory: true })
+    .filter((problem) => problem.includes('its live memory after GC grew'))
+    .map((problem) => problem.slice(0, problem.indexOf(':')));
+  expect(leaking).toContain('runner');
+  expect(leaking.some((name) => name.startsWith('CreatePlantFunction '))).toBe(true);
+  // Judged, and not named.
+  expect(result.memory.find(({ name }) => name === 'database')?.growth).toBeDefined();
+  expect(leaking).not.toContain('database');
+}, 120_000);
