@@ -2,7 +2,7 @@
 // of requests whose every answer is checked, the table scanned afterwards against the answers, memory measured, and
 // rounds in which the runner is killed (SIGKILL) under load and restarted on the same folder.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -321,9 +321,8 @@ const seconds = (value: number) => {
   return () => Date.now() >= end;
 };
 
-const measure = async (options: LoadOptions): Promise<LoadResult> => {
+const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResult> => {
   const log = options.log ?? (() => undefined);
-  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
   const probe = await startMemoryProbe();
   const runner = await startRunner(join(dataDir, 'data'), { probePort: probe.port, imports: options.imports ?? [] });
   const started = Date.now();
@@ -442,9 +441,14 @@ const measure = async (options: LoadOptions): Promise<LoadResult> => {
 
 /** The load and its kill rounds; every runner it started is stopped with all it started, whatever happens. */
 export const runLoad = async (options: LoadOptions): Promise<LoadResult> => {
+  // The data folders of every runner, removed at the end: left in the system's temporary folder, each kept megabytes
+  // of LevelDB for nothing, and a new one there fails the teardown of any `npm test` running meanwhile.
+  const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-load-'));
   try {
-    return await measure(options);
+    return await measure(options, dataDir);
   } finally {
     stopGroups();
+    // Retried: a database process just sent SIGKILL may still be writing in it.
+    rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
   }
 };

@@ -2,6 +2,8 @@
 // process, then 2 rounds of SIGKILL under load and a restart on the same data folder. Memory is judged by the full
 // run only: 10 s is too short a baseline. Then a runner made to leak, which the memory check must name process by
 // process.
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@jest/globals';
 import { loadProblems } from '../../../tools/load/checks.ts';
@@ -14,6 +16,8 @@ test('10 s at 8 connections: no 5xx or socket error, every answer as expected, t
   expect(result.byKind.create).toBeGreaterThan(0);
   expect(result.byKind.retry + result.byKind.conflict + result.byKind.invalid).toBeGreaterThan(0);
   expect(result.killRounds).toHaveLength(2);
+  // Its data folders are gone with it.
+  expect(readdirSync(tmpdir()).filter((name) => name.startsWith('plant-store-load-'))).toEqual([]);
 }, 180_000);
 
 test('a runner made to leak fails the memory check, which names the processes that leak and no other', async () => {
