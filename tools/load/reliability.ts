@@ -12,6 +12,7 @@ const reportDir = mkdtempSync(join(tmpdir(), 'plant-store-reliability-'));
 const suites = [
   'test/functions/create-plant/handler.property.test.ts',
   'test/infra/local/plant-store.property.e2e.test.ts',
+  'test/functions/bearer-authorizer/route-policy.property.test.ts',
   'test/infra/local/auth-attacks.e2e.test.ts',
   'test/infra/local/token-mutations.property.e2e.test.ts',
   'test/infra/local/database-faults.e2e.test.ts',
@@ -58,6 +59,7 @@ type Statuses = Record<string, number>;
 const fuzzInProcess = read<{ requests: number; statuses: Statuses }>('fuzz-in-process.json');
 const fuzzHttp = read<{ requests: number; statuses: Statuses }>('fuzz-http.json');
 const attacks = read<{ attacks: number; reachedCreatePlant: number; attackerFetches: number }>('auth-attacks.json');
+const routePolicy = read<{ cases: number; requests: number }>('route-policy.json');
 const mutations = read<{ cases: number; statuses: Statuses; serverErrors: number; reachedCreatePlant: number }>(
   'token-mutations.json',
 );
@@ -113,6 +115,10 @@ Every answer valid against openapi.yaml, every 200 read back from the table exac
 ## Attacks on authorization (RFC 8725, OWASP API2), over HTTP
 
 ${attacks ? `${attacks.attacks} attacks; ${attacks.reachedCreatePlant} reached createPlant; the attacker's server was asked ${attacks.attackerFetches} times. An issuer whose keys are down fails closed (500).` : 'not run'}
+
+## The authorizer's route policy (fast-check), in process
+
+${routePolicy ? `${routePolicy.cases} random route tables with scope claims of every shape, ${routePolicy.requests} requests on paths of every RFC 3986 segment character, cached and uncached: a token reached a route exactly when it held that route's scopes, judged by an IAM matcher of the test's own (test/functions/bearer-authorizer/route-policy.property.test.ts).` : 'not run'}
 
 ## Mutated tokens (fast-check), over HTTP
 

@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { authorize } from '../../../functions/bearer-authorizer/authorize.ts';
 import { checkRoutes, type RouteScopes } from '../../../functions/bearer-authorizer/route-policy.ts';
 import { scopesOf } from '../../../functions/bearer-authorizer/scopes.ts';
-import { replay, thorough } from '../../helpers/report.ts';
+import { replay, report, thorough } from '../../helpers/report.ts';
 
 /**
  * IAM's wildcards, by hand: `*` any run of characters, `?` any one. `starCrossesColon` says whether the `*` at a
@@ -204,4 +204,5 @@ test(`${runs} route tables, tokens and paths: a token reaches a route exactly wh
     { numRuns: runs, ...replay() },
   );
   expect(checked).toBeGreaterThanOrEqual(runs);
+  report('route-policy', { cases: runs, requests: checked });
 }, 300_000);
