@@ -70,6 +70,14 @@ export default {
       to: { path: '\\.test\\.ts$' },
     },
     {
+      name: 'no-circular',
+      comment:
+        'No import circle, types included: a type two modules share lives in the one that owns its idea, or in a module of its own.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'deployed-code-uses-dependencies',
       comment:
         'What deploys (functions/ and the CDK app in infra/) imports only `dependencies`; devDependencies are for the runner, tests and tools (CONTRIBUTING.md, Dependencies).',

@@ -6,9 +6,15 @@ import type { Algorithm } from '../functions/bearer-authorizer/algorithms.ts';
 import { operationScopes } from '../functions/commons/contract/operation-scopes.ts';
 import { defaultMaxBodyBytes } from '../functions/create-plant/defaults.ts';
 import { createPlantVariableNames as createPlantVariables } from '../functions/create-plant/variable-names.ts';
-import { BearerAuthorizer, challengeScopeOf, routeScopesOf, type ScopeNames } from './constructs/bearer-authorizer.ts';
+import {
+  BearerAuthorizer,
+  challengeScopeOf,
+  routeScopesOf,
+  type ScopeNames,
+  type TokenTrust,
+} from './constructs/bearer-authorizer.ts';
 import { CustomDomain, type CustomDomainProps, WebFirewall } from './constructs/edges.ts';
-import { Identity, type TokenTrust } from './constructs/identity.ts';
+import { Identity } from './constructs/identity.ts';
 import { type AlarmThresholds, Monitoring } from './constructs/monitoring.ts';
 import { PlantStoreApi } from './constructs/plant-store-api.ts';
 import { PlantStoreFunction } from './constructs/plant-store-function.ts';

@@ -11,6 +11,8 @@ const shippedAlone =
   'infra/ never imports test/ or tools/: what deploys or serves stands without them (CONTRIBUTING.md).';
 const dependenciesOnly =
   'What deploys (functions/ and the CDK app in infra/) imports only `dependencies`; devDependencies are for the runner, tests and tools (CONTRIBUTING.md, Dependencies).';
+const noCircle =
+  'No import circle, types included: a type two modules share lives in the one that owns its idea, or in a module of its own.';
 const stackAlone =
   'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).';
 
@@ -36,6 +38,8 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'tools/into-a-test.ts': '../test/architecture.e2e.test.ts',
       'functions/create-plant/dev-dependency.ts': 'fast-check',
       'infra/constructs/dev-dependency.ts': 'esbuild',
+      'infra/constructs/circle-a.ts': 'type ./circle-b.ts',
+      'infra/constructs/circle-b.ts': 'type ./circle-a.ts',
     }).sort(),
   ).toEqual([
     "functions/bearer-authorizer/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
@@ -46,6 +50,7 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
     `functions/create-plant/into-test.ts: ${functionsAlone}`,
     `functions/create-plant/into-tools.ts: ${functionsAlone}`,
     `functions/create-plant/types-of-another.ts: ${otherFunction}`,
+    `infra/constructs/circle-a.ts: ${noCircle}`,
     `infra/constructs/dev-dependency.ts: ${dependenciesOnly}`,
     `infra/constructs/into-runner.ts: ${stackAlone}`,
     `infra/constructs/into-test.ts: ${shippedAlone}`,

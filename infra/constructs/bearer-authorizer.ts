@@ -9,8 +9,16 @@ import { authorizerFailedMessage } from '../../functions/bearer-authorizer/log-m
 import { checkRoutes, type RouteScopes } from '../../functions/bearer-authorizer/route-policy.ts';
 import { authorizerVariableNames as names } from '../../functions/bearer-authorizer/variable-names.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from '../local-runner-metadata.ts';
-import type { TokenTrust } from './identity.ts';
 import { PlantStoreFunction } from './plant-store-function.ts';
+
+/** Which tokens the authorizer trusts. */
+export interface TokenTrust {
+  issuer: string;
+  /** `aud`, or the Cognito app client id. */
+  audience: string;
+  /** Omitted: where the issuer's OpenID Connect discovery document says (one more request at cold start). */
+  jwksUri?: string;
+}
 
 /** An operation of an app's contract and the scopes its security requirement lists (its generated operation-scopes.ts). */
 export interface OperationScopes {

@@ -7,7 +7,7 @@ import {
   UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import type { OperationScopes } from './bearer-authorizer.ts';
+import type { OperationScopes, TokenTrust } from './bearer-authorizer.ts';
 
 /**
  * The stack name as the start of the Cognito domain prefix, `<stack name>-<account id>`: Cognito takes lower-case
@@ -27,15 +27,6 @@ const cognitoDomainPrefixPart = (stackName: string) => {
   if (part.length > 50) throw new Error(`Stack name ${stackName}: at most 50 characters for the Cognito domain prefix`);
   return part;
 };
-
-/** Which tokens the authorizer trusts. */
-export interface TokenTrust {
-  issuer: string;
-  /** `aud`, or the Cognito app client id. */
-  audience: string;
-  /** Omitted: where the issuer's OpenID Connect discovery document says (one more request at cold start). */
-  jwksUri?: string;
-}
 
 /**
  * The API's token issuer when no other is configured: a Cognito user pool for machine clients only, with the
