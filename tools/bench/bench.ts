@@ -360,12 +360,12 @@ const monthlyUsd = monthly.reduce((sum, [, , usd]) => sum + usd, 0);
 const requestsUsd = (n: number) => requestRows.reduce((sum, [, , usd]) => sum + usd(n), 0);
 const perMillionUsd = requestsUsd(1e6);
 
-// What the profiles below have shown, run after run (measured while building this benchmark, 2026-11-23).
+// Written, not measured: it quotes no figure, since the report's header says each is measured on its day; the
+// profiles it introduces give this run's.
 const boundsText = `- **Cold starts** are mostly Node itself: its bootstrap, the ES module loader and the built-in modules a function
-  cannot do without. \`node:crypto\` (about 6 ms here, to sign DynamoDB requests or verify a token) and, in the
-  authorizer, \`node:https\` with TLS (about 9 ms, to fetch the JWKS on AWS) are each a large part of the gap to a
-  floor that loads nothing; the bundles' own code is a few milliseconds. The JWKS comes over plain http on loopback
-  here: on AWS the TLS handshake adds to the authorizer's first answer.
+  cannot do without: \`node:crypto\` (to sign DynamoDB requests or verify a token) and, in the authorizer,
+  \`node:https\` with TLS (to fetch the JWKS on AWS). The profiles below give this run's share of each. The JWKS comes
+  over plain http on loopback here: on AWS the TLS handshake adds to the authorizer's first answer.
 - **The 400 path** is the Middy chain around the refusal: middy's JSON parser (its reviver guards against prototype
   pollution), the validator and its HttpError, Powertools' per-invocation context, middy's early-timeout timer (which
   gives the 503 before Lambda's timeout), and answering in the contract's Error JSON.
