@@ -70,7 +70,7 @@ const environmentValue = (name: string) => {
   return value;
 };
 
-const answerOf = (response: IncomingMessage): Promise<string> =>
+const responseBody = (response: IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -79,7 +79,7 @@ const answerOf = (response: IncomingMessage): Promise<string> =>
   });
 
 /** DynamoDB's error body: `{"__type":"com.amazonaws.dynamodb.v20120810#Type","message":"..."}` (or `Message`). */
-const answeredError = (statusCode: number, body: string): DynamoDbError => {
+const responseError = (statusCode: number, body: string): DynamoDbError => {
   let parsed: { __type?: unknown; message?: unknown; Message?: unknown } = {};
   try {
     parsed = JSON.parse(body);
@@ -156,10 +156,10 @@ export const createDynamoDbClient = (options: DynamoDbClientOptions = {}): Dynam
           timeout: attemptTimeoutMs,
         },
         (response) => {
-          answerOf(response).then((answer) => {
+          responseBody(response).then((text) => {
             const statusCode = response.statusCode ?? 0;
-            if (statusCode === 200) resolve(answer);
-            else reject(answeredError(statusCode, answer));
+            if (statusCode === 200) resolve(text);
+            else reject(responseError(statusCode, text));
           }, fail);
         },
       );
