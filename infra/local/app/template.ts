@@ -262,7 +262,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       method: String(properties.HttpMethod),
       authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
     };
-    if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...mockAnswer(integration, id) };
+    if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...readMockIntegration(integration, id) };
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
     if (integration.ContentHandling !== undefined) {
       throw new UnsupportedTemplateError(
@@ -307,7 +307,7 @@ const contentHandlingOf = (properties: Record<string, unknown>, id: string): Con
  * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern; that
  * response's status, static headers and static body. Mapping-template logic (VTL) is refused.
  */
-const mockAnswer = (integration: Record<string, unknown>, id: string) => {
+const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
   const requestTemplate = ((integration.RequestTemplates ?? {}) as Record<string, unknown>)['application/json'];
   const selected = /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
   if (selected === undefined) {
