@@ -6,7 +6,7 @@ import { resolveValue } from './app/intrinsics.ts';
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
-import { TokenAuthorizer } from './gateway/authorizer.ts';
+import { LocalTokenAuthorizer } from './gateway/authorizer.ts';
 import { createGateway, type Deployment, type LocalRoutes } from './gateway/server.ts';
 import {
   devIssuerVariables,
@@ -154,11 +154,11 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
 };
 
 const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployment => {
-  const authorizers = new Map<string, TokenAuthorizer>();
+  const authorizers = new Map<string, LocalTokenAuthorizer>();
   for (const authorizer of app.authorizers.values()) {
     const pool = pools.get(authorizer.functionId);
     if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
-    authorizers.set(authorizer.id, new TokenAuthorizer(authorizer, pool));
+    authorizers.set(authorizer.id, new LocalTokenAuthorizer(authorizer, pool));
   }
   return { app, pools, authorizers };
 };

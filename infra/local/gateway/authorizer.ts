@@ -90,7 +90,7 @@ const decide = (result: AuthorizerResult, methodArn: string): AuthorizerDecision
   return { allowed: true, principalId: result.principalId, context: result.context };
 };
 
-export class TokenAuthorizer {
+export class LocalTokenAuthorizer {
   readonly #definition: LocalAuthorizer;
   readonly #pool: FunctionPool;
   readonly #cache = new Map<string, { result: AuthorizerResult; expires: number }>();

@@ -9,7 +9,7 @@ import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import type { Scalar } from '../scalar.ts';
-import type { TokenAuthorizer } from './authorizer.ts';
+import type { LocalTokenAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import {
@@ -101,7 +101,7 @@ const withoutStage = (url: URL, app: LocalApp) => {
 export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
-  authorizers: Map<string, TokenAuthorizer>;
+  authorizers: Map<string, LocalTokenAuthorizer>;
 }
 
 interface GatewayOptions {

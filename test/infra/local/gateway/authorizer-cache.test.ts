@@ -1,7 +1,7 @@
 // API Gateway's TOKEN authorizer result cache, locally: per token for the TTL, then the function is asked again;
 // TTL 0 asks it every time. The clock is stepped, not waited for.
 import { afterEach, expect, jest, test } from '@jest/globals';
-import { TokenAuthorizer } from '../../../../infra/local/gateway/authorizer.ts';
+import { LocalTokenAuthorizer } from '../../../../infra/local/gateway/authorizer.ts';
 import type { FunctionPool, InvocationReport } from '../../../../infra/local/lambda/pool.ts';
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api/test/GET/secured';
@@ -23,7 +23,7 @@ const allowingPool = () => {
 };
 
 const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool>) =>
-  new TokenAuthorizer(
+  new LocalTokenAuthorizer(
     {
       id: 'Authorizer',
       functionId: 'AuthorizerFunction',
@@ -33,7 +33,7 @@ const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool
     },
     pool as unknown as FunctionPool,
   );
-const ask = (authorizer: TokenAuthorizer, token = 'Bearer a') =>
+const ask = (authorizer: LocalTokenAuthorizer, token = 'Bearer a') =>
   authorizer.authorize({ Authorization: [token] }, methodArn);
 
 afterEach(() => {
