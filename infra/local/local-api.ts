@@ -7,7 +7,7 @@ import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { LocalTokenAuthorizer } from './gateway/authorizer.ts';
-import { createGateway, type Deployment, type LocalRoutes } from './gateway/server.ts';
+import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import {
   devIssuerVariables,
   type IssuerIdentity,
@@ -38,8 +38,8 @@ export interface LocalApiOptions {
   log: (line: string) => void;
   /** Takes each line a function writes to its log (as CloudWatch Logs gets it); without it, they go to stdout/stderr. */
   functionLog?: (functionId: string, line: string) => void;
-  /** Routes served besides the app's API, before the gateway sees a request (the API reference of `npm start`). */
-  localRoutes?: LocalRoutes;
+  /** Pages served besides the app's API, before the gateway sees a request (the API reference of `npm start`). */
+  runnerPages?: RunnerPages;
 }
 
 export interface LocalApi {
@@ -172,7 +172,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   const server = createGateway({
     deployment: () => deployment,
     log: options.log,
-    ...(options.localRoutes && { localRoutes: options.localRoutes }),
+    ...(options.runnerPages && { runnerPages: options.runnerPages }),
   });
   let url: string;
   try {

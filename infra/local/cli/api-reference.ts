@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { type LocalRoutes, requestUrl } from '../gateway/server.ts';
+import { type RunnerPages, requestUrl } from '../gateway/server.ts';
 
 const swaggerUiDir = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 
@@ -39,8 +39,8 @@ const script = `window.ui = SwaggerUIBundle({
 const send = (response: ServerResponse, contentType: string, body: string | Buffer) =>
   response.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(body);
 
-/** The routes for `openApiPath`; the page's copy of the document has this runner (as the request reached it) as its server. */
-export const apiReference = (openApiPath: string): LocalRoutes => {
+/** The pages for `openApiPath`; the page's copy of the document has this runner (as the request reached it) as its server. */
+export const apiReference = (openApiPath: string): RunnerPages => {
   const assets: Record<string, [string, string]> = {
     '/docs/swagger-ui.css': ['text/css; charset=utf-8', 'swagger-ui.css'],
     '/docs/swagger-ui-bundle.js': ['text/javascript; charset=utf-8', 'swagger-ui-bundle.js'],

@@ -114,7 +114,7 @@ export const serve = async (parent: number) => {
       tokenIssuer: localTokenIssuer,
       ...(envVars && { envVars }),
       log,
-      ...(hasOpenApi && { localRoutes: apiReference(openApiPath) }),
+      ...(hasOpenApi && { runnerPages: apiReference(openApiPath) }),
     });
     serving = starting;
     const api = await starting;

@@ -109,11 +109,11 @@ interface GatewayOptions {
   deployment: () => Deployment;
   log: (line: string) => void;
   /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
-  localRoutes?: LocalRoutes;
+  runnerPages?: RunnerPages;
 }
 
-/** Routes the local runner serves besides the app's API (the entry file's API reference): true when responded. */
-export type LocalRoutes = (request: IncomingMessage, response: ServerResponse) => boolean;
+/** Pages the local runner serves besides the app's API (the entry file's API reference): true when responded. */
+export type RunnerPages = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /** One exchange through the gateway (a request and its response): what each step reads, and its log line's notes. */
 interface Exchange {
@@ -314,7 +314,7 @@ const handle = async (
 };
 
 /** The server: each exchange (above), its log line, and the Error shape for what Node's parser refuses. */
-export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions): Server => {
+export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions): Server => {
   const server = createServer(
     { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
     (request, response: ServerResponse) => {
@@ -326,7 +326,7 @@ export const createGateway = ({ deployment, log, localRoutes }: GatewayOptions):
         log(`${request.method} - ${status} (no Host header, or more than one)`);
         return;
       }
-      if (localRoutes?.(request, response)) return;
+      if (runnerPages?.(request, response)) return;
       const started = performance.now();
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
