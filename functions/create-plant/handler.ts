@@ -4,7 +4,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { NewPlant } from '../commons/contract/openapi-types.ts';
+import type { CreatePlantEvent } from '../commons/contract/openapi-types.ts';
 import validateCreatePlantEvent from '../commons/contract/validate-create-plant-event.js';
 import { deadline } from '../commons/deadline.ts';
 import { createDynamoDbClient } from '../commons/dynamodb-client.ts';
@@ -18,10 +18,11 @@ import { createPlant } from './create-plant.ts';
 
 const plants = dynamoDbPlantRepository(createDynamoDbClient(), config.tableName);
 
-type CreatePlantEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: NewPlant };
+/** The proxy event once the validator has passed it: the parts the contract defines (CreatePlantEvent) typed by it. */
+type ValidatedEvent = Omit<APIGatewayProxyEvent, keyof CreatePlantEvent> & CreatePlantEvent;
 
 const createPlantHandler = async (
-  event: CreatePlantEvent,
+  event: ValidatedEvent,
   { signal }: { signal: AbortSignal },
 ): Promise<APIGatewayProxyResult> => {
   const principal = event.requestContext.authorizer?.principalId;
@@ -37,4 +38,4 @@ export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>(deadli
   .use(eventValidator(validateCreatePlantEvent))
   .use(httpErrors())
   // The validator has checked the parsed body against NewPlant.
-  .handler((event, _context, options) => createPlantHandler(event as unknown as CreatePlantEvent, options));
+  .handler((event, _context, options) => createPlantHandler(event as unknown as ValidatedEvent, options));
