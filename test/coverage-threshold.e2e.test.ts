@@ -15,14 +15,13 @@ let floors: Thresholds = {};
 const functions = (count: number) =>
   Array.from({ length: count }, (_, index) => `exports.f${index} = () => ${index};\n`).join('');
 /** A test calling the first `called` functions of each module. */
-const calls = (modules: Record<string, number>) =>
-  Object.entries(modules)
-    .map(
-      ([path, called]) =>
-        `const m_${path.replace(/\W/g, '_')} = require('./${path}');\n` +
-        Array.from({ length: called }, (_, index) => `m_${path.replace(/\W/g, '_')}.f${index}();\n`).join(''),
-    )
-    .join('') + "test('calls', () => {});\n";
+const calls = (modules: Record<string, number>) => {
+  const lines = Object.entries(modules).flatMap(([path, called], module) => [
+    `const m${module} = require('./${path}');`,
+    ...Array.from({ length: called }, (_, index) => `m${module}.f${index}();`),
+  ]);
+  return `${lines.join('\n')}\ntest('calls', () => {});\n`;
+};
 
 let dir = '';
 beforeAll(async () => {
