@@ -69,11 +69,16 @@ const runnerOf = (server: Started) => {
   });
   return Number(pid.stdout.trim());
 };
-/** The processes of the group `server` leads that have not exited (zombies, exited but not yet reaped, left out). */
+/**
+ * The processes of the group `server` leads that have not exited. Left out: zombies (exited, not yet reaped), and a
+ * process whose command line is empty, which ps shows as its name in brackets: an exiting process releases its memory
+ * (and with it the command line) just before it closes its files (the pipes `closed` waits for), so it holds nothing
+ * and only its last steps remain (seen once in CI: `19104 R [MainThread]`, the runner between its pipes and its end).
+ */
 const groupLeft = (server: Launched) =>
   spawnSync('ps', ['-o', 'pid=,stat=,args=', '-g', String(server.child.pid)], { encoding: 'utf8' })
     .stdout.split('\n')
-    .filter((line) => line.trim() !== '' && !/^\s*\d+\s+Z/.test(line));
+    .filter((line) => line.trim() !== '' && !/^\s*\d+\s+Z/.test(line) && !/^\s*\d+\s+\S+\s+\[[^\]]*\]$/.test(line));
 
 // Each way docs/local-runner.md says `npm start` may be stopped. A signal to the whole group reaches the runner twice (from the
 // sender, and forwarded by npm): one stop all the same.
