@@ -27,26 +27,34 @@ export default {
     {
       name: 'stack-free-of-runner',
       comment:
-        'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).',
+        'The deployed stack never imports the local runner (packages/local-runner, a development tool): deleting it breaks nothing that deploys.',
       severity: 'error',
-      from: { path: '^infra/', pathNot: '^infra/local/' },
-      to: { path: '^infra/local/' },
+      from: { path: `${app}(functions|infra)/` },
+      // Unanchored: an import of the package by name resolves to the package's real folder.
+      to: { path: '(^|/)packages/local-runner/' },
     },
     {
-      name: 'runner-reads-template-alone',
+      name: 'runner-free-of-product',
       comment:
-        'The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
+        'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md).',
       severity: 'error',
-      from: { path: '^infra/local/' },
-      to: { path: '^functions/' },
+      from: { path: '^packages/local-runner/' },
+      to: { pathNot: '(^|/)(packages/local-runner|node_modules)/', dependencyTypesNot: ['core'] },
     },
     {
-      name: 'runner-core-serves-any-app',
+      name: 'runner-uses-its-dependencies',
       comment:
-        "The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
+        "What the runner ships (its src/) imports only its own package.json's `dependencies`: it installs and runs without anything else.",
       severity: 'error',
-      from: { path: '^infra/local/', pathNot: '^infra/local/cli/' },
-      to: { path: '^infra/local/cli/' },
+      from: { path: '^packages/local-runner/src/' },
+      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'runner-free-of-its-tests',
+      comment: "The runner's src/ never imports its test/: what it ships stands without its tests.",
+      severity: 'error',
+      from: { path: '^packages/local-runner/src/' },
+      to: { path: '^packages/local-runner/test/' },
     },
     {
       name: 'shipped-code-free-of-tests-and-tools',
@@ -82,7 +90,7 @@ export default {
       comment:
         'What deploys (functions/ and the CDK app in infra/) imports only `dependencies`; devDependencies are for the runner, tests and tools (CONTRIBUTING.md, Dependencies).',
       severity: 'error',
-      from: { path: '^(functions|infra)/', pathNot: '^infra/local/' },
+      from: { path: '^(functions|infra)/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
   ],
@@ -91,7 +99,7 @@ export default {
     // type-only, so the boundaries hold for types while deployed code may import types from devDependencies.
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(cdk\\.out|coverage|examples/typed-client/node_modules)/' },
+    exclude: { path: '^(cdk\\.out|coverage|examples/typed-client/node_modules|packages/local-runner/node_modules)/' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
 };

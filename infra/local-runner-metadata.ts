@@ -1,6 +1,7 @@
-// What an app may tell the local runner through a function's template Metadata (docs/local-runner.md, "Functions").
-// The runner is generic: it knows no product's variable names; a construct names them here. Outside infra/local/, so
-// that the stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
+// What this app tells the local runner through a function's template Metadata: the interface the runner documents
+// (packages/local-runner/README.md, "What an app tells the runner"), written here rather than imported, so that the
+// stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
+// test/infra/local-runner-metadata.test.ts holds the two to the same key and shape.
 
 /**
  * A function that verifies tokens of an issuer: the environment variables that take the issuer (`iss`), the audience

@@ -14,26 +14,33 @@ const dependenciesOnly =
 const noCircle =
   'No import circle, types included: a type two modules share lives in the one that owns its idea, or in a module of its own.';
 const stackAlone =
-  'The deployed stack never imports the local runner: deleting infra/local/ breaks nothing that deploys (docs/local-runner.md).';
+  'The deployed stack never imports the local runner (packages/local-runner, a development tool): deleting it breaks nothing that deploys.';
+const runnerAlone =
+  'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md).';
+const runnerDependencies =
+  "What the runner ships (its src/) imports only its own package.json's `dependencies`: it installs and runs without anything else.";
 
 test('a wrong import of each kind fails lint, naming the rule it breaks', () => {
   expect(
     lintImports({
-      'functions/create-plant/into-infra.ts': '../../infra/local/metadata.ts',
+      'functions/create-plant/into-infra.ts': '../../infra/local-runner-metadata.ts',
       'functions/create-plant/into-other-function.ts': '../bearer-authorizer/variable-names.ts',
       'functions/bearer-authorizer/into-other-function.ts': '../create-plant/config.ts',
       'functions/commons/into-a-function.ts': '../create-plant/config.ts',
-      'infra/local/into-functions.ts': '../../functions/bearer-authorizer/variable-names.ts',
-      'infra/local/cli/into-functions.ts': '../../../functions/bearer-authorizer/variable-names.ts',
-      'infra/local/into-cli.ts': './cli/options.ts',
-      'infra/local/gateway/into-cli.ts': '../cli/options.ts',
-      'infra/constructs/into-runner.ts': '../local/app/template.ts',
-      'infra/into-runner.ts': './local/local-api.ts',
+      'packages/local-runner/src/into-functions.ts': '../../../functions/bearer-authorizer/variable-names.ts',
+      'packages/local-runner/src/cli/into-infra.ts': '../../../../infra/local-runner-metadata.ts',
+      'packages/local-runner/test/into-template-tests.ts': '../../../test/helpers/events.ts',
+      'packages/local-runner/src/into-its-tests.ts': '../test/helpers/raw-http.ts',
+      'packages/local-runner/src/dev-dependency.ts': 'fast-check',
+      'packages/local-runner/src/template-dependency.ts': 'zod',
+      'infra/constructs/into-runner.ts': '../../packages/local-runner/src/app/template.ts',
+      'infra/into-runner.ts': 'cdk-local-runner',
+      'functions/create-plant/into-runner.ts': 'type ../../packages/local-runner/src/loopback.ts',
       'functions/create-plant/into-test.ts': '../../test/helpers/events.ts',
       'functions/create-plant/into-tools.ts': 'type ../../tools/bench/bench.ts',
       'functions/create-plant/types-of-another.ts': 'type ../bearer-authorizer/config.ts',
       'infra/constructs/into-test.ts': '../../test/helpers/events.ts',
-      'infra/local/into-tools.ts': '../../tools/load/load.ts',
+      'packages/local-runner/src/into-tools.ts': '../../../tools/load/load.ts',
       'test/helpers/into-tools.ts': '../../tools/bench/bench.ts',
       'tools/into-a-test.ts': '../test/architecture.e2e.test.ts',
       'functions/create-plant/dev-dependency.ts': 'fast-check',
@@ -47,6 +54,7 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
     `functions/create-plant/dev-dependency.ts: ${dependenciesOnly}`,
     `functions/create-plant/into-infra.ts: ${functionsAlone}`,
     "functions/create-plant/into-other-function.ts: A function never imports another function's folder (nor functions/commons/ any function's): share through functions/commons/.",
+    `functions/create-plant/into-runner.ts: ${stackAlone}`,
     `functions/create-plant/into-test.ts: ${functionsAlone}`,
     `functions/create-plant/into-tools.ts: ${functionsAlone}`,
     `functions/create-plant/types-of-another.ts: ${otherFunction}`,
@@ -55,11 +63,13 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
     `infra/constructs/into-runner.ts: ${stackAlone}`,
     `infra/constructs/into-test.ts: ${shippedAlone}`,
     `infra/into-runner.ts: ${stackAlone}`,
-    'infra/local/cli/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
-    "infra/local/gateway/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
-    "infra/local/into-cli.ts: The runner's core serves any app: it never imports infra/local/cli/, where this product's names, folders and words live (docs/local-runner.md).",
-    'infra/local/into-functions.ts: The local runner serves any synthesized app from its template alone: it imports nothing from functions/ (docs/local-runner.md).',
-    `infra/local/into-tools.ts: ${shippedAlone}`,
+    `packages/local-runner/src/cli/into-infra.ts: ${runnerAlone}`,
+    `packages/local-runner/src/dev-dependency.ts: ${runnerDependencies}`,
+    `packages/local-runner/src/into-functions.ts: ${runnerAlone}`,
+    "packages/local-runner/src/into-its-tests.ts: The runner's src/ never imports its test/: what it ships stands without its tests.",
+    `packages/local-runner/src/into-tools.ts: ${runnerAlone}`,
+    `packages/local-runner/src/template-dependency.ts: ${runnerDependencies}`,
+    `packages/local-runner/test/into-template-tests.ts: ${runnerAlone}`,
     'test/helpers/into-tools.ts: test/helpers/ never imports tools/: programs reuse the helpers, not the other way (CONTRIBUTING.md).',
     'tools/into-a-test.ts: A test file is never imported: share what tests have in common through test/helpers/.',
   ]);
@@ -96,15 +106,15 @@ test('the imports the architecture allows pass', () => {
       'functions/create-plant/own.ts': './config.ts',
       'functions/create-plant/commons.ts': '../commons/errors.ts',
       'infra/constructs/function.ts': '../../functions/bearer-authorizer/variable-names.ts',
-      'infra/local/own.ts': './app/template.ts',
-      'infra/local/gateway/sibling.ts': '../lambda/pool.ts',
-      'infra/local/cli/into-core.ts': '../local-api.ts',
+      'packages/local-runner/src/own.ts': './app/template.ts',
+      'packages/local-runner/src/gateway/sibling.ts': '../lambda/pool.ts',
+      'packages/local-runner/test/own-source.ts': '../src/local-api.ts',
+      'packages/local-runner/src/dependency.ts': 'dynalite',
+      'test/local/the-runner.ts': 'cdk-local-runner',
       'infra/constructs/metadata.ts': '../local-runner-metadata.ts',
-      'infra/local/app/metadata.ts': '../../local-runner-metadata.ts',
       'functions/create-plant/types.ts': 'type aws-lambda',
       'functions/create-plant/dependency.ts': '@middy/core',
       'infra/constructs/dependency.ts': 'aws-cdk-lib',
-      'infra/local/dev-dependency.ts': 'dynalite',
       'tools/bench/helper.ts': '../../test/helpers/events.ts',
       'test/tools/program.test.ts': '../../tools/bench/bench.ts',
     }),

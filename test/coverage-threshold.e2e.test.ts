@@ -47,7 +47,7 @@ const coverage = (name: string, files: Record<string, string>, thresholds?: Thre
         testEnvironment: 'node',
         transform: {},
         coverageProvider: 'v8',
-        collectCoverageFrom: ['functions/**/*.js', 'infra/**/*.js'],
+        collectCoverageFrom: ['functions/**/*.js', 'infra/**/*.js', 'packages/**/*.js'],
         coverageReporters: ['text-summary'],
         coverageThreshold: thresholds ?? floors,
       }),
@@ -59,11 +59,15 @@ const coverage = (name: string, files: Record<string, string>, thresholds?: Thre
   return { status, output: `${stdout}${stderr}` };
 };
 
+/** A fully tested file in each folder the floors name but functions/ (the runner's too), and the test calling them. */
+const otherFolders = { 'infra/tested.js': 10, 'packages/local-runner/src/tested.js': 10 };
+const othersTested = Object.fromEntries(Object.entries(otherFolders).map(([path, count]) => [path, functions(count)]));
+
 const oneFileBelow = {
   'functions/well-tested.js': functions(40),
   'functions/half-tested.js': functions(2),
-  'infra/tested.js': functions(10),
-  'calls.test.js': calls({ 'functions/well-tested.js': 40, 'functions/half-tested.js': 1, 'infra/tested.js': 10 }),
+  ...othersTested,
+  'calls.test.js': calls({ 'functions/well-tested.js': 40, 'functions/half-tested.js': 1, ...otherFolders }),
 };
 
 test("a file below the floor passes while its folder's total reaches it", () => {
@@ -85,8 +89,8 @@ test('a folder whose total is below a floor fails the run, naming the folder and
   const { status, output } = coverage('total-below', {
     'functions/well-tested.js': functions(40),
     'functions/untested.js': functions(10),
-    'infra/tested.js': functions(10),
-    'calls.test.js': calls({ 'functions/well-tested.js': 40, 'infra/tested.js': 10 }),
+    ...othersTested,
+    'calls.test.js': calls({ 'functions/well-tested.js': 40, ...otherFolders }),
   });
   expect(output).toMatch(/Coverage for lines \(80%\) does not meet "\.\/functions\/" threshold \(95%\)/);
   expect(output).not.toMatch(/"\.\/infra\/" threshold/);

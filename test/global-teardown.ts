@@ -57,7 +57,7 @@ const checkProcesses = () => {
 };
 
 /**
- * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: infra/local/lambda/event-log.ts) against the schema
+ * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: packages/local-runner/src/lambda/event-log.ts) against the schema
  * of its kind: a TOKEN authorizer's, else a REST API's proxy event. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { listenOnLoopback } from '../infra/local/loopback.ts';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { projectRoot } from '../infra/project-root.ts';
 
 const scarfScript = createRequire(import.meta.url).resolve('@scarf/scarf');

@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { DynamoDBClient, GetItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createPlantStoreClient } from '../../examples/typed-client/src/client.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
 import { newDataDir, type Started, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
 
 const exampleDir = new URL('../../examples/typed-client/', import.meta.url).pathname;

@@ -4,9 +4,9 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { expect, test } from '@jest/globals';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createExactClient } from '../../examples/typed-client/src/client.ts';
 import { exactJson, parseExact } from '../../examples/typed-client/src/exact-json.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
 import { int64Fields } from '../fixtures/extended-app/typed-client/int64-fields.ts';
 import type { paths } from '../fixtures/extended-app/typed-client/plant-store-api.d.ts';
 

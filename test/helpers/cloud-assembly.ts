@@ -1,8 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localTokenIssuer } from '../../infra/local/cli/product.ts';
-import type { LocalApiOptions } from '../../infra/local/local-api.ts';
+import { type LocalApiOptions, readConfig } from 'cdk-local-runner';
+import { projectRoot } from '../../infra/project-root.ts';
 
 /** The cloud assembly test/global-setup.ts synthesized with the CDK CLI. */
 export const synthesizedCloudAssembly = () => {
@@ -34,7 +34,7 @@ export const plantStoreOptions = ({
   port: 0,
   dataDir,
   maxWorkers,
-  tokenIssuer: localTokenIssuer,
+  tokenIssuer: readConfig(projectRoot).tokenIssuer,
   envVars: {
     CreatePlantFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars.CreatePlantFunction },
     BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'SILENT', ...envVars.BearerAuthorizerFunction },

@@ -3,7 +3,7 @@
 // the action of each request (the benchmark counts a create's DynamoDB requests with it).
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { buffer } from 'node:stream/consumers';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import { listenOnLoopback } from 'cdk-local-runner';
 
 export interface DatabaseGate {
   /** Point the functions here (AWS_ENDPOINT_URL_DYNAMODB). */

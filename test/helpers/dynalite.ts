@@ -4,9 +4,8 @@ import { createServer } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { listenOnLoopback, startDatabase } from 'cdk-local-runner';
 import { PlantsTable } from '../../infra/constructs/plants-table.ts';
-import { startDatabase } from '../../infra/local/database/database.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface LocalDynamoDb {
   endpoint: string;

@@ -20,8 +20,11 @@ type Cruise = { summary: { violations: { from: string; rule: { name: string } }[
 export const lintImports = (imports: Record<string, string>) => {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-lint-'));
   try {
-    // The project's packages too, so an import of one resolves as a dependency or a devDependency.
-    for (const file of [configFile, 'package.json']) copyFileSync(join(projectRoot, file), join(dir, file));
+    // The project's packages too (the runner's its own), so an import of one resolves as a dependency or a
+    // devDependency of the package whose file imports it.
+    mkdirSync(join(dir, 'packages/local-runner'), { recursive: true });
+    for (const file of [configFile, 'package.json', 'packages/local-runner/package.json'])
+      copyFileSync(join(projectRoot, file), join(dir, file));
     symlinkSync(join(projectRoot, 'node_modules'), join(dir, 'node_modules'));
     const write = (path: string, text: string) => {
       mkdirSync(dirname(path), { recursive: true });

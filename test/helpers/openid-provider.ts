@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listenOnLoopback } from 'cdk-local-runner';
 import Provider from 'oidc-provider';
 import { generate } from 'selfsigned';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export type ProviderAlgorithm = 'RS256' | 'ES256' | 'PS256' | 'EdDSA';
 

@@ -2,9 +2,8 @@
 // loopback, and real signed JWTs.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer } from 'node:http';
+import { listenOnLoopback, serveJwks } from 'cdk-local-runner';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-import { serveJwks } from '../../infra/local/issuer/dev-issuer.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
 
 export interface SigningKey {
   kid: string;

@@ -6,8 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
-import { startLocalApi } from '../../infra/local/local-api.ts';
+import { signDevToken, startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../helpers/dynalite.ts';
 import { matchesFilterPattern } from '../helpers/filter-pattern.ts';

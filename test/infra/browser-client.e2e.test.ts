@@ -1,6 +1,6 @@
 // A browser page on another origin, calling the API with a bearer token: Chromium (Debian's, driven by playwright-core)
 // loads a page from one loopback origin and calls the local runner on another. With the stack's CORS origin set to
-// the page's (`npm start -- --cors-origin`, which gives the synth `-c corsOrigin`), it reads a created plant (200), a
+// the page's (`npm start -- --context corsOrigin=ORIGIN`, given to the synth), it reads a created plant (200), a
 // validation error (400), a missing token's 401 with its WWW-Authenticate, and a refused scope's 403: the function's
 // answers and the gateway's own. Without it, the browser refuses the page every answer. The CORS protocol is the
 // Fetch standard's (https://fetch.spec.whatwg.org/#http-cors-protocol), as Chromium implements it.
@@ -9,12 +9,16 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import {
+  appProjectAt,
+  type LocalApi,
+  listenOnLoopback,
+  signDevToken,
+  startLocalApi,
+  synthesize,
+} from 'cdk-local-runner';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { synthesize } from '../../infra/local/app/cloud-assembly.ts';
-import { projectOf } from '../../infra/local/cli/options.ts';
-import { signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
-import { type LocalApi, startLocalApi } from '../../infra/local/local-api.ts';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import { projectRoot } from '../../infra/project-root.ts';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 
 const chromiumPath = '/usr/bin/chromium';
@@ -83,7 +87,7 @@ const callFromPage = (page: Page, apiUrl: string, body: string, token?: string) 
 
   test('with the origin allowed: the page reads the 200, the 400, the 401 and its challenge, and the 403', async () => {
     const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-cors-'));
-    await synthesize(projectOf({ 'cors-origin': pageOrigin }), cloudAssemblyDir);
+    await synthesize({ ...appProjectAt(projectRoot), context: { corsOrigin: pageOrigin } }, cloudAssemblyDir);
     const { api, page, writer, reader } = await serve(cloudAssemblyDir);
     // The preflight as the browser sends it (no token): API Gateway's mock answers, 204 without content.
     const preflight = await fetch(`${api.url}/plants`, {

@@ -6,11 +6,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { LocalFunction } from 'cdk-local-runner';
+import { localVariables, serveJwks, signDevToken, startLocalApi } from 'cdk-local-runner';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
-import type { LocalFunction } from '../../infra/local/app/template.ts';
-import { serveJwks, signDevToken } from '../../infra/local/issuer/dev-issuer.ts';
-import { localVariables, startLocalApi } from '../../infra/local/local-api.ts';
 import { projectRoot } from '../../infra/project-root.ts';
 import { startDatabaseGate } from '../../test/helpers/database-gate.ts';
 import { createPlantEvent, tokenAuthorizerEvent } from '../../test/helpers/events.ts';

@@ -9,7 +9,7 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { listenOnLoopback } from '../../infra/local/loopback.ts';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createPlantEvent, lambdaContext, tokenAuthorizerEvent } from '../../test/helpers/events.ts';
 import { profiling } from './cpu-profile.ts';
 import { percentile } from './statistics.ts';

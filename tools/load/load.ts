@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { projectRoot } from '../../infra/project-root.ts';
-import { spawnInGroup, stopGroups } from '../../test/helpers/process-group.ts';
+import { spawnInGroup, stopGroups } from '../../packages/local-runner/test/helpers/process-group.ts';
 
 export interface LoadOptions {
   seconds: number;
@@ -117,7 +117,8 @@ const startRunner = async (dataDir: string, measured?: { probePort: number; impo
     process.execPath,
     [
       ...(modules ? ['--expose-gc', ...modules.map((module) => `--import=${module}`)] : []),
-      'infra/local/cli/start.ts',
+      'node_modules/.bin/cdk-local-runner',
+      'start',
       ...['--port', '0', '--data-dir', dataDir, '--env-vars', envVars],
     ],
     {

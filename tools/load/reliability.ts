@@ -11,12 +11,12 @@ import { type ProcessMemory, runLoad } from './load.ts';
 const reportDir = mkdtempSync(join(tmpdir(), 'plant-store-reliability-'));
 const suites = [
   'test/functions/create-plant/handler.property.test.ts',
-  'test/infra/local/plant-store.property.e2e.test.ts',
+  'test/local/plant-store.property.e2e.test.ts',
   'test/functions/bearer-authorizer/route-policy.property.test.ts',
-  'test/infra/local/auth-attacks.e2e.test.ts',
-  'test/infra/local/token-mutations.property.e2e.test.ts',
-  'test/infra/local/database-faults.e2e.test.ts',
-  'test/infra/local/gateway-semantics.e2e.test.ts',
+  'test/local/auth-attacks.e2e.test.ts',
+  'test/local/token-mutations.property.e2e.test.ts',
+  'test/local/database-faults.e2e.test.ts',
+  'packages/local-runner/test/gateway-semantics.e2e.test.ts',
   'test/functions/create-plant/handler-deadline.test.ts',
 ];
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);

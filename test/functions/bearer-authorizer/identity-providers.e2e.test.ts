@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { startLocalApi } from '../../../infra/local/local-api.ts';
+import { startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { startVendorIssuer, type VendorIssuer } from '../../helpers/vendor-tokens.ts';
 

@@ -11,8 +11,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import { readLocalApp } from '../../../infra/local/app/template.ts';
-import { type LocalApi, startLocalApi } from '../../../infra/local/local-api.ts';
+import { type LocalApi, readLocalApp, startLocalApi } from 'cdk-local-runner';
 import { projectRoot } from '../../../infra/project-root.ts';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
@@ -115,7 +114,7 @@ describe('through the local runner', () => {
     expect(await post(await provider.token('RS256', 'plants/read'), 9_110)).toBe(403);
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['infra/local/cli/token.ts', '--data-dir', join(folder, 'data')],
+      ['node_modules/.bin/cdk-local-runner', 'token', '--data-dir', join(folder, 'data')],
       { cwd: projectRoot },
     );
     expect(await post(stdout.trim(), 9_111)).toBe(401);

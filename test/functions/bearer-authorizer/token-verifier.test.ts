@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, test } from '@jest/globals';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createTokenVerifier, InvalidTokenError } from '../../../functions/bearer-authorizer/token-verifier.ts';
-import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { refusedEndpoint } from '../../helpers/dynalite.ts';
 import { paddedRsaKey, signingKey, signToken } from '../../helpers/token-issuer.ts';
 

@@ -5,8 +5,8 @@ import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createDynamoDbClient, DynamoDbError, dynamoDbEndpoint } from '../../../functions/commons/dynamodb-client.ts';
-import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {

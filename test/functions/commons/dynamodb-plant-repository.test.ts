@@ -3,11 +3,11 @@ import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/commons/dynamodb-client.ts';
 import { dynamoDbPlantRepository } from '../../../functions/commons/dynamodb-plant-repository.ts';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
 import type { PlantRecord } from '../../../functions/commons/plant-repository.ts';
-import { listenOnLoopback } from '../../../infra/local/loopback.ts';
 import { databaseStartMs, type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { listenOnLoopback } from '../../../infra/local/loopback.ts';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';

@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { afterEach, expect, test } from '@jest/globals';
-import { listenOnLoopback } from '../../../infra/local/loopback.ts';
+import { listenOnLoopback } from 'cdk-local-runner';
 import { newDataDir, start, stopStarted, tokenOf } from '../../helpers/npm-start.ts';
 
 const smoke = new URL('../../../tools/smoke/smoke.ts', import.meta.url).pathname;

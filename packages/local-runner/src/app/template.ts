@@ -1,0 +1,414 @@
+// Reads a synthesized CloudFormation template into what the local runner serves: the REST API's routes, TOKEN
+// authorizers and gateway responses, the Lambda functions (their bundled assets) and the DynamoDB tables.
+// Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RunnerError } from '../errors.ts';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
+
+interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+}
+
+/** The template has what the runner cannot reproduce faithfully; the message names the resource. */
+class UnsupportedTemplateError extends RunnerError {
+  override name = 'UnsupportedTemplateError';
+}
+
+export interface LocalFunction {
+  id: string;
+  /** The folder of the bundled code, as `cdk deploy` would upload it. */
+  assetDir: string;
+  /** The module file inside assetDir and the exported handler name. */
+  modulePath: string;
+  exportName: string;
+  timeoutSeconds: number;
+  memoryMb: number;
+  /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
+  logFormat: 'JSON' | 'Text';
+  /** Its environment variables as the template has them, intrinsics unresolved (see intrinsics.ts). */
+  variables: Record<string, unknown>;
+  /** The version its code runs as: `1` when the template publishes versions of it (served through an alias). */
+  version: string;
+  /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
+  tokenIssuerVariables: TokenIssuerVariables | undefined;
+}
+
+export interface LocalAuthorizer {
+  id: string;
+  functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
+  /** The request header carrying the token. */
+  headerName: string;
+  /** Must match the whole header value; API Gateway answers 401 itself otherwise. */
+  validation: RegExp | undefined;
+  ttlSeconds: number;
+}
+
+interface RouteBase {
+  /** The resource path as in the template, e.g. `/items` or `/items/{id}`. */
+  resourcePath: string;
+  /** `ANY` or an HTTP method. */
+  method: string;
+  authorizerId: string | undefined;
+}
+
+/** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
+export interface ProxyRoute extends RouteBase {
+  integration: 'proxy';
+  functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
+  integrationTimeoutMs: number;
+}
+
+/** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
+export type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
+const contentHandlings: readonly ContentHandling[] = ['CONVERT_TO_TEXT', 'CONVERT_TO_BINARY'];
+
+/** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, always the same. */
+export interface MockRoute extends RouteBase {
+  integration: 'mock';
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The integration's ContentHandling, and the chosen integration response's (gateway/content-handling.ts). */
+  requestContentHandling: ContentHandling;
+  responseContentHandling: ContentHandling;
+}
+
+export type LocalRoute = ProxyRoute | MockRoute;
+
+export interface LocalGatewayResponse {
+  statusCode: number | undefined;
+  headers: Record<string, string>;
+  /** The application/json template, if any. */
+  template: string | undefined;
+}
+
+export interface LocalTable {
+  id: string;
+  tableName: string;
+  properties: Record<string, unknown>;
+}
+
+export interface LocalApp {
+  stackName: string;
+  apiId: string;
+  stageName: string;
+  /** The stage's deployment: its logical id, which the CDK changes with each change to the API. */
+  deployment: string;
+  /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
+  binaryMediaTypes: string[];
+  routes: LocalRoute[];
+  authorizers: Map<string, LocalAuthorizer>;
+  gatewayResponses: Map<string, LocalGatewayResponse>;
+  functions: Map<string, LocalFunction>;
+  tables: LocalTable[];
+  resources: Record<string, CfnResource>;
+}
+
+const refOf = (value: unknown): string | undefined =>
+  typeof value === 'object' && value !== null && 'Ref' in value && typeof value.Ref === 'string'
+    ? value.Ref
+    : undefined;
+
+const getAttOf = (value: unknown): [string, string] | undefined => {
+  if (typeof value !== 'object' || value === null || !('Fn::GetAtt' in value)) return undefined;
+  const att = value['Fn::GetAtt'];
+  return Array.isArray(att) && att.length === 2 ? [String(att[0]), String(att[1])] : undefined;
+};
+
+const props = (resource: CfnResource) => resource.Properties ?? {};
+
+/**
+ * The Lambda function an integration or authorizer URI points at (its logical id): by its Arn, or through an alias,
+ * whose name is then the qualifier of every invocation (`invokedFunctionArn` ends with it, as on AWS).
+ */
+const functionOfUri = (
+  uri: unknown,
+  where: string,
+  resources: Record<string, CfnResource>,
+): { functionId: string; qualifier?: string } => {
+  const parts =
+    typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [];
+  const targets = parts.flatMap((part): { functionId: string; qualifier?: string }[] => {
+    const att = getAttOf(part);
+    if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
+    // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
+    const ref = refOf(part);
+    const alias = ref === undefined ? undefined : resources[ref];
+    const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
+    const name = alias === undefined ? undefined : props(alias).Name;
+    return aliased === undefined ? [] : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
+  });
+  const [target] = targets;
+  if (targets.length !== 1 || !target?.functionId)
+    throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
+  return target;
+};
+
+const ofType = (resources: Record<string, CfnResource>, type: string) =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+/** Lambda's handler setting `file.export`: the module file in the asset folder and the export's name. */
+const handlerModule = (assetDir: string, handler: string, id: string) => {
+  const dot = handler.lastIndexOf('.');
+  const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
+  const modulePath = ['.mjs', '.js', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
+  if (dot < 1 || !modulePath)
+    throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
+  return { modulePath, exportName };
+};
+
+const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
+  if (value === undefined) return undefined;
+  const { issuer, audience, jwksUri, routeScopes } = (value ?? {}) as Partial<Record<string, unknown>>;
+  const names = [issuer, audience, jwksUri];
+  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof routeScopes)) {
+    throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
+  }
+  return value as TokenIssuerVariables;
+};
+
+const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string) => {
+  const functions = new Map<string, LocalFunction>();
+  for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
+    const properties = props(resource);
+    const runtime = String(properties.Runtime ?? '');
+    if (!runtime.startsWith('nodejs')) throw new UnsupportedTemplateError(`${id}: runtime ${runtime} is not Node.js`);
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (typeof assetPath !== 'string') {
+      throw new UnsupportedTemplateError(
+        `${id}: no aws:asset:path metadata (synthesize with the CDK CLI, which adds it)`,
+      );
+    }
+    const assetDir = join(cloudAssemblyDir, assetPath);
+    const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    functions.set(id, {
+      id,
+      assetDir,
+      ...handlerModule(assetDir, String(properties.Handler ?? 'index.handler'), id),
+      timeoutSeconds: Number(properties.Timeout ?? 3),
+      memoryMb: Number(properties.MemorySize ?? 128),
+      logFormat:
+        (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
+      variables,
+      // A published version (AWS::Lambda::Version) is what an alias serves on AWS: locally, its first.
+      version: ofType(resources, 'AWS::Lambda::Version').some(
+        ([, version]) => refOf(props(version).FunctionName) === id,
+      )
+        ? '1'
+        : '$LATEST',
+      tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
+    });
+  }
+  return functions;
+};
+
+const readAuthorizers = (resources: Record<string, CfnResource>) => {
+  const authorizers = new Map<string, LocalAuthorizer>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
+    const properties = props(resource);
+    if (properties.Type !== 'TOKEN')
+      throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN)`);
+    const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
+    if (!source?.[1]) throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
+    const expression = properties.IdentityValidationExpression;
+    authorizers.set(id, {
+      id,
+      ...functionOfUri(properties.AuthorizerUri, id, resources),
+      headerName: source[1],
+      // API Gateway matches the whole value, as Java's matches() does.
+      validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
+      ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 300),
+    });
+  }
+  return authorizers;
+};
+
+const readRoutes = (resources: Record<string, CfnResource>, apiId: string): LocalRoute[] => {
+  const pathOf = (resourceId: unknown): string => {
+    if (getAttOf(resourceId)?.[1] === 'RootResourceId') return '';
+    const id = refOf(resourceId);
+    const resource = id === undefined ? undefined : resources[id];
+    if (!id || resource?.Type !== 'AWS::ApiGateway::Resource')
+      throw new UnsupportedTemplateError(`resource ${JSON.stringify(resourceId)}`);
+    return `${pathOf(props(resource).ParentId)}/${String(props(resource).PathPart)}`;
+  };
+  return ofType(resources, 'AWS::ApiGateway::Method').map(([id, resource]) => {
+    const properties = props(resource);
+    if (refOf(properties.RestApiId) !== apiId) throw new UnsupportedTemplateError(`${id}: belongs to another REST API`);
+    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+    if (integration.Type !== 'AWS_PROXY' && integration.Type !== 'MOCK') {
+      throw new UnsupportedTemplateError(
+        `${id}: integration type ${String(integration.Type)} (only Lambda proxy, AWS_PROXY, and MOCK)`,
+      );
+    }
+    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    if (!['NONE', 'CUSTOM'].includes(authorization)) {
+      throw new UnsupportedTemplateError(`${id}: authorization type ${authorization} (only NONE and CUSTOM)`);
+    }
+    if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${id}: API keys`);
+    const base = {
+      resourcePath: pathOf(properties.ResourceId) || '/',
+      method: String(properties.HttpMethod),
+      authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
+    };
+    if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...readMockIntegration(integration, id) };
+    // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
+    if (integration.ContentHandling !== undefined) {
+      throw new UnsupportedTemplateError(
+        `${id}: ContentHandling ${String(integration.ContentHandling)} on a Lambda proxy integration (only on MOCK)`,
+      );
+    }
+    return {
+      ...base,
+      integration: 'proxy',
+      ...functionOfUri(integration.Uri, id, resources),
+      integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+    };
+  });
+};
+
+/**
+ * The headers of a response's parameters (`<prefix><name>`: `'<value>'`), each a static value in API Gateway's
+ * mapping syntax; a value taken from the request is refused.
+ */
+const staticHeaders = (parameters: unknown, prefix: string, id: string) => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries((parameters ?? {}) as Record<string, string>)) {
+    const literal = /^'(.*)'$/.exec(value)?.[1];
+    if (!name.startsWith(prefix) || name === prefix || literal === undefined)
+      throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
+    headers[name.slice(prefix.length)] = literal;
+  }
+  return headers;
+};
+
+const contentHandlingOf = (properties: Record<string, unknown>, id: string): ContentHandling => {
+  const handling = contentHandlings.find((known) => known === properties.ContentHandling);
+  if (handling === undefined && properties.ContentHandling !== undefined) {
+    throw new UnsupportedTemplateError(`${id}: ContentHandling ${String(properties.ContentHandling)}`);
+  }
+  return handling;
+};
+
+/**
+ * What a mock integration answers ("Set up mock integrations in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
+ * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern; that
+ * response's status, static headers and static body. Mapping-template logic (VTL) is refused.
+ */
+const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
+  const requestTemplate = ((integration.RequestTemplates ?? {}) as Record<string, unknown>)['application/json'];
+  const selected = /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
+  if (selected === undefined) {
+    throw new UnsupportedTemplateError(
+      `${id}: mock request template ${String(requestTemplate)} (only {statusCode: N})`,
+    );
+  }
+  const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
+  const patterned = responses.find(
+    ({ SelectionPattern: pattern }) =>
+      typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
+  );
+  const chosen =
+    patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
+  if (!chosen) throw new UnsupportedTemplateError(`${id}: no integration response for status ${selected}`);
+  const headers = staticHeaders(chosen.ResponseParameters, 'method.response.header.', id);
+  const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
+  if (typeof body !== 'string' || /[$#]/.test(body))
+    throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
+  return {
+    statusCode: Number(chosen.StatusCode),
+    headers,
+    body,
+    requestContentHandling: contentHandlingOf(integration, id),
+    responseContentHandling: contentHandlingOf(chosen, `${id} (integration response ${String(chosen.StatusCode)})`),
+  };
+};
+
+/** What the runner renders in a gateway response template; anything else in one is refused. */
+const supportedTemplateVariable =
+  /\$context\.(error\.messageString|error\.message|error\.responseType|requestId|authorizer\.\w+)\b/g;
+
+const readGatewayResponses = (resources: Record<string, CfnResource>) => {
+  const responses = new Map<string, LocalGatewayResponse>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
+    const properties = props(resource);
+    const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
+    const template = templates['application/json'];
+    if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
+      throw new UnsupportedTemplateError(
+        `${id}: template ${template} uses mapping-template features beyond $context.error.*, requestId, authorizer.*`,
+      );
+    }
+    responses.set(String(properties.ResponseType), {
+      statusCode: properties.StatusCode === undefined ? undefined : Number(properties.StatusCode),
+      headers: staticHeaders(properties.ResponseParameters, 'gatewayresponse.header.', id),
+      template,
+    });
+  }
+  return responses;
+};
+
+/** The template of the one stack in `cloudAssemblyDir` (or of `stackName`), read into a LocalApp. */
+export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): LocalApp => {
+  const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
+    artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stacks = Object.entries(manifest.artifacts ?? {}).filter(
+    ([name, artifact]) =>
+      artifact.type === 'aws:cloudformation:stack' && (stackName === undefined || name === stackName),
+  );
+  const [stack] = stacks;
+  if (stacks.length !== 1 || !stack) {
+    throw new UnsupportedTemplateError(
+      `expected one stack in ${cloudAssemblyDir}${stackName ? ` named ${stackName}` : ''}, found ${stacks.length}`,
+    );
+  }
+  const [name, artifact] = stack;
+  const template = JSON.parse(
+    readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
+  ) as CfnTemplate;
+  const { Resources: resources } = template;
+
+  const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
+  const [api] = apis;
+  if (apis.length !== 1 || !api)
+    throw new UnsupportedTemplateError(`${name}: expected one REST API, found ${apis.length}`);
+  const [apiId, apiResource] = api;
+  const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
+  if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
+    throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
+  }
+  const stages = ofType(resources, 'AWS::ApiGateway::Stage');
+  const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
+  const stageName = String(stage.StageName ?? 'local');
+
+  return {
+    stackName: name,
+    apiId,
+    stageName,
+    deployment: refOf(stage.DeploymentId) ?? 'local',
+    binaryMediaTypes,
+    routes: readRoutes(resources, apiId),
+    authorizers: readAuthorizers(resources),
+    gatewayResponses: readGatewayResponses(resources),
+    functions: readFunctions(resources, cloudAssemblyDir),
+    tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
+      id,
+      tableName: String(props(resource).TableName ?? id),
+      properties: props(resource),
+    })),
+    resources,
+  };
+};

@@ -1,0 +1,54 @@
+// `cdk-local-runner invoke <function id> <event.json>`: one invocation of one function of the synthesized app, as
+// `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`. Prints the result as JSON.
+import { readFileSync } from 'node:fs';
+import { readLocalApp } from '../app/template.ts';
+import { RunnerError } from '../errors.ts';
+import { startServices } from '../local-api.ts';
+import { readConfig } from './config.ts';
+import { cloudAssemblyOf, commandFailed, dataDirOf, envVarsOf, parseCommandLine } from './options.ts';
+
+const { values, positionals, usage } = parseCommandLine(
+  'cdk-local-runner invoke <function id> <event.json> [options]',
+  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack'],
+  { positionals: true },
+);
+const [functionId, eventFile] = positionals;
+const log = (line: string) => console.error(line);
+try {
+  if (!functionId || !eventFile || positionals.length > 2)
+    throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
+  const app = readLocalApp(cloudAssemblyOf(values, log), values.stack);
+  if (!app.functions.has(functionId)) {
+    throw new RunnerError(`no function ${functionId}; the template has ${[...app.functions.keys()].join(', ')}`);
+  }
+  const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
+  const config = readConfig(process.cwd());
+  const services = await startServices(app, {
+    dataDir: dataDirOf(values, config),
+    maxWorkers: 1,
+    tokenIssuer: config.tokenIssuer,
+    log,
+    ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+  });
+  const report = await services.pools.get(functionId)?.invoke(event);
+  await services.close();
+  const invocation = report?.invocation;
+  log(
+    `${functionId}: ${report?.durationMs} ms${report?.initMs === undefined ? '' : `, init ${Math.round(report.initMs)} ms`}`,
+  );
+  if (invocation?.outcome === 'result') console.log(JSON.stringify(invocation.result, null, 2));
+  else {
+    console.log(
+      JSON.stringify(
+        invocation?.outcome === 'error'
+          ? { errorType: invocation.errorType, errorMessage: invocation.message }
+          : { errorType: 'Runtime.Failure', errorMessage: invocation?.reason },
+        null,
+        2,
+      ),
+    );
+    process.exitCode = 1;
+  }
+} catch (error) {
+  commandFailed('cdk-local-runner invoke', error);
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// `cdk-local-runner <command> [options]`: the runner's commands, each in a module of its own (`--help` on each).
+const commands: Record<string, string> = {
+  start: './start.ts',
+  token: './token.ts',
+  invoke: './invoke.ts',
+};
+const usage = `cdk-local-runner <command> [options]
+
+  start    serve the CDK app in this folder (or --app DIR) at http://127.0.0.1:PORT
+  token    print a bearer token from the development issuer
+  invoke   invoke one function once with an event file
+
+cdk-local-runner <command> --help says more.`;
+
+// The command is taken out of argv, so that each command reads its own options from process.argv.slice(2).
+const [command] = process.argv.splice(2, 1);
+const module = command === undefined ? undefined : commands[command];
+if (module === undefined) {
+  console.error(
+    command === undefined || command === '--help' || command === '-h'
+      ? usage
+      : `unknown command ${command}\n\n${usage}`,
+  );
+  process.exit(command === '--help' || command === '-h' ? 0 : 2);
+}
+await import(module);

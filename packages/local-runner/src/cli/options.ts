@@ -1,0 +1,218 @@
+// The local commands' options, each declared once with its help; each command's usage is generated from them. A
+// command that fails on a user's mistake (a RunnerError) prints its message; anything else is a bug: its stack.
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type AppProject, appProjectAt, ensureSynthesized } from '../app/cloud-assembly.ts';
+import { RunnerError } from '../errors.ts';
+import { configFileName, type RunnerConfig } from './config.ts';
+
+interface OptionDeclaration {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Taken any number of times. */
+  multiple?: boolean;
+  /** What the value is called in the usage (`--port N`). */
+  placeholder?: string;
+  default?: string;
+  help: string;
+}
+
+export const options = {
+  port: { type: 'string', placeholder: 'N', help: 'port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)' },
+  'data-dir': {
+    type: 'string',
+    placeholder: 'DIR',
+    help: `the data folder: the database and the issuer key (default: ${configFileName}'s dataDir, or .local-runner)`,
+  },
+  'in-memory': { type: 'boolean', help: 'keep nothing on disk' },
+  'max-workers': {
+    type: 'string',
+    placeholder: 'N',
+    default: '4',
+    help: 'execution environments per function at most (at least 1, at most 4 per core)',
+  },
+  'env-vars': {
+    type: 'string',
+    placeholder: 'FILE',
+    help: '{"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)',
+  },
+  app: {
+    type: 'string',
+    placeholder: 'DIR',
+    help: "a cloud assembly synthesized already (`cdk synth -o DIR`, as `cdk deploy --app DIR`), served instead of this project's app",
+  },
+  context: {
+    type: 'string',
+    short: 'c',
+    multiple: true,
+    placeholder: 'NAME=VALUE',
+    help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
+  },
+  stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
+  watch: {
+    type: 'boolean',
+    help: "synthesize and serve again when the app's sources change (the start command's --watch)",
+  },
+  sub: { type: 'string', placeholder: 'SUBJECT', default: 'local-developer', help: "the token's subject" },
+  scope: {
+    type: 'string',
+    placeholder: 'SCOPES',
+    help: 'space-separated scopes (default: the scope the API requires)',
+  },
+  'expires-in': {
+    type: 'string',
+    placeholder: 'TIME',
+    default: '1h',
+    help: 'seconds, or a span such as 30m or 12h',
+  },
+  help: { type: 'boolean', short: 'h', help: 'print this and exit' },
+} as const satisfies Record<string, OptionDeclaration>;
+
+type OptionName = keyof typeof options;
+
+/** `synopsis`, then a line for each option: its flag and placeholder, its help and its default. */
+export const usageOf = (synopsis: string, names: readonly OptionName[]) => {
+  const lines = names.map((name) => {
+    const option: OptionDeclaration = options[name];
+    const flag = `--${name}${option.placeholder ? ` ${option.placeholder}` : ''}`;
+    return [flag, `${option.help}${option.default === undefined ? '' : ` (default ${option.default})`}`] as const;
+  });
+  const width = Math.max(...lines.map(([flag]) => flag.length)) + 2;
+  return [synopsis, ...lines.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`)].join('\n');
+};
+
+/**
+ * The command line, for a command taking the options `names` (and `help`): `--help` prints the usage and exits 0; an
+ * unknown or malformed option prints what is wrong and the usage, and exits 2.
+ */
+export const parseCommandLine = <Name extends OptionName>(
+  synopsis: string,
+  names: readonly Name[],
+  { positionals = false } = {},
+) => {
+  const usage = usageOf(synopsis, [...names, 'help']);
+  const config = Object.fromEntries(
+    [...names, 'help' as const].map((name) => {
+      const { type, short, multiple, default: value }: OptionDeclaration = options[name];
+      return [
+        name,
+        {
+          type,
+          ...(short && { short }),
+          ...(multiple && { multiple }),
+          ...(value !== undefined && { default: value }),
+        },
+      ];
+    }),
+  ) as {
+    [K in Name | 'help']: Pick<
+      (typeof options)[K],
+      Extract<keyof (typeof options)[K], 'type' | 'short' | 'multiple' | 'default'>
+    >;
+  };
+  try {
+    const parsed = parseArgs({ options: config, allowPositionals: positionals, strict: true });
+    if ((parsed.values as { help?: boolean }).help) {
+      console.log(usage);
+      process.exit(0);
+    }
+    return { ...parsed, usage };
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+    process.exit(2);
+  }
+};
+
+/** How a command ends on an error: a user's mistake prints `<command> failed: <message>`, a bug its stack. */
+export const commandFailed = (command: string, error: unknown) => {
+  const told = error instanceof RunnerError ? error.message : error instanceof Error ? error.stack : String(error);
+  console.error(`${command} failed: ${told}`);
+  process.exitCode = 1;
+};
+
+/** `--context NAME=VALUE`, each once. */
+const contextOf = (values: string[]) => {
+  const context: Record<string, string> = {};
+  for (const value of values) {
+    const [, name, given] = /^([^=]+)=(.*)$/s.exec(value) ?? [];
+    if (name === undefined || given === undefined) throw new RunnerError(`--context ${value}: expected NAME=VALUE`);
+    if (name in context) throw new RunnerError(`--context ${name} is given twice`);
+    context[name] = given;
+  }
+  return context;
+};
+
+/** The CDK project the command runs in, with the context values `--context` gives its synth. */
+export const projectOf = (values: { context?: string[] | undefined }, root = process.cwd()): AppProject => {
+  const project = appProjectAt(root);
+  return values.context === undefined ? project : { ...project, context: contextOf(values.context) };
+};
+
+/** The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). */
+export const cloudAssemblyOf = (
+  values: { app?: string | undefined; context?: string[] | undefined },
+  log: (line: string) => void,
+) => {
+  const { app } = values;
+  if (app === undefined) return ensureSynthesized(projectOf(values), log);
+  if (values.context !== undefined)
+    throw new RunnerError(`--app ${app} was synthesized already: its context is its own`);
+  const dir = resolve(app);
+  if (!existsSync(resolve(dir, 'manifest.json'))) {
+    throw new RunnerError(`--app ${app}: no manifest.json there; synthesize one with \`cdk synth -o ${app}\``);
+  }
+  return dir;
+};
+
+/** The data folder (`--data-dir`, else the configuration's), or undefined with --in-memory. */
+export const dataDirOf = (values: { 'data-dir'?: string; 'in-memory'?: boolean }, config: RunnerConfig) =>
+  values['in-memory'] === true ? undefined : resolve(values['data-dir'] ?? config.dataDir);
+
+/** `--env-vars file.json`: `{ "<function id>": { "NAME": "value" } }`, as `sam local --env-vars` takes it. */
+export const envVarsOf = (file: string | undefined): Record<string, Record<string, string>> | undefined => {
+  if (file === undefined) return undefined;
+  const format = 'expected { "<function id>": { "NAME": "value", ... } }';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new RunnerError(
+      `${file}: ${error instanceof SyntaxError ? 'not JSON' : (error as Error).message}; ${format}`,
+    );
+  }
+  const isPlainObject = (value: unknown): value is object =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  const valid =
+    isPlainObject(parsed) &&
+    Object.values(parsed).every(
+      (variables) => isPlainObject(variables) && Object.values(variables).every((value) => typeof value === 'string'),
+    );
+  if (!valid) throw new RunnerError(`${file}: ${format}`);
+  return parsed as Record<string, Record<string, string>>;
+};
+
+export const wholeNumber = (value: string | undefined, name: string): number => {
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed < 0)
+    throw new RunnerError(`${name} must be a whole number, not ${String(value)}`);
+  return parsed;
+};
+
+/**
+ * The most execution environments per function this machine can hold: 4 per core (each initializes on a core; more
+ * only queue there, until initializations time out) and one per 256 MiB of half the memory.
+ */
+export const workerCap = () =>
+  Math.max(1, Math.min(4 * availableParallelism(), Math.floor(totalmem() / 2 / (256 * 1024 * 1024))));
+
+/** `--max-workers`: a whole number of at least 1, capped at `workerCap()`; says when it was capped. */
+export const maxWorkersOf = (value: string | undefined, log: (line: string) => void): number => {
+  const wanted = wholeNumber(value, '--max-workers');
+  if (wanted < 1) throw new RunnerError('--max-workers must be at least 1');
+  const cap = workerCap();
+  if (wanted <= cap) return wanted;
+  log(`--max-workers ${wanted} is more than this machine can hold; using ${cap} (4 per core)`);
+  return cap;
+};

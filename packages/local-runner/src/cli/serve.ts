@@ -1,0 +1,178 @@
+// `cdk-local-runner start`: synthesizes the app (when cdk.out is stale) and serves it at http://127.0.0.1:PORT until it
+// is stopped.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { RunnerError } from '../errors.ts';
+import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
+import { type LocalApi, startLocalApi } from '../local-api.ts';
+import { apiReference } from './api-reference.ts';
+import { readConfig } from './config.ts';
+import {
+  cloudAssemblyOf,
+  commandFailed,
+  dataDirOf,
+  envVarsOf,
+  maxWorkersOf,
+  options,
+  parseCommandLine,
+  projectOf,
+  wholeNumber,
+} from './options.ts';
+import { reloadOnChange } from './watch.ts';
+
+const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 23)} ${line}`);
+/** How long stopping waits for requests in flight. */
+const drainGraceMs = 15_000;
+/**
+ * Under npm, a signal sent to the whole group (a terminal's Ctrl-C, `kill -- -PGID`) reaches the runner twice: from
+ * the sender, and forwarded by npm (which forwards SIGINT and SIGTERM to its script). Signals this close to the first
+ * are that same stop; a later one is the user's second, which stops at once.
+ */
+const sameStopMs = 1_000;
+/** How often the runner looks whether the process that started it is gone (Node offers no parent-death signal). */
+const parentPollMs = 500;
+
+/** The project's OpenAPI document, where it has one: what the banner says of the API it serves. */
+interface OpenApiDocument {
+  info?: { title?: string };
+  paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { example?: unknown }> } }>>;
+}
+
+/** A ready-to-paste request for each route that the OpenAPI document gives a JSON example body for. */
+const curlExamples = (
+  openapi: OpenApiDocument,
+  url: string,
+  token: string,
+  routes: { resourcePath: string; method: string }[],
+) =>
+  routes.flatMap(({ resourcePath, method }) => {
+    const example =
+      openapi.paths?.[resourcePath]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.example;
+    if (example === undefined) return [];
+    return [
+      `curl -s -X ${method} ${url}${resourcePath} -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
+    ];
+  });
+
+/**
+ * Stops the runner on a signal (SIGINT, SIGTERM, SIGHUP) or the end of `parent`, the process that started it: then it
+ * stops accepting requests, lets those in flight finish, and exits. However the stop comes (the runner alone, npm
+ * alone, the whole group, or npm killed), requests in flight are answered; only a second signal from the user, later
+ * than `sameStopMs`, stops at once. `serving` is what to close; `stopAsked()` whether a stop has begun.
+ */
+const stopOnSignals = (parent: number) => {
+  let stopAsked: number | undefined;
+  const state: { serving: Promise<LocalApi | undefined>; stopWatching: () => void; stopAsked: () => boolean } = {
+    serving: Promise.resolve(undefined),
+    stopWatching: () => undefined,
+    stopAsked: () => stopAsked !== undefined,
+  };
+  const stop = async (reason: string) => {
+    stopAsked = performance.now();
+    state.stopWatching();
+    log(`${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s), then stopping`);
+    await (await state.serving.catch(() => undefined))?.close(drainGraceMs);
+    log('stopped');
+    process.exit(0);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopAsked === undefined) void stop(signal);
+    else if (performance.now() - stopAsked > sameStopMs) {
+      log(`${signal} again: stopping now`);
+      process.exit(1);
+    }
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+  // npm killed on its own (SIGKILL, a crash) leaves the runner orphaned, which it sees by its parent changing; it then
+  // stops as on SIGTERM instead of holding the port and the data folder. While it stops, this is not a second signal.
+  setInterval(() => {
+    if (process.ppid !== parent && stopAsked === undefined) void stop('the process that started it is gone');
+  }, parentPollMs).unref();
+  return state;
+};
+
+/** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
+const banner = async (
+  api: LocalApi,
+  openapi: OpenApiDocument | undefined,
+  dataDir: string | undefined,
+  envVars: ReturnType<typeof envVarsOf>,
+) => {
+  const scope = devIssuerScope(api.app, envVars);
+  const token =
+    scope === undefined
+      ? undefined
+      : await signDevToken(api.signingKey, { sub: options.sub.default, scope, expiresIn: '12h' });
+  // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
+  const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
+  const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
+  const routes = api.app.routes.map(
+    (route) =>
+      `  ${route.method} ${api.url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+  );
+  return [
+    '',
+    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    ...routes,
+    `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
+    `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
+    ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+    '',
+    ...(token !== undefined
+      ? [`A token (12 h${dataDir ? '; more with `cdk-local-runner token`' : ''}):`, token, '']
+      : takesDevIssuer
+        ? [
+            'No development token: the authorizers trust the issuer --env-vars names,',
+            'so its tokens are the ones that work here, as deployed. With one in $TOKEN:',
+            '',
+          ]
+        : []),
+    ...(examples.length > 0 ? ['Try:', ...examples, ''] : []),
+  ].join('\n');
+};
+
+/** Serves the app until it is stopped (stopOnSignals). */
+export const serve = async (parent: number) => {
+  const stopping = stopOnSignals(parent);
+  try {
+    const { values } = parseCommandLine('cdk-local-runner start [options]', [
+      'port',
+      'data-dir',
+      'in-memory',
+      'max-workers',
+      'env-vars',
+      'app',
+      'context',
+      'stack',
+      'watch',
+    ]);
+    if (values.app !== undefined && values.watch)
+      throw new RunnerError('--watch synthesizes the project in this folder: not with --app');
+    const config = readConfig(process.cwd());
+    // The project's document describes the project's app, not one given with --app.
+    const openApiPath = values.app === undefined ? config.openapi : undefined;
+    const openapi = openApiPath ? (parseYaml(readFileSync(openApiPath, 'utf8')) as OpenApiDocument) : undefined;
+    const dataDir = dataDirOf(values, config);
+    const envVars = envVarsOf(values['env-vars']);
+    const starting = startLocalApi({
+      cloudAssemblyDir: cloudAssemblyOf(values, log),
+      ...(values.stack && { stackName: values.stack }),
+      port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
+      dataDir,
+      maxWorkers: maxWorkersOf(values['max-workers'], log),
+      tokenIssuer: config.tokenIssuer,
+      ...(envVars && { envVars }),
+      log,
+      ...(openApiPath && { runnerPages: apiReference(openApiPath) }),
+    });
+    stopping.serving = starting;
+    const api = await starting;
+    // Asked to stop while starting: the stop closes it, and nothing is announced.
+    if (stopping.stopAsked()) return;
+    console.log(await banner(api, openapi, dataDir, envVars));
+    if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
+  } catch (error) {
+    commandFailed('cdk-local-runner start', error);
+    process.exit();
+  }
+};

@@ -1,0 +1,385 @@
+// API Gateway (REST API, Lambda proxy integrations) on loopback: the server, and each exchange (a request and its
+// response) through it in five steps: limits, route (routes.ts), authorize (authorizer.ts), invoke (with the proxy
+// event v1, proxy-event.ts) and respond (responses.ts). Each behaviour, with the AWS page it comes from, is in docs/local-runner.md ("Gateway
+// semantics"); where this code differs from AWS, this code is wrong.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { localAws } from '../app/intrinsics.ts';
+import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
+import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
+import type { Scalar } from '../scalar.ts';
+import type { LocalTokenAuthorizer } from './authorizer.ts';
+import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
+import { headersAsSent, proxyEvent } from './proxy-event.ts';
+import {
+  errorResponse,
+  type HttpResponse,
+  proxyResultToResponse,
+  rawResponse,
+  renderGatewayResponse,
+} from './responses.ts';
+import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
+import { withinTime } from './time-limit.ts';
+
+/** API Gateway's payload limit. */
+const maxPayloadBytes = 10 * 1024 * 1024;
+
+/**
+ * API Gateway's quota "Total combined size of request line and header values" for REST APIs: 10,240 bytes
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html).
+ */
+const maxRequestLineAndHeaderValuesBytes = 10_240;
+
+/** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
+const nodeMaxHeaderSize = 64 * 1024;
+
+/** The bytes API Gateway's header quota counts: the request line and every header value. */
+const requestLineAndHeaderValuesBytes = (request: IncomingMessage) => {
+  let bytes = Buffer.byteLength(`${request.method} ${request.url} HTTP/${request.httpVersion}`);
+  for (let index = 1; index < request.rawHeaders.length; index += 2) {
+    bytes += Buffer.byteLength(request.rawHeaders[index] ?? '');
+  }
+  return bytes;
+};
+
+/**
+ * RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host header and to any request with
+ * more than one. Node's own check (`requireHostHeader`) answers a bare 400 without a body, so the runner checks.
+ */
+const hostIsWrong = (request: IncomingMessage) => {
+  let hosts = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    if (request.rawHeaders[index]?.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts > 1 || (hosts === 0 && request.httpVersion === '1.1');
+};
+
+/** The client went away before its request was read whole: nothing to respond to, nothing the runner did wrong. */
+class ClientAbortedError extends Error {
+  override name = 'ClientAbortedError';
+}
+
+/** Reads the body; past the payload limit it keeps reading (so the client can finish sending) but keeps nothing. */
+const readBody = (request: IncomingMessage) =>
+  new Promise<Buffer | undefined>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxPayloadBytes) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
+    request.on('error', (error) => reject(new ClientAbortedError(error.message)));
+  });
+
+/**
+ * The request's URL. Its target is a path (`//items//1` too: a path with empty segments, not a host `items`), or in
+ * absolute form a whole URL whose path counts.
+ */
+export const requestUrl = (request: IncomingMessage) => {
+  const target = request.url ?? '/';
+  return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+};
+
+/**
+ * The request's URL without the stage: the deployed invoke URL has it (`https://<api>.execute-api.<region>.amazonaws.com/v1`),
+ * so a client pointed at the runner by host alone calls `/v1/items`; the event is the same either way (`path`
+ * without the stage, `requestContext.path` with it, as in captured events). Not when the API has a top-level
+ * resource named like the stage: that path is the resource's.
+ */
+const withoutStage = (url: URL, app: LocalApp) => {
+  const prefix = `/${app.stageName}`;
+  const named = app.routes.some(({ resourcePath }) => resourcePath.split('/')[1] === app.stageName);
+  if (named || !(url.pathname === prefix || url.pathname.startsWith(`${prefix}/`))) return url;
+  const stripped = new URL(url);
+  stripped.pathname = url.pathname.slice(prefix.length) || '/';
+  return stripped;
+};
+
+/** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
+export interface Deployment {
+  app: LocalApp;
+  pools: Map<string, FunctionPool>;
+  authorizers: Map<string, LocalTokenAuthorizer>;
+}
+
+interface GatewayOptions {
+  /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
+  deployment: () => Deployment;
+  log: (line: string) => void;
+  /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
+  runnerPages?: RunnerPages;
+}
+
+/** Pages the local runner serves besides the app's API (the entry file's API reference): true when responded. */
+export type RunnerPages = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** One exchange through the gateway (a request and its response): what each step reads, and its log line's notes. */
+interface Exchange {
+  request: IncomingMessage;
+  deployment: Deployment;
+  requestId: string;
+  started: Date;
+  url: URL;
+  method: string;
+  /** What the request's log line tells besides method, path, status and time: cold starts and failures. */
+  notes: string[];
+}
+
+/** A step's result: the gateway has responded (the exchange ends there), or what the next step needs. */
+type Step<T> = { responded: HttpResponse } | { next: T };
+
+/** The gateway's own response of `type` (from the template's gateway responses, or AWS's defaults). */
+const gatewayResponse = (exchange: Exchange, type: string, message: string, authorizer?: Record<string, Scalar>) => ({
+  responded: renderGatewayResponse(
+    exchange.deployment.app.gatewayResponses,
+    type,
+    message,
+    exchange.requestId,
+    authorizer,
+  ),
+});
+
+const noteColdStart = (exchange: Exchange, functionId: string, report: InvocationReport | undefined) => {
+  if (report?.initMs !== undefined)
+    exchange.notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
+};
+
+/** 1. Limits: the request line and header values (431), then the body, read whole (413 past the payload limit). */
+const withinLimits = async (exchange: Exchange): Promise<Step<Buffer>> => {
+  if (requestLineAndHeaderValuesBytes(exchange.request) > maxRequestLineAndHeaderValuesBytes) {
+    exchange.notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
+    return { responded: errorResponse(431, exchange.requestId) };
+  }
+  const body = await readBody(exchange.request);
+  return body === undefined ? gatewayResponse(exchange, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
+};
+
+/** 2. Route: the resource and method the request names, or API Gateway's response to an unknown route. */
+const route = (exchange: Exchange, resources: CompiledResource[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
+  const found = findRoute(resources, exchange.url.pathname, exchange.method);
+  return found
+    ? { next: found }
+    : gatewayResponse(exchange, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
+};
+
+/** 3. Authorize: the route's TOKEN authorizer decides; what it allows reaches the function as `authorizer`. */
+const authorize = async (
+  exchange: Exchange,
+  { authorizerId }: LocalRoute,
+  headers: ReturnType<typeof headersAsSent>,
+): Promise<Step<Record<string, unknown> | undefined>> => {
+  if (authorizerId === undefined) return { next: undefined };
+  const tokenAuthorizer = exchange.deployment.authorizers.get(authorizerId);
+  if (!tokenAuthorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
+  const { app } = exchange.deployment;
+  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
+  const authorizerStarted = Date.now();
+  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn);
+  noteColdStart(exchange, tokenAuthorizer.functionId, report);
+  if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
+  return {
+    next: {
+      // The function receives the context's numbers and booleans as strings ("Output from an API Gateway Lambda
+      // authorizer": numberKey "1", booleanKey "true"); API Gateway adds integrationLatency, a number.
+      ...Object.fromEntries(Object.entries(decision.context).map(([key, value]) => [key, String(value)])),
+      principalId: decision.principalId,
+      integrationLatency: Date.now() - authorizerStarted,
+    },
+  };
+};
+
+/** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
+const invoke = async (
+  exchange: Exchange,
+  { functionId, qualifier, integrationTimeoutMs }: ProxyRoute,
+  event: unknown,
+) => {
+  const pool = exchange.deployment.pools.get(functionId);
+  if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
+  const report = await withinTime(pool.invoke(event, qualifier ? { qualifier } : {}), integrationTimeoutMs);
+  if (!report) {
+    exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
+    return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
+  }
+  noteColdStart(exchange, functionId, report);
+  return { next: report };
+};
+
+/** 5. Respond: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
+const respond = (exchange: Exchange, { functionId }: ProxyRoute, { invocation }: InvocationReport): HttpResponse => {
+  if (invocation.outcome !== 'result') {
+    const reason =
+      invocation.outcome === 'error' ? `${invocation.errorType}: ${invocation.message}` : invocation.reason;
+    exchange.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
+    return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
+  }
+  const { binaryMediaTypes } = exchange.deployment.app;
+  const result = proxyResultToResponse(
+    invocation.result,
+    isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes),
+  );
+  if (!result) {
+    exchange.notes.push(`${functionId}: malformed proxy result`);
+    return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
+  }
+  result.headers.push(['x-amzn-RequestId', exchange.requestId]);
+  return result;
+};
+
+/**
+ * 4-5 of a mock integration (a CORS preflight): API Gateway answers itself, as the template says
+ * (docs/local-runner.md, "Mock integrations"), with JSON's media type as it gives any answer without one. Its request
+ * template cannot be applied to a binary payload, nor its response decoded when it is not base64: 500, a
+ * configuration error (gateway/content-handling.ts).
+ */
+const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse => {
+  const { binaryMediaTypes } = exchange.deployment.app;
+  const requestIsBinary = isBinaryMediaType(exchange.request.headers['content-type'], binaryMediaTypes);
+  if (integrationRequestIsBinary(requestIsBinary, route.requestContentHandling)) {
+    exchange.notes.push('Execution failed due to configuration error: Unable to transform request');
+    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  }
+  const acceptIsBinary = isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes);
+  const decoded = textResponseIsDecoded(acceptIsBinary, route.responseContentHandling);
+  if (decoded && !isBase64(route.body)) {
+    exchange.notes.push('Execution failed due to configuration error: Unable to transform response');
+    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  }
+  return {
+    status: route.statusCode,
+    headers: [
+      ...(Object.keys(route.headers).some((name) => name.toLowerCase() === 'content-type')
+        ? []
+        : ([['Content-Type', 'application/json']] as [string, string][])),
+      ...Object.entries(route.headers),
+      ['x-amzn-RequestId', exchange.requestId],
+    ],
+    body: Buffer.from(route.body, decoded ? 'base64' : 'utf8'),
+  };
+};
+
+/** Each app's routes, compiled once (a reload brings another app). */
+const compiledRoutes = new WeakMap<LocalApp, CompiledResource[]>();
+const routesOf = (app: LocalApp) => {
+  let routes = compiledRoutes.get(app);
+  if (!routes) {
+    routes = compileRoutes(app.routes);
+    compiledRoutes.set(app, routes);
+  }
+  return routes;
+};
+
+/** The exchange: limits, route, authorize, invoke, respond; a step that responds ends it. */
+const handle = async (
+  request: IncomingMessage,
+  deployment: Deployment,
+): Promise<{ httpResponse: HttpResponse; notes: string[] }> => {
+  const exchange: Exchange = {
+    request,
+    deployment,
+    requestId: randomUUID(),
+    started: new Date(),
+    url: withoutStage(requestUrl(request), deployment.app),
+    method: request.method ?? 'GET',
+    notes: [],
+  };
+  const responded = (step: { responded: HttpResponse }) => ({ httpResponse: step.responded, notes: exchange.notes });
+
+  const body = await withinLimits(exchange);
+  if ('responded' in body) return responded(body);
+  const found = route(exchange, routesOf(deployment.app));
+  if ('responded' in found) return responded(found);
+  const headers = headersAsSent(request);
+  const { route: chosen } = found.next;
+  const authorizer = await authorize(exchange, chosen, headers);
+  if ('responded' in authorizer) return responded(authorizer);
+  if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
+  const event = proxyEvent({
+    app: deployment.app,
+    request,
+    url: exchange.url,
+    route: chosen,
+    parameters: found.next.parameters,
+    headers,
+    body: body.next,
+    requestId: exchange.requestId,
+    started: exchange.started,
+    authorizer: authorizer.next,
+  });
+  const report = await invoke(exchange, chosen, event);
+  if ('responded' in report) return responded(report);
+  return { httpResponse: respond(exchange, chosen, report.next), notes: exchange.notes };
+};
+
+/** The server: each exchange (above), its log line, and the Error shape for what Node's parser refuses. */
+export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions): Server => {
+  const server = createServer(
+    { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
+    (request, response: ServerResponse) => {
+      if (hostIsWrong(request)) {
+        const { status, headers, body } = errorResponse(400);
+        const length: [string, string] = ['Content-Length', String(body.length)];
+        response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
+        request.resume();
+        log(`${request.method} - ${status} (no Host header, or more than one)`);
+        return;
+      }
+      if (runnerPages?.(request, response)) return;
+      const started = performance.now();
+      // Logged without the query string, which may carry a token.
+      const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
+      handle(request, deployment())
+        .then(({ httpResponse: { status, headers, body }, notes }) => {
+          // Once the server is closing, close each connection after its response instead of keeping it alive.
+          if (!server.listening) response.shouldKeepAlive = false;
+          // RFC 9110 section 8.6: no Content-Length on a 204 (a preflight's) or a 304, which have no content.
+          const hasContent = status !== 204 && status !== 304;
+          const length: [string, string][] = hasContent ? [['Content-Length', String(body.length)]] : [];
+          response.writeHead(status, [...headers, ...length].flat());
+          response.end(hasContent ? body : undefined);
+          const milliseconds = Math.round(performance.now() - started);
+          logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+        })
+        .catch((error: unknown) => {
+          const milliseconds = Math.round(performance.now() - started);
+          if (error instanceof ClientAbortedError) {
+            logLine(`- ${milliseconds} ms (the client went away before sending its whole request)`);
+            return;
+          }
+          logLine(
+            `500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`,
+          );
+          if (!response.headersSent) {
+            const { status, headers, body } = errorResponse(500);
+            response.writeHead(status, headers.flat()).end(body);
+          }
+        });
+    },
+  );
+  // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
+  // documentation shows for 'clientError', instead of Node's bare 400 or 431.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    socket.end(rawResponse(errorResponse(status)));
+    log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
+  });
+  // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const unknownRoute = renderGatewayResponse(
+      deployment().app.gatewayResponses,
+      'MISSING_AUTHENTICATION_TOKEN',
+      'Missing Authentication Token',
+      randomUUID(),
+    );
+    socket.end(rawResponse(unknownRoute));
+    log(`CONNECT - ${unknownRoute.status} (no such route)`);
+    request.resume();
+  });
+  return server;
+};

@@ -1,0 +1,11 @@
+// The runner as a library (package.json's `exports`): what the commands use, for programs and tests that serve an app
+// in their own process. README.md, "As a library".
+export { type AppProject, appProjectAt, ensureSynthesized, synthesize } from './app/cloud-assembly.ts';
+export { type TokenIssuerVariables, tokenIssuerMetadataKey } from './app/metadata.ts';
+export { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
+export { configFileName, type RunnerConfig, readConfig } from './cli/config.ts';
+export { startDatabase } from './database/database.ts';
+export { RunnerError } from './errors.ts';
+export { devIssuerScope, type IssuerIdentity, loadSigningKey, serveJwks, signDevToken } from './issuer/dev-issuer.ts';
+export { type LocalApi, type LocalApiOptions, localVariables, startLocalApi, startServices } from './local-api.ts';
+export { listenOnLoopback } from './loopback.ts';

@@ -1,0 +1,223 @@
+// Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in processes of their own as
+// Lambda runs them, its REST API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN
+// authorizers trust.
+
+import { resolveValue } from './app/intrinsics.ts';
+import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
+import { type LocalDatabase, startDatabase } from './database/database.ts';
+import { RunnerError } from './errors.ts';
+import { LocalTokenAuthorizer } from './gateway/authorizer.ts';
+import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
+import {
+  devIssuerVariables,
+  type IssuerIdentity,
+  loadSigningKey,
+  type SigningKey,
+  serveJwks,
+  templateVariables,
+} from './issuer/dev-issuer.ts';
+import { FunctionPool } from './lambda/pool.ts';
+import { functionVariables } from './lambda/variables.ts';
+import { listenOnLoopback } from './loopback.ts';
+
+export interface LocalApiOptions {
+  cloudAssemblyDir: string;
+  stackName?: string;
+  port: number;
+  /** Where the database and the issuer's key live; undefined keeps both in memory. */
+  dataDir: string | undefined;
+  /** Execution environments per function at most. */
+  maxWorkers: number;
+  /** The `iss` and `aud` of the development issuer's tokens; default `urn:local-runner:issuer`, `local-runner`. */
+  tokenIssuer?: IssuerIdentity;
+  /**
+   * Per function id, values that replace the template's and the runner's own local ones, such as
+   * AWS_ENDPOINT_URL_DYNAMODB (the format of `sam local --env-vars`).
+   */
+  envVars?: Record<string, Record<string, string>>;
+  log: (line: string) => void;
+  /** Takes each line a function writes to its log (as CloudWatch Logs gets it); without it, they go to stdout/stderr. */
+  functionLog?: (functionId: string, line: string) => void;
+  /** Pages served besides the app's API, before the gateway sees a request (the API reference of the start command). */
+  runnerPages?: RunnerPages;
+}
+
+export interface LocalApi {
+  url: string;
+  /** The app being served (another after a reload). */
+  readonly app: LocalApp;
+  signingKey: SigningKey;
+  /** The local DynamoDB's endpoint (any credentials). */
+  databaseEndpoint: string;
+  /** How often each function was invoked (since the last reload). */
+  invocations(functionId: string): number;
+  /**
+   * Serves the app synthesized into `cloudAssemblyDir` instead (`start --watch`): the same database (its new tables
+   * created), issuer and address; new execution environments with the new bundles. Requests that arrived before are
+   * answered by the old ones, which stop once they have.
+   */
+  reload(cloudAssemblyDir: string): Promise<void>;
+  /**
+   * Stops accepting, finishes what is in flight, then stops the functions and closes the database. Requests still in
+   * flight after `graceMs` are cut off (their connections closed), and the runner says so.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
+ * `envVars` names the issuer) and the local database in, and its `envVars` (from `--env-vars`,
+ * by function id) over them.
+ */
+export const localVariables = (
+  fn: LocalFunction,
+  app: LocalApp,
+  issuer: { identity: IssuerIdentity; jwksUri: string },
+  databaseEndpoint: string,
+  envVars: Record<string, Record<string, string>> = {},
+) =>
+  functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
+    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
+    AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
+    ...envVars[fn.id],
+  });
+
+/**
+ * The gateway's 403 challenge names the scope the template says (a gateway response's header is fixed at deploy);
+ * routes' scopes from `--env-vars` change the function alone, so the runner says where to change both.
+ */
+const warnOfOwnScope = (
+  fn: LocalFunction,
+  app: LocalApp,
+  envVars: Record<string, string>,
+  log: (line: string) => void,
+) => {
+  const name = fn.tokenIssuerVariables?.routeScopes;
+  const given = name === undefined ? undefined : envVars[name];
+  const template = name === undefined ? undefined : fn.variables[name];
+  if (given === undefined || template === undefined || given === resolveValue(template, app)) return;
+  log(
+    `${fn.id}: ${name} is ${JSON.stringify(given)} from --env-vars, but the gateway's 403 challenge follows the ` +
+      `template's ${JSON.stringify(resolveValue(template, app))}: set the scopes in openapi.yaml (and synth) to change both`,
+  );
+};
+
+const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
+
+/**
+ * Starts what the functions of `app` use (the database and the issuer), and their pools; `poolsFor` makes the pools
+ * of another app on the same database and issuer (a reload). Used by the start and invoke commands.
+ */
+export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
+  const identity = options.tokenIssuer ?? neutralIssuer;
+  const signingKey = await loadSigningKey(options.dataDir, identity);
+  const jwks = await serveJwks(() => [signingKey.publicJwk]);
+  let database: LocalDatabase;
+  try {
+    database = await startDatabase(app.tables, options.dataDir, options.log);
+  } catch (error) {
+    await jwks.close();
+    throw error;
+  }
+  const poolsFor = (served: LocalApp) => {
+    const pools = new Map<string, FunctionPool>();
+    for (const fn of served.functions.values()) {
+      warnOfOwnScope(fn, served, options.envVars?.[fn.id] ?? {}, options.log);
+      const issuer = { identity, jwksUri: jwks.jwksUri };
+      const variables = localVariables(fn, served, issuer, database.endpoint, options.envVars);
+      const { functionLog } = options;
+      const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
+      pools.set(fn.id, new FunctionPool(fn, variables, options.maxWorkers, logLine));
+    }
+    return pools;
+  };
+  let pools: Map<string, FunctionPool>;
+  try {
+    pools = poolsFor(app);
+  } catch (error) {
+    await database.close();
+    await jwks.close();
+    throw error;
+  }
+  return {
+    signingKey,
+    database,
+    pools,
+    poolsFor,
+    /** Stops `running` pools (by default the first ones), then the database and the issuer. */
+    close: async (running: FunctionPool[] = [...pools.values()]) => {
+      await Promise.all(running.map((pool) => pool.close()));
+      await database.close();
+      await jwks.close();
+    },
+  };
+};
+
+const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployment => {
+  const authorizers = new Map<string, LocalTokenAuthorizer>();
+  for (const authorizer of app.authorizers.values()) {
+    const pool = pools.get(authorizer.functionId);
+    if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
+    authorizers.set(authorizer.id, new LocalTokenAuthorizer(authorizer, pool));
+  }
+  return { app, pools, authorizers };
+};
+
+export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
+  const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
+  const services = await startServices(app, options);
+  let deployment = deploymentOf(app, services.pools);
+  /** Pools replaced by a reload, finishing what they had. */
+  const draining = new Set<Promise<void>>();
+  const server = createGateway({
+    deployment: () => deployment,
+    log: options.log,
+    ...(options.runnerPages && { runnerPages: options.runnerPages }),
+  });
+  let url: string;
+  try {
+    url = await listenOnLoopback(server, options.port);
+  } catch (error) {
+    await services.close();
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EADDRINUSE')
+      throw new RunnerError(`port ${options.port} is in use: choose another, or 0 for any free one`);
+    throw error;
+  }
+  return {
+    url,
+    get app() {
+      return deployment.app;
+    },
+    signingKey: services.signingKey,
+    databaseEndpoint: services.database.endpoint,
+    invocations: (functionId) => {
+      const pool = deployment.pools.get(functionId);
+      if (!pool) throw new Error(`no function ${functionId} in ${deployment.app.stackName}`);
+      return pool.invocations;
+    },
+    reload: async (cloudAssemblyDir) => {
+      const next = readLocalApp(cloudAssemblyDir, options.stackName);
+      await services.database.createTables(next.tables);
+      const previous = deployment;
+      deployment = deploymentOf(next, services.poolsFor(next));
+      for (const pool of previous.pools.values()) {
+        const drained = pool.drain().finally(() => draining.delete(drained));
+        draining.add(drained);
+      }
+    },
+    close: async (graceMs = Number.POSITIVE_INFINITY) => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      const cutOff = Number.isFinite(graceMs)
+        ? setTimeout(() => {
+            options.log(`requests still in flight after ${graceMs / 1000} s: stopping anyway`);
+            server.closeAllConnections();
+          }, graceMs)
+        : undefined;
+      await drained;
+      clearTimeout(cutOff);
+      await Promise.all(draining);
+      await services.close([...deployment.pools.values()]);
+    },
+  };
+};
