@@ -5,24 +5,9 @@ import type { MiddlewareObj } from '@middy/core';
 import type { ErrorObject } from 'ajv';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { Error as ErrorBody } from './contract/openapi-types.ts';
-import { corsHeaders } from './cors.ts';
 import { HttpError } from './errors.ts';
-import { stringifyExact } from './exact-json.ts';
+import { jsonResponse } from './json-response.ts';
 import { logDebug, logger } from './logger.ts';
-
-/**
- * A JSON response; a bigint in `body` (an int64) is written exactly. It carries the API's CORS headers when the stack
- * allows an origin (CORS_ORIGIN): every answer of every function, the errors' too, is made here.
- */
-export const jsonResponse = (
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): APIGatewayProxyResult => ({
-  statusCode,
-  headers: { 'Content-Type': 'application/json', ...corsHeaders(process.env.CORS_ORIGIN), ...headers },
-  body: stringifyExact(body),
-});
 
 const errorResponse = (status: number, message: string, headers?: Record<string, string>) =>
   jsonResponse(status, { error: status, message } satisfies ErrorBody, headers);

@@ -96,29 +96,4 @@ describe('responses', () => {
       body: '{"error":404,"message":"No thing has the id 7"}',
     });
   });
-
-  test('with CORS_ORIGIN (a stack with corsOrigin), every answer carries the CORS headers: a 200 and an error alike', async () => {
-    const previous = process.env.CORS_ORIGIN;
-    process.env.CORS_ORIGIN = 'https://app.example.com';
-    try {
-      const cors = {
-        'Access-Control-Allow-Origin': 'https://app.example.com',
-        'Access-Control-Expose-Headers': 'WWW-Authenticate, Retry-After',
-      };
-      const get = (id: string) =>
-        getThing(
-          proxyEvent({ method: 'GET', resource: '/things/{id}', pathParameters: { id } }) as Parameters<
-            typeof getThing
-          >[0],
-          lambdaContext(),
-        );
-      const found = await get('7');
-      expect([found.statusCode, found.headers]).toEqual([200, { 'Content-Type': 'application/json', ...cors }]);
-      const refused = await get('x');
-      expect([refused.statusCode, refused.headers]).toEqual([400, { 'Content-Type': 'application/json', ...cors }]);
-    } finally {
-      if (previous === undefined) delete process.env.CORS_ORIGIN;
-      else process.env.CORS_ORIGIN = previous;
-    }
-  });
 });
