@@ -317,55 +317,59 @@ const operationScopesFile = 'operation-scopes.ts';
 /** The file each operation's validator is generated into. */
 export const validatorFile = (operationId: string) => `validate-${kebabCase(operationId)}-event.js`;
 
-/** The generated files, by name: the types, and two files per operation (the validator and its types). */
-export const generate = async (openapiFile = productContract): Promise<Record<string, string>> => {
-  const openapi: unknown = parse(await readFile(openapiFile, 'utf8'));
-  if (!isSchema(openapi)) throw new Error(`${openapiFile} is not an OpenAPI document`);
-  const components =
-    isSchema(openapi.components) && isSchema(openapi.components.schemas) ? openapi.components.schemas : {};
-  const asDefs = (names: Iterable<string>, visit: (node: Schema) => Schema) =>
-    Object.fromEntries([...names].map((name) => [name, mapSchema(components[name], (node) => visit(toDefs(node)))]));
+/** An Ajv that compiles an event's validator to standalone ESM, with the int64 and integer-text keywords. */
+const validatorCompiler = () => {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    strict: true,
+    // `type: ['object', 'null']` for parameters that may all be absent (the event then has null).
+    allowUnionTypes: true,
+    // A parameter's default is written into the event when the parameter is absent.
+    useDefaults: true,
+    code: { source: true, esm: true, optimize: true },
+  });
+  ajv.addKeyword(int64Keyword);
+  ajv.addKeyword(integerTextKeyword);
+  ajv.addKeyword(integerBoundsKeyword);
+  return ajv;
+};
 
-  const files: Record<string, string> = {};
-  const eventTypes: Record<string, Schema> = {};
-  for (const operation of operationsOf(openapi)) {
-    const { operationId, where, body } = operation;
-    const eventName = `${pascalCase(operationId)}Event`;
-    const { validated, typed, required } = eventProperties(operation);
-    const ajv = new Ajv2020({
-      allErrors: true,
-      strict: true,
-      // `type: ['object', 'null']` for parameters that may all be absent (the event then has null).
-      allowUnionTypes: true,
-      // A parameter's default is written into the event when the parameter is absent.
-      useDefaults: true,
-      code: { source: true, esm: true, optimize: true },
-    });
-    ajv.addKeyword(int64Keyword);
-    ajv.addKeyword(integerTextKeyword);
-    ajv.addKeyword(integerBoundsKeyword);
-    // A parameter's default must pass its own checks, as a client's value would: a wrong one stops the generation.
-    for (const [place, schemas] of Object.entries(validated)) {
-      const properties = isSchema(schemas) && isSchema(schemas.properties) ? schemas.properties : {};
-      for (const [name, schema] of Object.entries(properties)) {
-        if (!isSchema(schema) || schema.default === undefined || place === 'body') continue;
-        if (!ajv.validate({ type: 'object', properties: { [name]: schema } }, { [name]: schema.default }))
-          throw new Error(
-            `${where} parameter ${name}: its default ${JSON.stringify(schema.default)} does not satisfy its own schema (${ajv.errorsText()})`,
-          );
-      }
+/** A parameter's default must pass its own checks, as a client's value would: a wrong one stops the generation. */
+const checkDefaults = (ajv: Ajv2020, validated: Schema, where: string) => {
+  for (const [place, schemas] of Object.entries(validated)) {
+    const properties = isSchema(schemas) && isSchema(schemas.properties) ? schemas.properties : {};
+    for (const [name, schema] of Object.entries(properties)) {
+      if (!isSchema(schema) || schema.default === undefined || place === 'body') continue;
+      if (!ajv.validate({ type: 'object', properties: { [name]: schema } }, { [name]: schema.default }))
+        throw new Error(
+          `${where} parameter ${name}: its default ${JSON.stringify(schema.default)} does not satisfy its own schema (${ajv.errorsText()})`,
+        );
     }
-    const eventSchema = {
-      $id: eventName,
-      description: `The Lambda proxy event of ${operationId} (${where}), its body parsed by the JSON body parser`,
-      type: 'object',
-      required,
-      properties: validated,
-      $defs: asDefs(schemasNeededBy(body?.schema, components), forValidation),
-    };
-    const file = validatorFile(operationId);
-    files[file] = `${banner}\n${withoutRequire(standaloneCode.default(ajv, ajv.compile(eventSchema)))}`;
-    files[file.replace(/\.js$/, '.d.ts')] = [
+  }
+};
+
+/** The schemas named `names`, as $defs, each node passed through `visit`. */
+type AsDefs = (names: Iterable<string>, visit: (node: Schema) => Schema) => Schema;
+
+/** An operation's validator and its types (two files), and the type of its event. */
+const operationFiles = (operation: Operation, components: Schema, asDefs: AsDefs) => {
+  const { operationId, where, body } = operation;
+  const eventName = `${pascalCase(operationId)}Event`;
+  const { validated, typed, required } = eventProperties(operation);
+  const ajv = validatorCompiler();
+  checkDefaults(ajv, validated, where);
+  const eventSchema = {
+    $id: eventName,
+    description: `The Lambda proxy event of ${operationId} (${where}), its body parsed by the JSON body parser`,
+    type: 'object',
+    required,
+    properties: validated,
+    $defs: asDefs(schemasNeededBy(body?.schema, components), forValidation),
+  };
+  const file = validatorFile(operationId);
+  const files = {
+    [file]: `${banner}\n${withoutRequire(standaloneCode.default(ajv, ajv.compile(eventSchema)))}`,
+    [file.replace(/\.js$/, '.d.ts')]: [
       banner,
       "import type { ValidateFunction } from 'ajv';",
       `import type { ${eventName} } from './openapi-types.ts';`,
@@ -373,30 +377,36 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
       `declare const validate: ValidateFunction<${eventName}>;`,
       'export default validate;',
       '',
-    ].join('\n');
-    eventTypes[eventName] = {
-      description: eventSchema.description,
-      type: 'object',
-      required,
-      properties: typed,
-      additionalProperties: false,
-    };
-  }
+    ].join('\n'),
+  };
+  const eventType = {
+    description: eventSchema.description,
+    type: 'object',
+    required,
+    properties: typed,
+    additionalProperties: false,
+  };
+  return { files, eventName, eventType };
+};
 
-  files[operationScopesFile] = [
+/** operation-scopes.ts: each operation and the scopes its security requirement names. */
+const operationScopesSource = (operations: Operation[]) =>
+  [
     banner,
     '// Each operation and the scopes a token needs for it (its security requirement): the stack hands them to the',
     '// authorizer, which allows a token exactly the routes its scopes reach.',
     '',
     'export const operationScopes: readonly { operationId: string; method: string; path: string; scopes: string[] }[] = [',
-    ...operationsOf(openapi).map(
+    ...operations.map(
       ({ operationId, method, path, scopes }) => `  ${JSON.stringify({ operationId, method, path, scopes })},`,
     ),
     '];',
     '',
   ].join('\n');
 
-  files['openapi-types.ts'] = await compile(
+/** openapi-types.ts: the component schemas and each operation's event, as TypeScript types. */
+const typesSource = (components: Schema, eventTypes: Record<string, Schema>, asDefs: AsDefs) =>
+  compile(
     {
       title: 'Schemas',
       description: 'The component schemas of openapi.yaml, and what each operation finds in its event',
@@ -417,6 +427,26 @@ export const generate = async (openapiFile = productContract): Promise<Record<st
     'Schemas',
     { additionalProperties: false, bannerComment: banner, format: false, unreachableDefinitions: false },
   );
+
+/** The generated files, by name: the types, the scopes, and two files per operation (the validator and its types). */
+export const generate = async (openapiFile = productContract): Promise<Record<string, string>> => {
+  const openapi: unknown = parse(await readFile(openapiFile, 'utf8'));
+  if (!isSchema(openapi)) throw new Error(`${openapiFile} is not an OpenAPI document`);
+  const components =
+    isSchema(openapi.components) && isSchema(openapi.components.schemas) ? openapi.components.schemas : {};
+  const asDefs: AsDefs = (names, visit) =>
+    Object.fromEntries([...names].map((name) => [name, mapSchema(components[name], (node) => visit(toDefs(node)))]));
+
+  const operations = operationsOf(openapi);
+  let files: Record<string, string> = {};
+  const eventTypes: Record<string, Schema> = {};
+  for (const operation of operations) {
+    const made = operationFiles(operation, components, asDefs);
+    files = { ...files, ...made.files };
+    eventTypes[made.eventName] = made.eventType;
+  }
+  files[operationScopesFile] = operationScopesSource(operations);
+  files['openapi-types.ts'] = await typesSource(components, eventTypes, asDefs);
   return files;
 };
 
