@@ -57,9 +57,11 @@ export const isSource = ({ include, exclude }: AppProject, path: string) =>
     include.some((glob) => matchesGlob(path, glob) || matchesGlob(`${path}/`, glob)) &&
     ![...exclude, ...neverSources].some((glob) => matchesGlob(path, glob) || matchesGlob(path, `${glob}/**`)));
 
-/** The project's sources, relative to its root. */
+/** The project's sources, relative to its root (node_modules unread: with `**`, it would be most of the walk). */
 const sourcesOf = (project: AppProject) =>
-  globSync([...project.include, ...alwaysSources], { cwd: project.root }).filter((path) => isSource(project, path));
+  globSync([...project.include, ...alwaysSources], { cwd: project.root, exclude: neverSources }).filter((path) =>
+    isSource(project, path),
+  );
 
 const cloudAssemblyOf = ({ root }: AppProject) => join(root, 'cdk.out');
 const cdkOf = ({ root }: AppProject) => join(root, 'node_modules/.bin/cdk');
