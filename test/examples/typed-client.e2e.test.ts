@@ -3,10 +3,11 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
-import { DynamoDBClient, GetItemCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listenOnLoopback } from 'cdk-local-runner';
 import { createPlantStoreClient } from '../../examples/typed-client/src/client.ts';
+import { storedPlant } from '../helpers/dynalite.ts';
 import { newDataDir, type Started, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
 
 const exampleDir = new URL('../../examples/typed-client/', import.meta.url).pathname;
@@ -20,12 +21,10 @@ afterAll(stopStarted);
 const storedName = async (id: bigint) => {
   const database = new DynamoDBClient({ endpoint: server.databaseEndpoint, maxAttempts: 1 });
   // The app has one table, the plants.
-  const { TableNames: [TableName] = [] } = await database.send(new ListTablesCommand({}));
-  const { Item } = await database.send(
-    new GetItemCommand({ TableName, Key: { id: { N: id.toString() } }, ConsistentRead: true }),
-  );
+  const { TableNames: [tableName = ''] = [] } = await database.send(new ListTablesCommand({}));
+  const item = await storedPlant(database, tableName, id);
   database.destroy();
-  return Item?.name?.S;
+  return item?.name?.S;
 };
 
 describe('against npm start', () => {

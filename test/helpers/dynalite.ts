@@ -1,7 +1,7 @@
 // A real DynamoDB API for tests that store plants: the local runner's own database (dynalite in its process, in
 // memory), with the plants table as the CDK construct declares it (infra/constructs/plants-table.ts), not restated.
 import { createServer } from 'node:net';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { listenOnLoopback, startDatabase } from 'cdk-local-runner';
@@ -23,14 +23,18 @@ const plantsTableProperties = () => {
   return table.Properties as Record<string, unknown>;
 };
 
-/** How long a setup hook gives startDynalite and the first table on a busy machine. */
+/**
+ * How long a setup hook gives startDynalite: the database process starts and aws-cdk-lib loads (the table as the
+ * construct declares it), which on a busy 2-core machine took over jest's default 30 s once in a few runs.
+ */
 export const databaseStartMs = 90_000;
 
-export const startDynalite = async (): Promise<LocalDynamoDb> => {
+/** Dynalite in memory, with the plants table `tableName` created (more with createPlantsTable). */
+export const startDynalite = async (tableName: string): Promise<LocalDynamoDb> => {
+  const properties = plantsTableProperties();
   const database = await startDatabase([], undefined, () => undefined);
   const client = new DynamoDBClient({ endpoint: database.endpoint, maxAttempts: 1 });
-  const properties = plantsTableProperties();
-  return {
+  const db: LocalDynamoDb = {
     endpoint: database.endpoint,
     client,
     // As the runner creates its tables: served once ACTIVE.
@@ -40,6 +44,19 @@ export const startDynalite = async (): Promise<LocalDynamoDb> => {
       await database.close();
     },
   };
+  try {
+    await db.createPlantsTable(tableName);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  return db;
+};
+
+/** The item stored for the plant `id` in the plants table `tableName`, read consistently, or undefined. */
+export const storedPlant = async (client: DynamoDBClient, tableName: string, id: string | bigint) => {
+  const key = { id: { N: String(id) } };
+  return (await client.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 };
 
 /** An endpoint where nothing listens: every request is refused. */

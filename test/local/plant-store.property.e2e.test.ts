@@ -4,11 +4,12 @@
 // Replay a failure with FC_SEED=<seed> FC_PATH=<path> npm run jest -- test/local/plant-store.property.e2e.test.ts
 
 import { request } from 'node:http';
-import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
 import fc from 'fast-check';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
+import { storedPlant } from '../helpers/dynalite.ts';
 import { expectedAnswer, judgeAnswer, plantRequests } from '../helpers/plant-requests.ts';
 import { replay, report } from '../helpers/report.ts';
 
@@ -34,8 +35,7 @@ afterAll(async () => {
   await api.close();
 });
 
-const stored = async (id: string) =>
-  (await client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: id } }, ConsistentRead: true }))).Item;
+const stored = (id: string) => storedPlant(client, tableName, id);
 
 /** POST /plants with the headers exactly as given (name case kept), the body as bytes. */
 const post = (headers: Record<string, string>, body: Buffer) =>

@@ -1,25 +1,28 @@
 // The DynamoDB adapter against a real DynamoDB API (dynalite), no mocked SDK.
 import { createServer } from 'node:http';
 import type { Socket } from 'node:net';
-import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listenOnLoopback } from 'cdk-local-runner';
 import { createDynamoDbClient, type DynamoDbClient } from '../../../functions/commons/dynamodb-client.ts';
 import { dynamoDbPlantRepository } from '../../../functions/commons/dynamodb-plant-repository.ts';
 import { UnavailableError } from '../../../functions/commons/errors.ts';
 import type { PlantRecord } from '../../../functions/commons/plant-repository.ts';
-import { databaseStartMs, type LocalDynamoDb, refusedEndpoint, startDynalite } from '../../helpers/dynalite.ts';
+import {
+  databaseStartMs,
+  type LocalDynamoDb,
+  refusedEndpoint,
+  startDynalite,
+  storedPlant,
+} from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';
 let db: LocalDynamoDb;
 /** The function's own client, on the test database. */
 let client: DynamoDbClient;
 
-// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
-// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
-  db = await startDynalite();
-  await db.createPlantsTable(tableName);
+  db = await startDynalite(tableName);
   client = createDynamoDbClient({ endpoint: db.endpoint });
 }, databaseStartMs);
 
@@ -42,8 +45,7 @@ describe('dynamoDbPlantRepository', () => {
     const plants = dynamoDbPlantRepository(client, tableName);
 
     expect(await plants.createIfAbsent(record({ id: 100n }))).toEqual({ created: true });
-    const { Item } = await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: '100' } } }));
-    expect(Item).toEqual({
+    expect(await storedPlant(db.client, tableName, '100')).toEqual({
       id: { N: '100' },
       name: { S: 'Aloe' },
       tag: { S: 'succulent' },

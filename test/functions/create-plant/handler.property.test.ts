@@ -3,11 +3,10 @@
 // openapi.yaml; 200 only for a valid NewPlant (409 when its id is stored with other content), 400/413/415 otherwise;
 // every 200 read back from the table exactly. A failure prints fast-check's seed and path: replay it with
 // FC_SEED=<seed> FC_PATH=<path> npm run jest -- test/functions/create-plant/handler.property.test.ts
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { databaseStartMs, type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
+import { databaseStartMs, type LocalDynamoDb, startDynalite, storedPlant } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { expectedAnswer, judgeAnswer, plantRequests } from '../../helpers/plant-requests.ts';
 import { replay, report } from '../../helpers/report.ts';
@@ -17,19 +16,14 @@ const runs = 5_000;
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
-// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
-// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
-  db = await startDynalite();
-  await db.createPlantsTable(tableName);
+  db = await startDynalite(tableName);
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
 }, databaseStartMs);
 
 afterAll(() => db.close());
 
-const stored = async (id: string) =>
-  (await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: id } }, ConsistentRead: true })))
-    .Item;
+const stored = (id: string) => storedPlant(db.client, tableName, id);
 
 test(`${runs} generated requests in-process: answered as the contract says, every 200 stored exactly`, async () => {
   const statuses: Record<number, number> = {};

@@ -1,10 +1,10 @@
 // createPlant through its real Middy chain, storing in dynalite: every answer of the function, exactly.
 import { readFileSync } from 'node:fs';
-import { DeleteTableCommand, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { databaseStartMs, type LocalDynamoDb, startDynalite } from '../../helpers/dynalite.ts';
+import { databaseStartMs, type LocalDynamoDb, startDynalite, storedPlant } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 
@@ -12,17 +12,12 @@ const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
-// The database process starts and aws-cdk-lib loads (the table as the construct declares it): on a busy 2-core
-// machine this took over jest's default 30 s once in a few runs.
 beforeAll(async () => {
-  db = await startDynalite();
-  await db.createPlantsTable(tableName);
+  db = await startDynalite(tableName);
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
 }, databaseStartMs);
 
-afterAll(async () => {
-  await db.close();
-});
+afterAll(() => db.close());
 
 /** Invokes the handler and checks the answer against openapi.yaml before returning it. */
 const invoke = async (event: APIGatewayProxyEvent) => {
@@ -35,9 +30,7 @@ const invoke = async (event: APIGatewayProxyEvent) => {
 const post = (body: unknown, headers?: Record<string, string>) =>
   invoke(createPlantEvent({ body, ...(headers && { headers }) }));
 
-const storedItem = async (id: string) =>
-  (await db.client.send(new GetItemCommand({ TableName: tableName, Key: { id: { N: id } }, ConsistentRead: true })))
-    .Item;
+const storedItem = (id: string) => storedPlant(db.client, tableName, id);
 
 const expectError = (answer: Awaited<ReturnType<typeof invoke>>, status: number, message: string) => {
   expect(answer.statusCode).toBe(status);
