@@ -12,12 +12,13 @@ import { projectRoot } from '../infra/project-root.ts';
 
 /**
  * Functions that start work: node's child processes, temporary folders and fetch; this project's helpers that start a
- * runner, an issuer or a server (start*, serve*, listen*), synthesize an app (synthesize*, appWithoutBundling, which
- * makes its output folder) or read a contract (contractChecker). And methods: a server's listen; the CDK's synth and
- * fromStack, which synthesize (bundling the functions, into a folder of their own when the app names none).
+ * runner, an issuer or a server (start*, serve*, listen*), send a request (postPlant, a fetch), synthesize an app
+ * (synthesize*, appWithoutBundling, which makes its output folder) or read a contract (contractChecker). And methods:
+ * a server's listen; the CDK's synth and fromStack, which synthesize (bundling the functions, into a folder of their
+ * own when the app names none).
  */
 const startsWork =
-  /^(spawn|spawnSync|exec|execSync|execFile|execFileSync|fork|mkdtemp|mkdtempSync|fetch|listen\w*|start[A-Z]\w*|serve[A-Z]\w*|synthesize[A-Z]\w*|appWithoutBundling|contractChecker|\.listen|\.synth|\.fromStack)$/;
+  /^(spawn|spawnSync|exec|execSync|execFile|execFileSync|fork|mkdtemp|mkdtempSync|fetch|postPlant|listen\w*|start[A-Z]\w*|serve[A-Z]\w*|synthesize[A-Z]\w*|appWithoutBundling|contractChecker|\.listen|\.synth|\.fromStack)$/;
 
 type Node = { type?: string; span?: { start: number }; [key: string]: unknown };
 

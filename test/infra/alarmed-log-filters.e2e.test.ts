@@ -10,6 +10,7 @@ import { signDevToken, startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../helpers/dynalite.ts';
 import { matchesFilterPattern } from '../helpers/filter-pattern.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 interface Resource {
   Type: string;
@@ -82,11 +83,7 @@ const authorizerLines = async (
     },
   });
   try {
-    const response = await fetch(`${api.url}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${await token(api)}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id: 1, name: 'x' }),
-    });
+    const response = await postPlant(api.url, await token(api), { id: 1, name: 'x' });
     return { status: response.status, lines };
   } finally {
     await api.close();

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium } from 'playwright-core';
 import { newDataDir, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 const chromiumPath = '/usr/bin/chromium';
 const artifacts = new URL('../artifacts/', import.meta.url).pathname;
@@ -73,11 +74,7 @@ afterEach(stopStarted);
       '"Calathea"',
     );
     // The page's request reached the API: the plant is stored (the same id with another name is a conflict).
-    const conflict = await fetch(`${server.url}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${tokenOf(server)}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, name: 'Maranta' }),
-    });
+    const conflict = await postPlant(server.url, tokenOf(server), { id, name: 'Maranta' });
     expect(conflict.status).toBe(409);
     expect(offLoopback).toEqual([]);
     mkdirSync(artifacts, { recursive: true });

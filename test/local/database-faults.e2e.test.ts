@@ -10,6 +10,7 @@ import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantRequest, responseContractViolations } from '../helpers/independent-contract.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 /** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
 const serve = async (dataDir: string, createPlantEnvironment: Record<string, string> = {}) => {
@@ -19,11 +20,7 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
   );
   const token = await signDevToken(api.signingKey, { sub: 'faults', scope: 'plants/write', expiresIn: '1h' });
   const create = async (id: number, name: string) => {
-    const response = await fetch(`${api.url}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, name }),
-    });
+    const response = await postPlant(api.url, token, { id, name });
     expect(await responseContractViolations(response, createPlantRequest)).toEqual([]);
     return response;
   };

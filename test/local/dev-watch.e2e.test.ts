@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from '@jest/globals';
 import { projectRoot } from '../../infra/project-root.ts';
 import { newDataDir, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 /** What `cdk synth` and the runner read, copied; node_modules linked. */
 const projectCopy = () => {
@@ -32,12 +33,7 @@ afterAll(stopStarted);
 test('a changed function is served without a restart, with the plants kept; a broken change is not served', async () => {
   const root = projectCopy();
   const server = await start(newDataDir(), { root, args: ['--watch'] });
-  const create = (plant: { id: number; name: string }) =>
-    fetch(`${server.url}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${tokenOf(server)}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(plant),
-    });
+  const create = (plant: { id: number; name: string }) => postPlant(server.url, tokenOf(server), plant);
   await server.printed(
     /watching infra\/\*\*, functions\/\*\*, openapi\.yaml for changes \(cdk\.json's watch\.include\)/,
   );

@@ -10,15 +10,9 @@ import { projectRoot } from '../../infra/project-root.ts';
 import { signalGroup } from '../../packages/local-runner/test/helpers/process-group.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { type Launched, launch, newDataDir, type Started, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 afterEach(stopStarted);
-
-const createPlant = (server: Started, token: string, plant: { id: number; name: string }) =>
-  fetch(`${server.url}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(plant),
-  });
 
 test('the curl line printed at start creates a plant', async () => {
   const server = await start(newDataDir());
@@ -27,11 +21,7 @@ test('the curl line printed at start creates a plant', async () => {
 
   expect(JSON.parse(stdout)).toEqual({ name: 'Monstera deliciosa', tag: 'aroid' });
   // A client configured with the deployed base URL's shape (its stage, v1) works by changing the host alone.
-  const staged = await fetch(`${server.url}/v1/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${tokenOf(server)}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: 2, name: 'Ficus lyrata' }),
-  });
+  const staged = await postPlant(`${server.url}/v1`, tokenOf(server), { id: 2, name: 'Ficus lyrata' });
   expect([staged.status, await staged.json()]).toEqual([200, { name: 'Ficus lyrata' }]);
 }, 90_000);
 
@@ -49,13 +39,13 @@ test('a restarted server on the same data folder has every plant: same content 2
   const token = stdout.trim();
 
   const first = await start(dataDir);
-  expect((await createPlant(first, token, { id: 300, name: 'Persisted' })).status).toBe(200);
+  expect((await postPlant(first.url, token, { id: 300, name: 'Persisted' })).status).toBe(200);
   first.child.kill('SIGTERM');
   expect(await first.exited).toBe(0);
 
   const second = await start(dataDir);
-  expect((await createPlant(second, token, { id: 300, name: 'Persisted' })).status).toBe(200);
-  expect((await createPlant(second, token, { id: 300, name: 'Changed' })).status).toBe(409);
+  expect((await postPlant(second.url, token, { id: 300, name: 'Persisted' })).status).toBe(200);
+  expect((await postPlant(second.url, token, { id: 300, name: 'Changed' })).status).toBe(409);
 }, 90_000);
 
 /** The runner npm started (npm runs it with exec: no shell in between). */
@@ -99,7 +89,7 @@ test.each(stops)(
     gate.forwardTo(server.databaseEndpoint);
     const token = tokenOf(server);
 
-    const inFlight = [1, 2, 3, 4].map((id) => createPlant(server, token, { id, name: 'in flight' }));
+    const inFlight = [1, 2, 3, 4].map((id) => postPlant(server.url, token, { id, name: 'in flight' }));
     await gate.holding(4);
     stop(server);
     await server.printed(new RegExp(`${reason}: finishing requests in flight`));
@@ -113,9 +103,9 @@ test.each(stops)(
     await gate.close();
 
     const again = await start(dataDir);
-    const same = await Promise.all([1, 2, 3, 4].map((id) => createPlant(again, token, { id, name: 'in flight' })));
+    const same = await Promise.all([1, 2, 3, 4].map((id) => postPlant(again.url, token, { id, name: 'in flight' })));
     expect(same.map((response) => response.status)).toEqual([200, 200, 200, 200]);
-    expect((await createPlant(again, token, { id: 1, name: 'changed' })).status).toBe(409);
+    expect((await postPlant(again.url, token, { id: 1, name: 'changed' })).status).toBe(409);
   },
   90_000,
 );
@@ -136,7 +126,7 @@ const ended = async (pid: number) => {
 
 test('SIGKILL to the runner alone: its execution environments, a process each, end with it', async () => {
   const server = await start(newDataDir(), { viaNpm: true });
-  expect((await createPlant(server, tokenOf(server), { id: 1, name: 'Pilea' })).status).toBe(200);
+  expect((await postPlant(server.url, tokenOf(server), { id: 1, name: 'Pilea' })).status).toBe(200);
   const runner = runnerOf(server);
   const environments = environmentsOf(runner);
   expect(environments).toHaveLength(2); // the authorizer's and createPlant's
@@ -151,7 +141,7 @@ test('a second signal, later than the first, stops at once', async () => {
   writeFileSync(envVars, JSON.stringify({ CreatePlantFunction: { AWS_ENDPOINT_URL_DYNAMODB: gate.endpoint } }));
   const server = await start(newDataDir(), { viaNpm: true, args: ['--env-vars', envVars] });
   gate.forwardTo(server.databaseEndpoint);
-  const held = createPlant(server, tokenOf(server), { id: 1, name: 'held' }).catch((error: unknown) => error);
+  const held = postPlant(server.url, tokenOf(server), { id: 1, name: 'held' }).catch((error: unknown) => error);
   await gate.holding(1);
 
   signalGroup(server.child, 'SIGINT');

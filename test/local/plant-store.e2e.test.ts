@@ -3,6 +3,7 @@ import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { contractOperations } from '../helpers/contract-operations.ts';
 import { createPlantRequest, responseContractViolations } from '../helpers/independent-contract.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 const options = plantStoreOptions();
 let api: LocalApi;
@@ -15,13 +16,12 @@ beforeAll(async () => {
 
 afterAll(() => api.close());
 
-/** POSTs `body` (sent as is when a string) and checks the answer against openapi.yaml. */
+/**
+ * POSTs `body` with `headers` (by default the token's Authorization; the authorization tests send others, or none) and
+ * checks the answer against openapi.yaml.
+ */
 const createPlant = async (body: unknown, headers: Record<string, string> = { Authorization: `Bearer ${token}` }) => {
-  const response = await fetch(`${api.url}/plants`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: typeof body === 'string' || body instanceof Buffer ? body : JSON.stringify(body),
-  });
+  const response = await postPlant(api.url, undefined, body, headers);
   expect(await responseContractViolations(response, createPlantRequest)).toEqual([]);
   return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
 };

@@ -4,6 +4,7 @@ import { afterAll, expect, test } from '@jest/globals';
 import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 import { type DatabaseGate, startDatabaseGate } from '../helpers/database-gate.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 
 let api: LocalApi | undefined;
 let gate: DatabaseGate | undefined;
@@ -20,12 +21,7 @@ test('a request held inside createPlant while the app is reloaded is answered, t
   gate.forwardTo(api.databaseEndpoint);
   const token = await signDevToken(api.signingKey, { sub: 'reload', scope: 'plants/write', expiresIn: '1h' });
   const url = api.url;
-  const create = (id: number) =>
-    fetch(`${url}/plants`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, name: 'Agave' }),
-    });
+  const create = (id: number) => postPlant(url, token, { id, name: 'Agave' });
 
   const inFlight = create(1);
   await gate.holding(1);

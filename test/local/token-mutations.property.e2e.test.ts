@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type LocalApi, startLocalApi } from 'cdk-local-runner';
 import fc from 'fast-check';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
+import { postPlant } from '../helpers/post-plant.ts';
 import { replay, report, thorough } from '../helpers/report.ts';
 import { type SigningKey, signingKey, signToken, startIssuer, type TestIssuer } from '../helpers/token-issuer.ts';
 import { derSignature, ecdsaScalars, highSTwin, mutatedToken, withSignature } from '../helpers/token-mutations.ts';
@@ -48,11 +49,7 @@ afterAll(async () => {
 let nextId = 7_000_000;
 /** POST /plants with `token` as the bearer token and a valid plant: status and body. */
 const post = async (token: string) => {
-  const response = await fetch(`${api.url}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: nextId++, name: 'mutant' }),
-  });
+  const response = await postPlant(api.url, token, { id: nextId++, name: 'mutant' });
   return { status: response.status, body: (await response.json()) as unknown };
 };
 const refused = { status: 401, body: { error: 401, message: 'Unauthorized' } };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { startLocalApi } from 'cdk-local-runner';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
+import { postPlant } from '../../helpers/post-plant.ts';
 import { startVendorIssuer, type VendorIssuer } from '../../helpers/vendor-tokens.ts';
 
 let vendor: VendorIssuer;
@@ -39,11 +40,7 @@ test('every vendor shape gets its verdict through the gateway and the authorizer
     );
     try {
       for (const [name, shape] of shapes) {
-        const response = await fetch(`${api.url}/plants`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${await vendor.sign(shape)}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ id: id++, name: 'Monstera deliciosa' }),
-        });
+        const response = await postPlant(api.url, await vendor.sign(shape), { id: id++, name: 'Monstera deliciosa' });
         answered[name] = response.status;
       }
     } finally {

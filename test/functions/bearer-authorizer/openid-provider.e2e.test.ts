@@ -17,6 +17,7 @@ import { plantStoreOptions, synthesizedCloudAssembly } from '../../helpers/cloud
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { start, stopStarted } from '../../helpers/npm-start.ts';
 import { type OpenIdProvider, type ProviderAlgorithm, startOpenIdProvider } from '../../helpers/openid-provider.ts';
+import { postPlant } from '../../helpers/post-plant.ts';
 import { productRouteScopes } from '../../helpers/vendor-tokens.ts';
 
 let provider: OpenIdProvider;
@@ -102,13 +103,7 @@ describe('through the local runner', () => {
     expect(server.curl).toContain('Bearer $TOKEN');
 
     const post = async (token: string, id: number) =>
-      (
-        await fetch(`${server.url}/plants`, {
-          method: 'POST',
-          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ id, name: 'Monstera deliciosa' }),
-        })
-      ).status;
+      (await postPlant(server.url, token, { id, name: 'Monstera deliciosa' })).status;
     for (const [index, alg] of algorithms.entries())
       expect(await post(await provider.token(alg), 9_100 + index)).toBe(200);
     expect(await post(await provider.token('RS256', 'plants/read'), 9_110)).toBe(403);
