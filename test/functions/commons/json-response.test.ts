@@ -1,9 +1,13 @@
-// Every answer's JSON and headers (functions/commons/json-response.ts): the API's CORS headers on every answer, a 200
-// and an error alike, when the stack allows an origin; none when it does not.
+// Every answer's JSON and headers (functions/commons/json-response.ts): an int64 written exactly, through a function's
+// real chain too; the API's CORS headers on every answer, a 200 and an error alike, when the stack allows an origin;
+// none when it does not.
 import { execFileSync } from 'node:child_process';
 import { expect, test } from '@jest/globals';
+import { exactNumbers } from '../../../functions/commons/exact-json.ts';
 import { jsonResponder, jsonResponse } from '../../../functions/commons/json-response.ts';
 import { projectRoot } from '../../../infra/project-root.ts';
+import { handler as getThing } from '../../fixtures/extended-app/functions/get-thing/handler.ts';
+import { lambdaContext, proxyEvent } from '../../helpers/events.ts';
 
 const cors = {
   'Access-Control-Allow-Origin': 'https://app.example.com',
@@ -16,6 +20,18 @@ test('an int64 is written exactly, after the JSON media type; headers given win'
     headers: { 'Content-Type': 'application/json', 'Retry-After': '1' },
     body: '{"id":9223372036854775807}',
   });
+});
+
+test("an int64 leaves a function's real chain exactly, at both ends of its range (the extended fixture app)", async () => {
+  for (const id of ['9223372036854775807', '-9223372036854775808']) {
+    const { body } = await getThing(
+      // httpEventNormalizer's types ask for its normalized shape; API Gateway sends the proxy event.
+      proxyEvent({ method: 'GET', resource: '/things/{id}', pathParameters: { id } }) as Parameters<typeof getThing>[0],
+      lambdaContext(),
+    );
+    expect(body).toBe(`{"id":${id},"fields":"all"}`);
+    expect(JSON.parse(body, exactNumbers)).toEqual({ id: BigInt(id), fields: 'all' });
+  }
 });
 
 test('an API that allows an origin: its CORS headers on the answer', () => {
