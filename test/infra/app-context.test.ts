@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { App, Duration } from 'aws-cdk-lib';
 import { propsFromContext } from '../../infra/app-context.ts';
+import type { PlantStoreStackProps } from '../../infra/plant-store-stack.ts';
 import { oddHostOrigins } from '../helpers/cors-origins.ts';
 
 const props = (context: Record<string, unknown>) => propsFromContext(new App({ context }).node);
@@ -131,46 +132,114 @@ describe('propsFromContext', () => {
     expect(() => props({ issuer: 'https://id.example.com/' })).toThrow(/needs audience/);
   });
 
-  test('numbers arrive as strings from -c and are checked', () => {
-    expect(
-      props({
-        authorizerCacheTtlSeconds: '0',
-        throttlingRateLimit: '10',
-        throttlingBurstLimit: 20,
-        maxBodyBytes: '1024',
-        createPlantReservedConcurrency: '5',
-        authorizerReservedConcurrency: 2,
-        alarmApi5xxRate: '0.05',
-        alarmApiLatencyP99Ms: '2000',
-        alarmEmail: 'ops@example.com',
-      }),
-    ).toEqual({
-      stackName: 'PlantStore',
-      authorizerCacheTtl: Duration.seconds(0),
-      throttlingRateLimit: 10,
-      throttlingBurstLimit: 20,
-      maxBodyBytes: 1024,
-      createPlantReservedConcurrency: 5,
-      authorizerReservedConcurrency: 2,
-      alarmThresholds: { api5xxRate: 0.05, apiLatencyP99Ms: 2000 },
-      alarmEmail: 'ops@example.com',
-    });
-    expect(() => props({ alarmApi4xxRate: 'half' })).toThrow(/alarmApi4xxRate must be a number >= 0, not half/);
-    expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
-    expect(() => props({ profile: 'staging' })).toThrow(/profile must be dev or prod, not staging/);
+  test('profile is dev or prod; anything else stops the synth, naming it', () => {
+    expect(() => props({ profile: 'staging' })).toThrow('Context profile must be dev or prod, not staging');
+  });
+
+  test('the former env stops the synth, saying what replaced it with the value given', () => {
     expect(() => props({ env: 'dev' })).toThrow('Context env is now profile: -c profile=dev');
+  });
+
+  // Each arrives as text from -c, or as a number from cdk.json.
+  test.each<[string, (value: number) => Partial<PlantStoreStackProps>]>([
+    ['authorizerCacheTtlSeconds', (value) => ({ authorizerCacheTtl: Duration.seconds(value) })],
+    ['throttlingRateLimit', (value) => ({ throttlingRateLimit: value })],
+    ['throttlingBurstLimit', (value) => ({ throttlingBurstLimit: value })],
+    ['maxBodyBytes', (value) => ({ maxBodyBytes: value })],
+    ['createPlantReservedConcurrency', (value) => ({ createPlantReservedConcurrency: value })],
+    ['authorizerReservedConcurrency', (value) => ({ authorizerReservedConcurrency: value })],
+    ['alarmApiLatencyP99Ms', (value) => ({ alarmThresholds: { apiLatencyP99Ms: value } })],
+    ['alarmIntegrationLatencyP99Ms', (value) => ({ alarmThresholds: { integrationLatencyP99Ms: value } })],
+  ])('%s is a whole number >= 0; anything else stops the synth, naming it', (name, expected) => {
+    for (const [given, value] of [
+      ['0', 0],
+      ['1024', 1024],
+      [20, 20],
+    ] as const) {
+      expect(props({ [name]: given })).toEqual({ stackName: 'PlantStore', ...expected(value) });
+    }
+    for (const refused of ['fast', '-1', '2.5', '9007199254740993']) {
+      expect(() => props({ [name]: refused })).toThrow(`Context ${name} must be a whole number >= 0, not ${refused}`);
+    }
+  });
+
+  test.each<[string, (value: number) => Partial<PlantStoreStackProps>]>([
+    ['alarmApi5xxRate', (value) => ({ alarmThresholds: { api5xxRate: value } })],
+    ['alarmApi4xxRate', (value) => ({ alarmThresholds: { api4xxRate: value } })],
+  ])('%s is a number >= 0; anything else stops the synth, naming it', (name, expected) => {
+    for (const [given, value] of [
+      ['0', 0],
+      ['0.05', 0.05],
+      [1, 1],
+    ] as const) {
+      expect(props({ [name]: given })).toEqual({ stackName: 'PlantStore', ...expected(value) });
+    }
+    for (const refused of ['half', '-0.1', 'Infinity']) {
+      expect(() => props({ [name]: refused })).toThrow(`Context ${name} must be a number >= 0, not ${refused}`);
+    }
+  });
+
+  test('alarm thresholds given together are kept together', () => {
+    expect(props({ alarmApi5xxRate: '0.05', alarmApiLatencyP99Ms: '2000' }).alarmThresholds).toEqual({
+      api5xxRate: 0.05,
+      apiLatencyP99Ms: 2000,
+    });
+  });
+
+  test.each([
+    ['alarmEmail', 'ops@example.com'],
+    ['localDynamoDbEndpoint', 'http://127.0.0.1:8000'],
+  ])('%s is taken as given; empty is unset', (name, value) => {
+    expect(props({ [name]: value })).toEqual({ stackName: 'PlantStore', [name]: value });
+    expect(props({ [name]: '' })).toEqual({ stackName: 'PlantStore' });
+  });
+
+  test('deployment is canary or allAtOnce; anything else stops the synth, naming it', () => {
+    expect(props({ deployment: 'canary' })).toEqual({ stackName: 'PlantStore', deployment: 'canary' });
+    expect(props({ deployment: 'allAtOnce' })).toEqual({ stackName: 'PlantStore', deployment: 'allAtOnce' });
+    expect(() => props({ deployment: 'blue-green' })).toThrow(
+      'Context deployment must be canary or allAtOnce, not blue-green',
+    );
+  });
+
+  test('ignoreDeploymentAlarms is true or false, as text or a boolean; anything else stops the synth', () => {
+    expect(props({ ignoreDeploymentAlarms: 'true' }).ignoreDeploymentAlarms).toBe(true);
+    expect(props({ ignoreDeploymentAlarms: false }).ignoreDeploymentAlarms).toBe(false);
+    expect(() => props({ ignoreDeploymentAlarms: 'yes' })).toThrow(
+      'Context ignoreDeploymentAlarms must be true or false, not yes',
+    );
+  });
+
+  test('waf is on only when true, with wafRateLimit (a whole number >= 0) when given', () => {
+    expect(props({ waf: 'true' })).toEqual({ stackName: 'PlantStore', waf: {} });
     expect(props({ waf: 'true', wafRateLimit: '500' })).toEqual({
       stackName: 'PlantStore',
       waf: { rateLimitPer5Minutes: 500 },
     });
+    expect(props({ waf: 'false', wafRateLimit: '500' })).toEqual({ stackName: 'PlantStore' });
+    expect(() => props({ waf: 'true', wafRateLimit: 'lots' })).toThrow(
+      'Context wafRateLimit must be a whole number >= 0, not lots',
+    );
+  });
+
+  test('domainName goes with certificateArn, hostedZoneId with hostedZoneName; one alone stops the synth', () => {
     expect(props({ domainName: 'a.example.com', certificateArn: 'arn:c' })).toEqual({
       stackName: 'PlantStore',
       customDomain: { domainName: 'a.example.com', certificateArn: 'arn:c' },
     });
+    expect(
+      props({ domainName: 'a.example.com', certificateArn: 'arn:c', hostedZoneId: 'Z1', hostedZoneName: 'example.com' })
+        .customDomain,
+    ).toEqual({
+      domainName: 'a.example.com',
+      certificateArn: 'arn:c',
+      hostedZoneId: 'Z1',
+      hostedZoneName: 'example.com',
+    });
     expect(() => props({ domainName: 'a.example.com' })).toThrow(/domainName and certificateArn go together/);
-    expect(() => props({ deployment: 'blue-green' })).toThrow(/deployment must be canary or allAtOnce, not blue-green/);
-    expect(() => props({ throttlingRateLimit: 'fast' })).toThrow(
-      /throttlingRateLimit must be a whole number >= 0, not fast/,
+    expect(() => props({ certificateArn: 'arn:c' })).toThrow(/domainName and certificateArn go together/);
+    expect(() => props({ domainName: 'a.example.com', certificateArn: 'arn:c', hostedZoneId: 'Z1' })).toThrow(
+      /hostedZoneId and hostedZoneName go together/,
     );
   });
 });
