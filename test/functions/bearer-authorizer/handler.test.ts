@@ -1,6 +1,6 @@
 // The TOKEN authorizer through its handler, with real tokens signed by keys generated here and a JWKS on loopback.
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
 import { base64url, type CryptoKey, exportSPKI, type JWTPayload, UnsecuredJWT } from 'jose';
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
@@ -35,9 +35,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => issuer.close());
-afterEach(() => {
-  jest.restoreAllMocks();
-});
 
 const validClaims = (): JWTPayload => ({
   iss: issuer.issuer,
