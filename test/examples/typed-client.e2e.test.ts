@@ -1,11 +1,10 @@
-// The typed client of examples/typed-client against `npm start`: int64 ids exact over the whole range, 400 and 409 as
-// results, 503 retried after Retry-After; its example program runs (test/examples/typed-client.test.ts: the rest).
+// The typed client of examples/typed-client against the real app, served by the local runner as `npm start` serves it:
+// int64 ids exact over the whole range, 400 and 409 as results; its example program runs. The rest, in-process against
+// servers of the test's own (exact answers, 503 retries, generated files): test/examples/typed-client.test.ts.
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { listenOnLoopback } from 'cdk-local-runner';
 import { createPlantStoreClient } from '../../examples/typed-client/src/client.ts';
 import { storedPlant } from '../helpers/dynalite.ts';
 import { newDataDir, type Started, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
@@ -75,31 +74,4 @@ describe('against npm start', () => {
     expect(stdout).toMatch(/^409 as expected: /m);
     expect(stdout).toMatch(/^400 as expected: id: must be an integer in the int64 range$/m);
   }, 90_000);
-});
-
-test('retries a 503 after its Retry-After, and gives up after the last attempt', async () => {
-  let requests = 0;
-  const busy = createServer((request, response) => {
-    requests += 1;
-    request.resume();
-    const ready = requests === 3;
-    response.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Retry-After': '0' });
-    response.end(ready ? '{"name":"Hoya"}' : '{"error":503,"message":"The database is unavailable, please retry"}');
-  });
-  const baseUrl = await listenOnLoopback(busy);
-
-  expect(await createPlantStoreClient({ baseUrl, token: 't' }).createPlant({ id: 1n, name: 'Hoya' })).toEqual({
-    ok: true,
-    plant: { name: 'Hoya' },
-  });
-  expect(requests).toBe(3);
-  requests = -10; // from now on, only 503s
-  await expect(
-    createPlantStoreClient({ baseUrl, token: 't', maxAttempts: 2 }).createPlant({ id: 1n, name: 'Hoya' }),
-  ).rejects.toMatchObject({
-    name: 'PlantStoreError',
-    status: 503,
-  });
-  expect(requests).toBe(-8);
-  busy.close();
 });

@@ -1,11 +1,12 @@
 // The typed client's exact JSON (examples/typed-client/src/exact-json.ts) and its generated files: int64 both ways,
-// read where the contract says an answer holds one, whether the answer has a Content-Length or is chunked.
+// read where the contract says an answer holds one, whether the answer has a Content-Length or is chunked; and its
+// retries of a 503, against a server that counts them. Against the real app: typed-client.e2e.test.ts.
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
 import { promisify } from 'node:util';
 import { expect, test } from '@jest/globals';
 import { listenOnLoopback } from 'cdk-local-runner';
-import { createExactClient } from '../../examples/typed-client/src/client.ts';
+import { createExactClient, createPlantStoreClient } from '../../examples/typed-client/src/client.ts';
 import { exactJson, parseExact } from '../../examples/typed-client/src/exact-json.ts';
 import { int64Fields } from '../fixtures/extended-app/typed-client/int64-fields.ts';
 import type { paths } from '../fixtures/extended-app/typed-client/plant-store-api.d.ts';
@@ -71,4 +72,34 @@ test("the fixture's int64 fields: each answer that holds an id", () => {
     'GET /plants': { 200: [['plants', '*', 'id']] },
     'GET /plants/{id}': { 200: [['id']] },
   });
+});
+
+test('retries a 503 after its Retry-After, and gives up after the last attempt', async () => {
+  let requests = 0;
+  const busy = createServer((request, response) => {
+    requests += 1;
+    request.resume();
+    const ready = requests === 3;
+    response.writeHead(ready ? 200 : 503, { 'Content-Type': 'application/json', 'Retry-After': '0' });
+    response.end(ready ? '{"name":"Hoya"}' : '{"error":503,"message":"The database is unavailable, please retry"}');
+  });
+  try {
+    const baseUrl = await listenOnLoopback(busy);
+
+    expect(await createPlantStoreClient({ baseUrl, token: 't' }).createPlant({ id: 1n, name: 'Hoya' })).toEqual({
+      ok: true,
+      plant: { name: 'Hoya' },
+    });
+    expect(requests).toBe(3);
+    requests = -10; // from now on, only 503s
+    await expect(
+      createPlantStoreClient({ baseUrl, token: 't', maxAttempts: 2 }).createPlant({ id: 1n, name: 'Hoya' }),
+    ).rejects.toMatchObject({
+      name: 'PlantStoreError',
+      status: 503,
+    });
+    expect(requests).toBe(-8);
+  } finally {
+    busy.close();
+  }
 });
