@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { ClassicLevel } from 'classic-level';
 import type { LocalTable } from '../../src/app/template.ts';
@@ -31,17 +31,16 @@ const tables: LocalTable[] = [
   },
 ];
 const quiet = () => undefined;
+/** A DynamoDB client of the database at `endpoint` (any credentials). */
+const clientOf = (endpoint: string) =>
+  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
 /** A data folder with 300 plants, as the runner leaves it. */
 let whole: string;
 
 beforeAll(async () => {
   whole = mkdtempSync(join(tmpdir(), 'local-runner-folder-'));
   const database = await startDatabase(tables, whole, quiet);
-  const client = new DynamoDBClient({
-    endpoint: database.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
+  const client = clientOf(database.endpoint);
   for (let id = 1; id <= 300; id += 1) {
     await client.send(
       new PutItemCommand({ TableName: 'plants', Item: { id: { N: String(id) }, name: { S: `p${id}` } } }),
@@ -69,13 +68,27 @@ const fileOf = (levelDb: string, pattern: RegExp) => {
 };
 const recovery = /Restore .*dynamodb from a backup; or move it aside and start with an empty store/;
 
-test('a whole folder is served again', async () => {
+test('a whole folder is served again: every plant, as written, and nothing said about the folder', async () => {
+  const lines: string[] = [];
   const database = await startDatabase(
     tables,
     damagedCopy(() => undefined),
-    quiet,
+    (line) => lines.push(line),
   );
-  await database.close();
+  try {
+    const client = clientOf(database.endpoint);
+    const { Count } = await client.send(new ScanCommand({ TableName: 'plants', Select: 'COUNT' }));
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: 'plants', Key: { id: { N: '300' } }, ConsistentRead: true }),
+    );
+    client.destroy();
+
+    expect(Count).toBe(300);
+    expect(Item).toEqual({ id: { N: '300' }, name: { S: 'p300' } });
+    expect(lines).toEqual([]);
+  } finally {
+    await database.close();
+  }
 });
 
 /** A record header saying 200 bytes of data follow, and only 50 of them: what a write cut short leaves. */
@@ -90,11 +103,7 @@ test('a log cut off exactly where a write failed as the database died is cut the
   });
   const database = await startDatabase(tables, copy, (line) => lines.push(line));
   try {
-    const client = new DynamoDBClient({
-      endpoint: database.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    });
+    const client = clientOf(database.endpoint);
     const { Count } = await client.send(new ScanCommand({ TableName: 'plants', Select: 'COUNT' }));
     client.destroy();
 
