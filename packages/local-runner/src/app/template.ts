@@ -23,6 +23,8 @@ class UnsupportedTemplateError extends RunnerError {
 
 export interface LocalFunction {
   id: string;
+  /** The template's Runtime, e.g. `nodejs22.x`: which handler styles the runtime takes. */
+  runtime: string;
   /** The folder of the bundled code, as `cdk deploy` would upload it. */
   assetDir: string;
   /** The module file inside assetDir and the exported handler name. */
@@ -194,6 +196,7 @@ const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir:
     const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     functions.set(id, {
       id,
+      runtime,
       assetDir,
       ...handlerModule(assetDir, String(properties.Handler ?? 'index.handler'), id),
       timeoutSeconds: Number(properties.Timeout ?? 3),

@@ -12,6 +12,8 @@ import { recordEvent } from './event-log.ts';
 /** What an execution environment's runtime (runtime.mjs) is started with: its command line's one argument, as JSON. */
 interface RuntimeSettings {
   functionId: string;
+  /** The template's Runtime (`nodejs22.x`). */
+  runtime: string;
   modulePath: string;
   exportName: string;
   memoryMb: number;
@@ -160,6 +162,7 @@ export class FunctionPool {
   #start(pending: Pending): ExecutionEnvironment {
     const settings: RuntimeSettings = {
       functionId: this.#fn.id,
+      runtime: this.#fn.runtime,
       modulePath: this.#fn.modulePath,
       exportName: this.#fn.exportName,
       memoryMb: this.#fn.memoryMb,

@@ -16,15 +16,54 @@ process.on('disconnect', () => process.exit(0));
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-const { functionId, modulePath, exportName, memoryMb, logFormat, region, accountId } = JSON.parse(process.argv[2]);
+const { functionId, runtime, modulePath, exportName, memoryMb, logFormat, region, accountId } = JSON.parse(
+  process.argv[2],
+);
 
 /**
- * The line the Lambda Node.js runtime writes itself when a handler throws or rejects ("Invoke Error"), in the
+ * Up to nodejs22.x, Lambda's runtime takes a handler that answers through a callback or the context's succeed, fail
+ * and done (aws/aws-lambda-nodejs-runtime-interface-client 3.x: Runtime.js, CallbackContext.js); from nodejs24.x its
+ * runtime refuses, at init, a handler that declares a third parameter (the client's CallbackHandlerDeprecatedError and
+ * its message, quoted below). `nodejs` alone, the oldest, names no version.
+ */
+const takesCallbacks = Number(/^nodejs(\d+)/.exec(runtime)?.[1] ?? 0) <= 22;
+const callbackHandlerRefused =
+  'ERROR: AWS Lambda has removed support for callback-based function handlers starting with Node.js 24. You need to modify this function to use a supported handler signature to use Node.js 24 or later. For more information see https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html.';
+
+/** What keeps this process's event loop alive, by kind, before the function's code loads: the runtime's own. */
+const countByKind = () => {
+  const counts = new Map();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+};
+// The standard streams' handles are made on first use: made now, they count as the runtime's own.
+void process.stdout;
+void process.stderr;
+const runtimeResources = countByKind();
+
+/**
+ * Calls `then` once nothing but the runtime's own resources keeps the event loop alive: when Lambda's runtime sees the
+ * loop empty (its beforeExit), where a callback's result waits while callbackWaitsForEmptyEventLoop is true. Looked at
+ * every 10 ms by a timer that keeps nothing alive itself. A function that leaves a socket or a timer open waits, here as
+ * on Lambda, until its timeout.
+ */
+const whenEventLoopEmpty = (then) => {
+  const look = () => {
+    const empty = [...countByKind()].every(([kind, count]) => count <= (runtimeResources.get(kind) ?? 0));
+    if (empty) then();
+    else setTimeout(look, 10).unref();
+  };
+  setTimeout(look, 0).unref();
+};
+
+/**
+ * The line the Lambda Node.js runtime writes itself when a handler throws or rejects ("Invoke Error") or its module
+ * fails to load ("Init Error"), in the
  * function's log format, as its LogPatch.js writes it (aws/aws-lambda-nodejs-runtime-interface-client): in JSON, a line
  * at level ERROR whose message is the error as errorType, errorMessage and stackTrace. Metric filters over the log
  * group see it as they see the function's own lines.
  */
-const logInvokeError = (error, requestId) => {
+const logError = (label, error, requestId) => {
   const timestamp = new Date().toISOString();
   const stack = typeof error.stack === 'string' ? error.stack.split('\n') : [];
   if (logFormat === 'JSON') {
@@ -32,19 +71,33 @@ const logInvokeError = (error, requestId) => {
     console.error(JSON.stringify({ timestamp, level: 'ERROR', requestId, message }));
   } else {
     const formatted = JSON.stringify({ errorType: error.name, errorMessage: error.message, stack });
-    console.error(`${timestamp}\t${requestId}\tERROR\tInvoke Error \t${formatted}`);
+    console.error(`${timestamp}\t${requestId}\tERROR\t${label} \t${formatted}`);
   }
 };
+
+/** An error as the runtime reports it: an Error by its name and message; anything else by its type and text. */
+const reported = (error) =>
+  error instanceof Error
+    ? { errorType: error.name, message: error.message }
+    : { errorType: typeof error, message: String(error) };
 
 let handler;
 try {
   const module = await import(pathToFileURL(modulePath).href);
   handler = module[exportName];
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
+  if (!takesCallbacks && handler.length >= 3) {
+    const refused = new Error(callbackHandlerRefused);
+    refused.name = 'Runtime.CallbackHandlerDeprecated';
+    throw refused;
+  }
   post({ type: 'ready' });
 } catch (error) {
-  post({ type: 'init-error', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
-  throw error;
+  logError('Init Error', error instanceof Error ? error : new Error(String(error)), undefined);
+  const { errorType, message } = reported(error);
+  // The runtime reports the failed init and ends, as Lambda's does (its /init/error); the next request starts anew.
+  process.send?.({ type: 'init-error', message: `${errorType}: ${message}` }, () => process.exit(1));
+  await new Promise(() => undefined);
 }
 
 /**
@@ -58,11 +111,52 @@ const traceHeader = (event) => {
   return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
 };
 
+const nodeJsExitMessage =
+  'The Lambda runtime client detected an unexpected Node.js exit code. This is most commonly caused by a Promise that was never settled. For more information, see https://nodejs.org/docs/latest/api/process.html#exit-codes';
+const runtimeError = (name, message) => Object.assign(new Error(message), { name });
+
+/**
+ * The callback, and the context's succeed, fail and done, as the runtime builds them (CallbackContext.js): the first
+ * call of any of them is the outcome; the callback's result waits for the event loop to empty while
+ * callbackWaitsForEmptyEventLoop is true; `fail()` with nothing fails as `handled`.
+ */
+const callbackStyle = (finish) => {
+  let called = false;
+  const once =
+    (fn) =>
+    (...args) => {
+      if (called) return;
+      called = true;
+      fn(...args);
+    };
+  let waitForEmptyEventLoop = true;
+  const done = (error, result) => finish(error !== undefined && error !== null ? { error } : { result });
+  return {
+    /** Whether the handler has answered through any of them (the runtime then drops its default listener). */
+    answered: () => called,
+    callback: once((error, result) => {
+      if (error !== undefined && error !== null) finish({ error });
+      else if (!waitForEmptyEventLoop) finish({ result });
+      else whenEventLoopEmpty(() => finish({ result }));
+    }),
+    legacy: {
+      get callbackWaitsForEmptyEventLoop() {
+        return waitForEmptyEventLoop;
+      },
+      set callbackWaitsForEmptyEventLoop(value) {
+        waitForEmptyEventLoop = value;
+      },
+      succeed: once((result) => done(null, result)),
+      fail: once((error) => done(error ?? 'handled', null)),
+      done: once(done),
+    },
+  };
+};
+
 process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
   const parsed = JSON.parse(event);
   process.env._X_AMZN_TRACE_ID = traceHeader(parsed);
   const context = {
-    callbackWaitsForEmptyEventLoop: true,
     functionName: functionId,
     functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
     // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
@@ -74,20 +168,51 @@ process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
     logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
-  try {
-    const result = await handler(parsed, context);
+  let finished = false;
+  /** The invocation's outcome, once: its result as JSON, or its error (logged as the runtime logs it). */
+  const finish = (outcome) => {
+    if (finished) return;
+    finished = true;
+    if ('error' in outcome) {
+      const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+      logError('Invoke Error', error, requestId);
+      post({ type: 'error', id, ...reported(outcome.error) });
+      return;
+    }
     let json;
     try {
-      json = JSON.stringify(result) ?? 'null';
+      json = JSON.stringify(outcome.result) ?? 'null';
     } catch {
       // Not JSON (a bigint, a cycle): Lambda could not serialize it either.
       post({ type: 'error', id, errorType: 'Runtime.MalformedResult', message: 'The result cannot be serialized' });
       return;
     }
     post({ type: 'result', id, result: json });
-  } catch (thrown) {
-    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-    logInvokeError(error, requestId);
-    post({ type: 'error', id, errorType: error.name, message: error.message });
+  };
+  if (!takesCallbacks) {
+    try {
+      finish({ result: await handler(parsed, context) });
+    } catch (error) {
+      finish({ error });
+    }
+    return;
+  }
+  const { answered, callback, legacy } = callbackStyle(finish);
+  Object.defineProperties(context, Object.getOwnPropertyDescriptors(legacy));
+  // As the runtime's default beforeExit listener: a handler that neither answers nor settles has answered null, or,
+  // declared async, failed (a promise never settled).
+  whenEventLoopEmpty(() => {
+    if (answered()) return;
+    finish(
+      handler.constructor.name === 'AsyncFunction'
+        ? { error: runtimeError('Runtime.NodeJsExit', nodeJsExitMessage) }
+        : { result: null },
+    );
+  });
+  try {
+    const result = handler(parsed, context, callback);
+    if (typeof result?.then === 'function') result.then(legacy.succeed, legacy.fail);
+  } catch (error) {
+    callback(error);
   }
 });

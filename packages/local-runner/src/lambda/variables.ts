@@ -48,7 +48,7 @@ export const functionVariables = (
     AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.id}`,
     // Only with the JSON log format: the runtime's own format and level (the function's LoggingConfig).
     ...(fn.logFormat === 'JSON' && { AWS_LAMBDA_LOG_FORMAT: 'JSON' }),
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
     LAMBDA_TASK_ROOT: fn.assetDir,
     LAMBDA_RUNTIME_DIR: '/var/runtime',
     TZ: 'UTC',
