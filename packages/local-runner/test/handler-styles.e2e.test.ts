@@ -76,3 +76,8 @@ test('nodejs24.x: a handler declaring a callback is refused at init, as Lambda r
   // The same handler on nodejs22.x answered (above); an async handler on nodejs24.x answers.
   expect(await get('/async-on-24')).toMatchObject({ status: 200, body: { style: 'async' } });
 });
+
+test("a CommonJS bundle is loaded as CommonJS, as on Lambda, though the project's package.json says module", async () => {
+  // Node alone would load it as an ES module (`require is not defined in ES module scope`): /var/task has nothing above.
+  expect(await get('/commonjs')).toMatchObject({ status: 200, body: { style: 'commonjs', moduleType: 'object' } });
+});

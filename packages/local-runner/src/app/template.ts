@@ -160,11 +160,14 @@ const functionOfUri = (
 const ofType = (resources: Record<string, CfnResource>, type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);
 
-/** Lambda's handler setting `file.export`: the module file in the asset folder and the export's name. */
+/**
+ * Lambda's handler setting `file.export`: the module file in the asset folder, looked for as the runtime does (`.js`,
+ * then `.mjs`, then `.cjs`: UserFunction.js in aws/aws-lambda-nodejs-runtime-interface-client), and the export's name.
+ */
 const handlerModule = (assetDir: string, handler: string, id: string) => {
   const dot = handler.lastIndexOf('.');
   const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
-  const modulePath = ['.mjs', '.js', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
+  const modulePath = ['.js', '.mjs', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
   if (dot < 1 || !modulePath)
     throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
   return { modulePath, exportName };

@@ -5,6 +5,9 @@
 // typed there (RuntimeSettings, RuntimeRequest, RuntimeMessage); events and results cross as JSON text, as they reach
 // and leave a function on Lambda.
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 if (!process.send) throw new Error('lambda/runtime.mjs runs in a process started by pool.ts, with an IPC channel');
@@ -81,9 +84,40 @@ const reported = (error) =>
     ? { errorType: error.name, message: error.message }
     : { errorType: typeof error, message: String(error) };
 
+/** The bundle's folder: /var/task on Lambda, where nothing lies above it. */
+const taskRoot = process.env.LAMBDA_TASK_ROOT ?? dirname(modulePath);
+
+/**
+ * Whether a `.js` file of the bundle is an ES module as Lambda's runtime decides it (UserFunction.js,
+ * `_hasFolderPackageJsonTypeModule`): by the nearest package.json's `type`, never past a node_modules folder, and here
+ * never past the task root either: on Lambda nothing lies above /var/task, while locally the bundle sits in the user's
+ * project, whose own package.json (`"type": "module"`) does not reach it there.
+ */
+const isModuleScope = (file) => {
+  for (let dir = dirname(file); !dir.endsWith('/node_modules'); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
+    if (dir === taskRoot || !dir.startsWith(`${taskRoot}/`)) return false;
+  }
+  return false;
+};
+
+// Node decides a .js file's format by its nearest package.json, wherever it is, and neither its module hooks nor a
+// require() can tell its CommonJS loader otherwise for a file in a `"type": "module"` scope (a hook's format is not
+// used: ERR_REQUIRE_CYCLE_MODULE). So the loader's `.js` handler (Module._extensions, a documentation-only deprecation,
+// DEP0039) compiles the bundle's .js files in CommonJS scope as CommonJS, as Lambda loads them.
+const loadJs = Module._extensions['.js'];
+Module._extensions['.js'] = function (module, filename) {
+  if (filename.startsWith(`${taskRoot}/`) && !isModuleScope(filename))
+    return module._compile(readFileSync(filename, 'utf8'), filename, 'commonjs');
+  return loadJs.call(this, module, filename);
+};
+
 let handler;
 try {
-  const module = await import(pathToFileURL(modulePath).href);
+  // As the runtime loads it: a .cjs file, or a .js one in CommonJS scope, by require(); the rest by import().
+  const required = modulePath.endsWith('.cjs') || (modulePath.endsWith('.js') && !isModuleScope(modulePath));
+  const module = required ? createRequire(modulePath)(modulePath) : await import(pathToFileURL(modulePath).href);
   handler = module[exportName];
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
   if (!takesCallbacks && handler.length >= 3) {
