@@ -165,6 +165,8 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployme
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
   const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
+  if (app.unreachedFunctions.length > 0)
+    options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);
   const services = await startServices(app, options);
   let deployment = deploymentOf(app, services.pools);
   /** Pools replaced by a reload, finishing what they had. */

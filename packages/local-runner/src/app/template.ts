@@ -112,7 +112,10 @@ export interface LocalApp {
   routes: LocalRoute[];
   authorizers: Map<string, LocalAuthorizer>;
   gatewayResponses: Map<string, LocalGatewayResponse>;
+  /** The functions a route or an authorizer reaches: those served. */
   functions: Map<string, LocalFunction>;
+  /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
+  unreachedFunctions: string[];
   tables: LocalTable[];
   resources: Record<string, CfnResource>;
 }
@@ -183,11 +186,20 @@ const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariable
   return value as TokenIssuerVariables;
 };
 
-const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string) => {
+/** What a template value is, as a message names it: a string as it is, anything else (an intrinsic) as JSON. */
+const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** The functions `reached` names (by routes and authorizers), read; the template's others are only listed. */
+const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string, reached: Set<string>) => {
   const functions = new Map<string, LocalFunction>();
+  const unreached: string[] = [];
   for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
+    if (!reached.has(id)) {
+      unreached.push(id);
+      continue;
+    }
     const properties = props(resource);
-    const runtime = String(properties.Runtime ?? '');
+    const runtime = shown(properties.Runtime ?? '');
     if (!runtime.startsWith('nodejs')) throw new UnsupportedTemplateError(`${id}: runtime ${runtime} is not Node.js`);
     const assetPath = resource.Metadata?.['aws:asset:path'];
     if (typeof assetPath !== 'string') {
@@ -216,7 +228,7 @@ const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir:
       tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
     });
   }
-  return functions;
+  return { functions, unreached };
 };
 
 const readAuthorizers = (resources: Record<string, CfnResource>) => {
@@ -249,39 +261,77 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       throw new UnsupportedTemplateError(`resource ${JSON.stringify(resourceId)}`);
     return `${pathOf(props(resource).ParentId)}/${String(props(resource).PathPart)}`;
   };
-  return ofType(resources, 'AWS::ApiGateway::Method').map(([id, resource]) => {
+  const refused: string[] = [];
+  const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): LocalRoute[] => {
     const properties = props(resource);
     if (refOf(properties.RestApiId) !== apiId) throw new UnsupportedTemplateError(`${id}: belongs to another REST API`);
-    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
-    if (integration.Type !== 'AWS_PROXY' && integration.Type !== 'MOCK') {
-      throw new UnsupportedTemplateError(
-        `${id}: integration type ${String(integration.Type)} (only Lambda proxy, AWS_PROXY, and MOCK)`,
-      );
-    }
-    const authorization = String(properties.AuthorizationType ?? 'NONE');
-    if (!['NONE', 'CUSTOM'].includes(authorization)) {
-      throw new UnsupportedTemplateError(`${id}: authorization type ${authorization} (only NONE and CUSTOM)`);
-    }
-    if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${id}: API keys`);
     const base = {
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
-      authorizerId: authorization === 'CUSTOM' ? refOf(properties.AuthorizerId) : undefined,
+      authorizerId: undefined as string | undefined,
     };
-    if (integration.Type === 'MOCK') return { ...base, integration: 'mock', ...readMockIntegration(integration, id) };
+    const where = `${id} (${base.method} ${base.resourcePath})`;
+    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+    const unsupported = unsupportedIntegration(integration);
+    if (unsupported !== undefined) {
+      refused.push(`${where}: ${unsupported}`);
+      return [];
+    }
+    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    if (!['NONE', 'CUSTOM'].includes(authorization)) {
+      throw new UnsupportedTemplateError(`${where}: authorization type ${authorization} (only NONE and CUSTOM)`);
+    }
+    if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${where}: API keys`);
+    if (authorization === 'CUSTOM') base.authorizerId = refOf(properties.AuthorizerId);
+    if (integration.Type === 'MOCK') return [{ ...base, integration: 'mock', ...readMockIntegration(integration, id) }];
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
     if (integration.ContentHandling !== undefined) {
       throw new UnsupportedTemplateError(
-        `${id}: ContentHandling ${String(integration.ContentHandling)} on a Lambda proxy integration (only on MOCK)`,
+        `${where}: ContentHandling ${String(integration.ContentHandling)} on a Lambda proxy integration (only on MOCK)`,
       );
     }
-    return {
-      ...base,
-      integration: 'proxy',
-      ...functionOfUri(integration.Uri, id, resources),
-      integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
-    };
+    return [
+      {
+        ...base,
+        integration: 'proxy',
+        ...functionOfUri(integration.Uri, id, resources),
+        integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+      },
+    ];
   });
+  // Every method the runner cannot serve, named at once: a user fixes them together, or learns the runner is not for
+  // this API.
+  if (refused.length > 0)
+    throw new UnsupportedTemplateError(
+      `the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:\n${refused.map((line) => `  ${line}`).join('\n')}`,
+    );
+  return routes;
+};
+
+/** An integration's Uri as text, its Fn::Join parts joined, any other intrinsic (a Ref, a GetAtt) as `*`. */
+const uriText = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] } | null)?.['Fn::Join'];
+  return Array.isArray(join) && Array.isArray(join[1]) ? join[1].map(uriText).join(join[0]) : '*';
+};
+
+/**
+ * Why the runner does not serve an integration, named as the API Gateway console names it (the AWS service and action
+ * of a non-proxy AWS integration, the address of an HTTP one); undefined for a Lambda proxy or a mock.
+ */
+const unsupportedIntegration = (integration: Record<string, unknown>) => {
+  const type = String(integration.Type);
+  if (type === 'AWS_PROXY' || type === 'MOCK') return undefined;
+  const uri = uriText(integration.Uri ?? '');
+  if (type === 'AWS') {
+    // arn:aws:apigateway:{region}:{service}:{path|action}/...
+    const [, service = 'an AWS service', target = ''] = /:apigateway:[^:]*:([^:/]+):(.*)$/.exec(uri) ?? [];
+    return service === 'lambda'
+      ? 'a non-proxy Lambda integration (AWS, with mapping templates)'
+      : `a non-proxy integration (AWS) with ${service} (${target})`;
+  }
+  if (type === 'HTTP' || type === 'HTTP_PROXY') return `an HTTP integration (${type}) to ${uri}`;
+  return `an integration of type ${type}`;
 };
 
 /**
@@ -372,15 +422,21 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
   const stacks = Object.entries(manifest.artifacts ?? {}).filter(
-    ([name, artifact]) =>
-      artifact.type === 'aws:cloudformation:stack' && (stackName === undefined || name === stackName),
+    ([, artifact]) => artifact.type === 'aws:cloudformation:stack',
   );
-  const [stack] = stacks;
-  if (stacks.length !== 1 || !stack) {
+  const names = stacks.map(([name]) => name).join(', ');
+  const chosen = stackName === undefined ? stacks : stacks.filter(([name]) => name === stackName);
+  const [stack] = chosen;
+  if (!stack)
     throw new UnsupportedTemplateError(
-      `expected one stack in ${cloudAssemblyDir}${stackName ? ` named ${stackName}` : ''}, found ${stacks.length}`,
+      stackName === undefined
+        ? `${cloudAssemblyDir} has no stack`
+        : `${cloudAssemblyDir} has no stack named ${stackName}; its stacks: ${names || 'none'}`,
     );
-  }
+  if (chosen.length > 1)
+    throw new UnsupportedTemplateError(
+      `${cloudAssemblyDir} has ${chosen.length} stacks (${names}): choose one with --stack NAME`,
+    );
   const [name, artifact] = stack;
   const template = JSON.parse(
     readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
@@ -389,8 +445,18 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
 
   const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
   const [api] = apis;
-  if (apis.length !== 1 || !api)
-    throw new UnsupportedTemplateError(`${name}: expected one REST API, found ${apis.length}`);
+  if (!api) {
+    const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
+    throw new UnsupportedTemplateError(
+      httpApis.length > 0
+        ? `${name}: ${httpApis.join(', ')} ${httpApis.length > 1 ? 'are HTTP or WebSocket APIs' : 'is an HTTP or WebSocket API'} (AWS::ApiGatewayV2::Api), which the runner does not serve: it serves a REST API (AWS::ApiGateway::RestApi)`
+        : `${name}: no REST API (AWS::ApiGateway::RestApi) to serve`,
+    );
+  }
+  if (apis.length > 1)
+    throw new UnsupportedTemplateError(
+      `${name}: ${apis.length} REST APIs (${apis.map(([id]) => id).join(', ')}): the runner serves one API a stack`,
+    );
   const [apiId, apiResource] = api;
   const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
@@ -400,16 +466,24 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
   const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
   const stageName = String(stage.StageName ?? 'local');
 
+  const routes = readRoutes(resources, apiId);
+  const authorizers = readAuthorizers(resources);
+  const reached = new Set([
+    ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
+    ...[...authorizers.values()].map((authorizer) => authorizer.functionId),
+  ]);
+  const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached);
   return {
     stackName: name,
     apiId,
     stageName,
     deployment: refOf(stage.DeploymentId) ?? 'local',
     binaryMediaTypes,
-    routes: readRoutes(resources, apiId),
-    authorizers: readAuthorizers(resources),
+    routes,
+    authorizers,
     gatewayResponses: readGatewayResponses(resources),
-    functions: readFunctions(resources, cloudAssemblyDir),
+    functions,
+    unreachedFunctions: unreached,
     tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
       id,
       tableName: String(props(resource).TableName ?? id),

@@ -18,8 +18,10 @@ try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
   const app = readLocalApp(cloudAssemblyOf(values, log), values.stack);
+  if (app.unreachedFunctions.includes(functionId))
+    throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!app.functions.has(functionId)) {
-    throw new RunnerError(`no function ${functionId}; the template has ${[...app.functions.keys()].join(', ')}`);
+    throw new RunnerError(`no function ${functionId}; the API's are ${[...app.functions.keys()].join(', ')}`);
   }
   const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
   const config = readConfig(process.cwd());

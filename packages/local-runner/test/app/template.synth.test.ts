@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import {
+  AwsIntegration,
   HttpIntegration,
   IdentitySource,
   LambdaIntegration,
@@ -12,24 +13,37 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { readLocalApp } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
 const code = () => Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname);
 
-/** Synthesizes a one-function app after `build` has added to it, and reads it as the runner does. */
-const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) => {
+/** The folder of an app synthesized after `build` has added to it. */
+const synthesize = (build: (app: App) => void) => {
   const outdir = mkdtempSync(join(tmpdir(), 'local-runner-template-'));
   const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
-  const stack = new Stack(app, 'Case');
-  const fn = new LambdaFunction(stack, 'Echo', { code: code(), handler: 'echo.handler', runtime: Runtime.NODEJS_24_X });
-  (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
-  const api = new RestApi(stack, 'Api');
-  build(stack, api, fn);
+  build(app);
   app.synth();
-  return readLocalApp(outdir);
+  return outdir;
 };
+
+/** A stack `Case` after `build` has added to it, synthesized, and read as the runner does. */
+const readAssembly = (build: (stack: Stack) => void) =>
+  readLocalApp(synthesize((app) => build(new Stack(app, 'Case'))));
+
+/** A one-function app with a REST API after `build` has added to it, read as the runner does. */
+const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =>
+  readAssembly((stack) => {
+    const fn = new LambdaFunction(stack, 'Echo', {
+      code: code(),
+      handler: 'echo.handler',
+      runtime: Runtime.NODEJS_24_X,
+    });
+    (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
+    build(stack, new RestApi(stack, 'Api'), fn);
+  });
 
 test('a mock integration (a CORS preflight) is read as API Gateway answers it: the selected response, static', () => {
   const app = read((_stack, api) =>
@@ -66,9 +80,36 @@ describe('readLocalApp refuses', () => {
     ).toThrow(/authorizer type REQUEST \(only TOKEN\)/);
   });
 
-  test('an integration that is neither a Lambda proxy nor a mock', () => {
-    expect(() => read((_stack, api) => api.root.addMethod('GET', new HttpIntegration('https://example.com/')))).toThrow(
-      /integration type HTTP_PROXY \(only Lambda proxy, AWS_PROXY, and MOCK\)/,
+  test('every method whose integration is neither a Lambda proxy nor a mock, each named with what it is', () => {
+    const refusal = () =>
+      read((_stack, api, fn) => {
+        api.root.addMethod('GET', new HttpIntegration('https://example.com/'));
+        api.root.addResource('lambda').addMethod('POST', new LambdaIntegration(fn, { proxy: false }));
+        api.root.addResource('items').addMethod('PUT', new AwsIntegration({ service: 'dynamodb', action: 'PutItem' }));
+      });
+    expect(refusal).toThrow(/the runner serves Lambda proxy \(AWS_PROXY\) and MOCK integrations; not these methods:/);
+    expect(refusal).toThrow(/\(GET \/\): an HTTP integration \(HTTP_PROXY\) to https:\/\/example\.com\//);
+    expect(refusal).toThrow(/\(POST \/lambda\): a non-proxy Lambda integration \(AWS, with mapping templates\)/);
+    expect(refusal).toThrow(/\(PUT \/items\): a non-proxy integration \(AWS\) with dynamodb \(action\/PutItem\)/);
+  });
+
+  test('an HTTP API, saying what it is and what the runner serves', () => {
+    expect(() =>
+      readAssembly((stack) => {
+        new CfnApi(stack, 'HttpApi', { name: 'items', protocolType: 'HTTP' });
+      }),
+    ).toThrow(
+      /Case: HttpApi is an HTTP or WebSocket API \(AWS::ApiGatewayV2::Api\), which the runner does not serve: it serves a REST API/,
+    );
+  });
+
+  test('several stacks, naming them and the option that chooses one; a stack it does not have, naming those it has', () => {
+    const outdir = synthesize((app) => {
+      for (const name of ['Users', 'Orders']) new Stack(app, name);
+    });
+    expect(() => readLocalApp(outdir)).toThrow(`${outdir} has 2 stacks (Users, Orders): choose one with --stack NAME`);
+    expect(() => readLocalApp(outdir, 'Billing')).toThrow(
+      `${outdir} has no stack named Billing; its stacks: Users, Orders`,
     );
   });
 
@@ -86,7 +127,7 @@ describe('readLocalApp refuses', () => {
     ).toThrow(/mock response template .* \(only a static body\)/);
   });
 
-  test('a function that is not Node.js', () => {
+  test('a function that is not Node.js, when a route reaches it', () => {
     expect(() =>
       read((stack, api) => {
         const python = new LambdaFunction(stack, 'Python', {
@@ -98,6 +139,22 @@ describe('readLocalApp refuses', () => {
       }),
     ).toThrow(/runtime python3\.13 is not Node\.js/);
   });
+});
+
+test('functions no route or authorizer reaches are listed, not read: their runtime or variables stop nothing', () => {
+  const app = read((stack, api, fn) => {
+    api.root.addMethod('GET', new LambdaIntegration(fn));
+    const provider = new LambdaFunction(stack, 'Provider', {
+      code: code(),
+      handler: 'echo.handler',
+      runtime: Runtime.PYTHON_3_13,
+    });
+    // A runtime given by an intrinsic (as some providers' are), which the runner could not read.
+    (provider.node.defaultChild as CfnFunction).addPropertyOverride('Runtime', { 'Fn::FindInMap': ['M', 'K', 'V'] });
+    (provider.node.defaultChild as CfnFunction).overrideLogicalId('ProviderFunction');
+  });
+  expect([...app.functions.keys()]).toEqual(['EchoFunction']);
+  expect(app.unreachedFunctions).toEqual(['ProviderFunction']);
 });
 
 describe('functionVariables', () => {
