@@ -11,16 +11,16 @@ type Props = PlantStoreStackProps & { stackName: string };
 type Reader<T> = (name: string, value: string) => T;
 
 const text: Reader<string> = (_name, value) => value;
+// Decimal digits only: Number() alone also reads `0x10`, `1e3`, `0b11` and ` 7 `, which nobody means as a setting.
 const wholeNumber: Reader<number> = (name, value) => {
   const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed < 0)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(parsed))
     throw new Error(`Context ${name} must be a whole number >= 0, not ${value}`);
   return parsed;
 };
 const decimal: Reader<number> = (name, value) => {
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`Context ${name} must be a number >= 0, not ${value}`);
-  return parsed;
+  if (!/^(\d+\.?\d*|\.\d+)$/.test(value)) throw new Error(`Context ${name} must be a number >= 0, not ${value}`);
+  return Number(value);
 };
 const oneOf =
   <T extends string>(...allowed: T[]): Reader<T> =>

@@ -158,7 +158,8 @@ describe('propsFromContext', () => {
     ] as const) {
       expect(props({ [name]: given })).toEqual({ stackName: 'PlantStore', ...expected(value) });
     }
-    for (const refused of ['fast', '-1', '2.5', '9007199254740993']) {
+    // Number() would read the last four (16, 1000, 3, 7): a setting is written in decimal digits.
+    for (const refused of ['fast', '-1', '2.5', '9007199254740993', '0x10', '1e3', '0b11', ' 7 ']) {
       expect(() => props({ [name]: refused })).toThrow(`Context ${name} must be a whole number >= 0, not ${refused}`);
     }
   });
@@ -174,7 +175,7 @@ describe('propsFromContext', () => {
     ] as const) {
       expect(props({ [name]: given })).toEqual({ stackName: 'PlantStore', ...expected(value) });
     }
-    for (const refused of ['half', '-0.1', 'Infinity']) {
+    for (const refused of ['half', '-0.1', 'Infinity', '0x1', '5e-2', ' 0.5', '.']) {
       expect(() => props({ [name]: refused })).toThrow(`Context ${name} must be a number >= 0, not ${refused}`);
     }
   });
