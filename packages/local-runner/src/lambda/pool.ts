@@ -2,12 +2,13 @@
 // Lambda Node.js runtime starts it (its environment, its working directory, its heap limits, the function's
 // NODE_OPTIONS), that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
 // crashes, runs out of memory or times out. More start on concurrency, up to a cap; beyond it requests wait.
-import { type ChildProcess, fork } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
 import { recordEvent } from './event-log.ts';
+import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
 
 /** What an execution environment's runtime (runtime.mjs) is started with: its command line's one argument, as JSON. */
 interface RuntimeSettings {
@@ -22,13 +23,8 @@ interface RuntimeSettings {
   accountId: string;
 }
 
-/** The messages to and from the runtime. Events and results cross as JSON text (a string crosses as it is). */
-type RuntimeRequest = { id: number; event: string; requestId: string; qualifier?: string; deadline: number };
-type RuntimeMessage =
-  | { type: 'ready' }
-  | { type: 'init-error'; message: string }
-  | { type: 'result'; id: number; result: string }
-  | { type: 'error'; id: number; errorType: string; message: string };
+/** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
+type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string };
 
 type Invocation =
   | { outcome: 'result'; result: unknown }
@@ -56,7 +52,9 @@ interface Pending {
 }
 
 interface ExecutionEnvironment {
-  process: ChildProcess;
+  /** Started once its Runtime API listens. */
+  process: ChildProcess | undefined;
+  api: Promise<RuntimeApi>;
   ready: Promise<number>;
   current: Pending | undefined;
 }
@@ -79,6 +77,27 @@ const bootstrapFlags = (memoryMb: number) => {
   ];
 };
 
+/**
+ * The X-Ray trace header of an invocation (the Runtime API's Lambda-Runtime-Trace-Id, which the runtime puts in
+ * `_X_AMZN_TRACE_ID`): the trace API Gateway began for the request (its X-Amzn-Trace-Id), else a new one.
+ */
+const traceHeader = (event: unknown) => {
+  const sent = (event as { headers?: Record<string, unknown> } | null)?.headers?.['X-Amzn-Trace-Id'];
+  const root =
+    (typeof sent === 'string' ? /Root=[^;]+/.exec(sent)?.[0] : undefined) ??
+    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
+};
+
+/** A response as the runtime posted it: a JSON document, or (from a runtime that sends something else) its text. */
+const parsedResult = (body: string): unknown => {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
+};
+
 export class FunctionPool {
   readonly #fn: LocalFunction;
   readonly #variables: Record<string, string>;
@@ -86,7 +105,6 @@ export class FunctionPool {
   readonly #idle: ExecutionEnvironment[] = [];
   readonly #all = new Set<ExecutionEnvironment>();
   readonly #waiting: Pending[] = [];
-  #nextId = 0;
   #closed = false;
   #invocations = 0;
   #inFlight = 0;
@@ -126,13 +144,7 @@ export class FunctionPool {
     recordEvent(this.#fn.id, json);
     return new Promise((resolve) => {
       const pending = {
-        request: {
-          id: this.#nextId++,
-          event: json,
-          requestId,
-          ...(qualifier && { qualifier }),
-          deadline: 0,
-        },
+        request: { event: json, requestId, ...(qualifier && { qualifier }), traceId: traceHeader(event) },
         resolve,
         started: Date.now(),
         startsEnvironment: false,
@@ -170,27 +182,20 @@ export class FunctionPool {
       region: localAws.region,
       accountId: localAws.accountId,
     };
-    const logLine = this.#logLine;
-    const started = performance.now();
-    const child = fork(runtimeFile, [JSON.stringify(settings)], {
-      // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
-      cwd: this.#fn.assetDir,
-      env: {
-        ...this.#variables,
-        // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
-        AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
-      },
-      execArgv: bootstrapFlags(this.#fn.memoryMb),
-      stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'pipe', 'pipe', 'ipc'],
-      // Strings cross as they are, not escaped into JSON again.
-      serialization: 'advanced',
-    });
-    if (logLine)
-      for (const output of [child.stdout, child.stderr])
-        if (output) createInterface({ input: output }).on('line', logLine);
     let readyResolve: (initMs: number) => void = () => undefined;
+    const started = performance.now();
     const environment: ExecutionEnvironment = {
-      process: child,
+      process: undefined,
+      // What the runtime reports through its Runtime API, for the invocation it was given.
+      api: startRuntimeApi({
+        // The initialization counts from the process's start, as Lambda's Init Duration includes the runtime's.
+        ready: () => readyResolve(performance.now() - started),
+        initError: (errorType, message) => this.#fail(environment, `init failed: ${errorType}: ${message}`),
+        response: (requestId, body) =>
+          this.#answered(environment, requestId, { outcome: 'result', result: parsedResult(body) }),
+        error: (requestId, errorType, message) =>
+          this.#answered(environment, requestId, { outcome: 'error', errorType, message }),
+      }),
       ready: new Promise((resolve) => {
         readyResolve = resolve;
       }),
@@ -201,41 +206,69 @@ export class FunctionPool {
     const initTimer = setTimeout(() => this.#fail(environment, 'init timed out after 10 s'), 10_000);
     initTimer.unref();
     void environment.ready.then(() => clearTimeout(initTimer));
-    child.on('message', (message: RuntimeMessage) => {
-      // The initialization counts from the process's start, as Lambda's Init Duration includes the runtime's.
-      if (message.type === 'ready') readyResolve(performance.now() - started);
-      else if (message.type === 'init-error') this.#fail(environment, `init failed: ${message.message}`);
-      else if (message.id === environment.current?.request.id) {
-        this.#finish(
-          environment,
-          message.type === 'result'
-            ? { outcome: 'result', result: JSON.parse(message.result) }
-            : { outcome: 'error', errorType: message.errorType, message: message.message },
-        );
-      }
+    void environment.api.then((api) => {
+      // Failed (or closed) before its Runtime API listened: nothing to start.
+      if (!this.#all.has(environment)) return api.close();
+      environment.process = this.#spawn(settings, api.address);
+      environment.process.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
+      environment.process.on('exit', (code, signal) =>
+        this.#fail(environment, signal === null ? `exited with code ${code}` : `ended by ${signal}`),
+      );
     });
-    child.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
-    child.on('exit', (code, signal) =>
-      this.#fail(environment, signal === null ? `exited with code ${code}` : `ended by ${signal}`),
-    );
     this.#all.add(environment);
     return environment;
   }
 
+  /** The runtime's process, started as the Lambda Node.js runtime's bootstrap starts it, told its Runtime API. */
+  #spawn(settings: RuntimeSettings, runtimeApi: string) {
+    const logLine = this.#logLine;
+    const child = spawn(
+      process.execPath,
+      [...bootstrapFlags(this.#fn.memoryMb), runtimeFile, JSON.stringify(settings)],
+      {
+        // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
+        cwd: this.#fn.assetDir,
+        env: {
+          ...this.#variables,
+          AWS_LAMBDA_RUNTIME_API: runtimeApi,
+          // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
+          AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
+        },
+        stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    if (logLine)
+      for (const output of [child.stdout, child.stderr])
+        if (output) createInterface({ input: output }).on('line', logLine);
+    return child;
+  }
+
   #run(environment: ExecutionEnvironment, pending: Pending) {
     environment.current = pending;
-    void environment.ready.then((initMs) => {
+    void Promise.all([environment.ready, environment.api]).then(([initMs, api]) => {
       if (environment.current !== pending) return;
       if (pending.startsEnvironment) pending.initMs = initMs;
       // As on Lambda, the function's timeout counts from the invocation, after any cold start.
       const timeoutMs = this.#fn.timeoutSeconds * 1000;
-      pending.request.deadline = Date.now() + timeoutMs;
+      const { event, requestId, qualifier, traceId } = pending.request;
       pending.timer = setTimeout(
         () => this.#fail(environment, `timed out after ${this.#fn.timeoutSeconds} s`),
         timeoutMs,
       );
-      environment.process.send(pending.request);
+      api.deliver({
+        requestId,
+        event,
+        deadline: Date.now() + timeoutMs,
+        // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
+        invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${this.#fn.id}${qualifier ? `:${qualifier}` : ''}`,
+        traceId,
+      });
     });
+  }
+
+  /** The runtime answered `requestId`: the current invocation's outcome, if it is that one. */
+  #answered(environment: ExecutionEnvironment, requestId: string, invocation: Invocation) {
+    if (environment.current?.request.requestId === requestId) this.#finish(environment, invocation);
   }
 
   #finish(environment: ExecutionEnvironment, invocation: Invocation) {
@@ -253,7 +286,8 @@ export class FunctionPool {
     if (!this.#all.delete(environment)) return;
     const index = this.#idle.indexOf(environment);
     if (index >= 0) this.#idle.splice(index, 1);
-    environment.process.kill('SIGKILL');
+    environment.process?.kill('SIGKILL');
+    void environment.api.then((api) => api.close());
     const pending = environment.current;
     if (pending) {
       environment.current = undefined;
@@ -273,11 +307,12 @@ export class FunctionPool {
   async close() {
     this.#closed = true;
     await Promise.all(
-      [...this.#all].map(({ process }) => {
-        if (process.exitCode !== null || process.signalCode !== null) return undefined;
+      [...this.#all].map(async ({ process, api }) => {
+        (await api).close();
+        if (!process || process.exitCode !== null || process.signalCode !== null) return;
         const exited = new Promise((resolve) => process.once('exit', resolve));
         process.kill('SIGKILL');
-        return exited;
+        await exited;
       }),
     );
     this.#all.clear();

@@ -1,27 +1,54 @@
 // The runtime of one execution environment: a process of its own (started by pool.ts as the Lambda Node.js runtime's
-// bootstrap starts it), which loads one function's bundle once, then answers invocations one at a time. Plain
-// JavaScript, so that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a
-// WebAssembly compiler it loads on first use, some 140 ms a process here. The messages it exchanges with pool.ts are
-// typed there (RuntimeSettings, RuntimeRequest, RuntimeMessage); events and results cross as JSON text, as they reach
-// and leave a function on Lambda.
-import { randomBytes } from 'node:crypto';
+// bootstrap starts it), which loads one function's bundle once, then answers invocations one at a time through
+// Lambda's Runtime API (runtime-api.ts serves it; AWS_LAMBDA_RUNTIME_API names it), as every Lambda runtime does: it
+// asks for the next invocation, and posts its response or error, or the initialization's error. Plain JavaScript, so
+// that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a WebAssembly
+// compiler it loads on first use, some 140 ms a process here. Its settings are typed in pool.ts (RuntimeSettings).
 import { existsSync, readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import Module, { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-if (!process.send) throw new Error('lambda/runtime.mjs runs in a process started by pool.ts, with an IPC channel');
-const post = (message) => process.send?.(message);
-// The runner gone (even by SIGKILL) closes the channel: an environment never outlives the runner that started it.
-process.on('disconnect', () => process.exit(0));
+const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API ?? '';
+const [host, port] = runtimeApi.split(':');
+if (!host || !port)
+  throw new Error('lambda/runtime.mjs is a Lambda runtime: AWS_LAMBDA_RUNTIME_API names its Runtime API');
+// One connection kept alive, as the runtime's own client keeps one. Node's agent unrefs an idle kept-alive socket, so
+// between calls it keeps nothing alive (the empty event loop a callback's result waits for is the function's own).
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * A call to the Runtime API: resolves with the answer's headers and body. The Runtime API gone means the runner is
+ * gone (even by SIGKILL): the environment ends, never outliving the runner that started it.
+ */
+const call = (method, path, body = undefined, headers = {}) =>
+  new Promise((resolve) => {
+    const sent = request({ host, port, method, path: `/2018-06-01/runtime${path}`, agent, headers }, (answer) => {
+      const chunks = [];
+      answer.on('data', (chunk) => chunks.push(chunk));
+      answer.on('end', () => resolve({ headers: answer.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      answer.on('error', () => process.exit(0));
+    });
+    sent.on('error', () => process.exit(0));
+    sent.end(body);
+  });
+
+/** The standard Lambda error body (the Runtime API's ErrorRequest), and its type in the header Lambda reads too. */
+const postError = (path, error) => {
+  const { errorType, message } = reported(error);
+  const stackTrace = error instanceof Error && typeof error.stack === 'string' ? error.stack.split('\n') : [];
+  return call('POST', path, JSON.stringify({ errorMessage: message, errorType, stackTrace }), {
+    'Content-Type': 'application/vnd.aws.lambda.error+json',
+    'Lambda-Runtime-Function-Error-Type': errorType,
+  });
+};
 // A terminal's Ctrl-C (or `kill -- -PGID`) reaches the whole process group, environments included. The runner stops
 // on it, letting the invocations in flight finish first; the environments then end when it ends them, as on Lambda,
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-const { functionId, runtime, modulePath, exportName, memoryMb, logFormat, region, accountId } = JSON.parse(
-  process.argv[2],
-);
+const { functionId, runtime, modulePath, exportName, memoryMb, logFormat } = JSON.parse(process.argv[2]);
 
 /**
  * Up to nodejs22.x, Lambda's runtime takes a handler that answers through a callback or the context's succeed, fail
@@ -33,30 +60,22 @@ const takesCallbacks = Number(/^nodejs(\d+)/.exec(runtime)?.[1] ?? 0) <= 22;
 const callbackHandlerRefused =
   'ERROR: AWS Lambda has removed support for callback-based function handlers starting with Node.js 24. You need to modify this function to use a supported handler signature to use Node.js 24 or later. For more information see https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html.';
 
-/** What keeps this process's event loop alive, by kind, before the function's code loads: the runtime's own. */
-const countByKind = () => {
-  const counts = new Map();
-  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
-  return counts;
-};
-// The standard streams' handles are made on first use: made now, they count as the runtime's own.
-void process.stdout;
-void process.stderr;
-const runtimeResources = countByKind();
-
 /**
- * Calls `then` once nothing but the runtime's own resources keeps the event loop alive: when Lambda's runtime sees the
- * loop empty (its beforeExit), where a callback's result waits while callbackWaitsForEmptyEventLoop is true. Looked at
- * every 10 ms by a timer that keeps nothing alive itself. A function that leaves a socket or a timer open waits, here as
- * on Lambda, until its timeout.
+ * What runs once the event loop is empty: Node's `beforeExit`, where Lambda's runtime finishes an invocation whose
+ * callback result waits for it (callbackWaitsForEmptyEventLoop), or which neither answered nor settled (its
+ * BeforeExitListener.js: one listener at a time, each invocation's replacing the last). Between calls to the Runtime
+ * API nothing of the runtime's keeps the loop alive (its idle connection is unref'd), so the loop empties when the
+ * function's own work is done: a function that leaves a socket or a timer open waits, here as on Lambda, until its
+ * timeout.
  */
+let onEmptyLoop = () => undefined;
+process.on('beforeExit', () => {
+  const run = onEmptyLoop;
+  onEmptyLoop = () => undefined;
+  run();
+});
 const whenEventLoopEmpty = (then) => {
-  const look = () => {
-    const empty = [...countByKind()].every(([kind, count]) => count <= (runtimeResources.get(kind) ?? 0));
-    if (empty) then();
-    else setTimeout(look, 10).unref();
-  };
-  setTimeout(look, 0).unref();
+  onEmptyLoop = then;
 };
 
 /**
@@ -125,25 +144,12 @@ try {
     refused.name = 'Runtime.CallbackHandlerDeprecated';
     throw refused;
   }
-  post({ type: 'ready' });
 } catch (error) {
   logError('Init Error', error instanceof Error ? error : new Error(String(error)), undefined);
-  const { errorType, message } = reported(error);
-  // The runtime reports the failed init and ends, as Lambda's does (its /init/error); the next request starts anew.
-  process.send?.({ type: 'init-error', message: `${errorType}: ${message}` }, () => process.exit(1));
-  await new Promise(() => undefined);
+  // The runtime reports the failed init and ends, as Lambda's does; the next request starts a new environment.
+  await postError('/init/error', error);
+  process.exit(1);
 }
-
-/**
- * The X-Ray trace header of an invocation, which the runtime puts in `_X_AMZN_TRACE_ID` before each one (its
- * Lambda-Runtime-Trace-Id): the trace API Gateway began for the request (its X-Amzn-Trace-Id), else a new one.
- */
-const traceHeader = (event) => {
-  const headers = event?.headers;
-  const sent = typeof headers?.['X-Amzn-Trace-Id'] === 'string' ? /Root=[^;]+/.exec(headers['X-Amzn-Trace-Id']) : null;
-  const root = sent?.[0] ?? `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
-  return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
-};
 
 const nodeJsExitMessage =
   'The Lambda runtime client detected an unexpected Node.js exit code. This is most commonly caused by a Promise that was never settled. For more information, see https://nodejs.org/docs/latest/api/process.html#exit-codes';
@@ -166,8 +172,6 @@ const callbackStyle = (finish) => {
   let waitForEmptyEventLoop = true;
   const done = (error, result) => finish(error !== undefined && error !== null ? { error } : { result });
   return {
-    /** Whether the handler has answered through any of them (the runtime then drops its default listener). */
-    answered: () => called,
     callback: once((error, result) => {
       if (error !== undefined && error !== null) finish({ error });
       else if (!waitForEmptyEventLoop) finish({ result });
@@ -187,14 +191,18 @@ const callbackStyle = (finish) => {
   };
 };
 
-process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
-  const parsed = JSON.parse(event);
-  process.env._X_AMZN_TRACE_ID = traceHeader(parsed);
+/** One invocation, from GET /invocation/next's answer; resolves once its outcome is posted. */
+const invoke = async ({ headers, body }) => {
+  const posted = Promise.withResolvers();
+  const invoked = posted.resolve;
+  const requestId = String(headers['lambda-runtime-aws-request-id']);
+  const deadline = Number(headers['lambda-runtime-deadline-ms']);
+  const parsed = JSON.parse(body);
+  process.env._X_AMZN_TRACE_ID = String(headers['lambda-runtime-trace-id']);
   const context = {
     functionName: functionId,
     functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST',
-    // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
-    invokedFunctionArn: `arn:aws:lambda:${region}:${accountId}:function:${functionId}${qualifier ? `:${qualifier}` : ''}`,
+    invokedFunctionArn: String(headers['lambda-runtime-invoked-function-arn']),
     memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
     // As the runtime reads them, from its environment.
@@ -207,10 +215,12 @@ process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
   const finish = (outcome) => {
     if (finished) return;
     finished = true;
+    onEmptyLoop = () => undefined;
+    const path = `/invocation/${encodeURIComponent(requestId)}`;
     if ('error' in outcome) {
       const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
       logError('Invoke Error', error, requestId);
-      post({ type: 'error', id, ...reported(outcome.error) });
+      void postError(`${path}/error`, outcome.error).then(invoked);
       return;
     }
     let json;
@@ -218,35 +228,36 @@ process.on('message', async ({ id, event, requestId, qualifier, deadline }) => {
       json = JSON.stringify(outcome.result) ?? 'null';
     } catch {
       // Not JSON (a bigint, a cycle): Lambda could not serialize it either.
-      post({ type: 'error', id, errorType: 'Runtime.MalformedResult', message: 'The result cannot be serialized' });
+      void postError(`${path}/error`, runtimeError('Runtime.MalformedResult', 'The result cannot be serialized')).then(
+        invoked,
+      );
       return;
     }
-    post({ type: 'result', id, result: json });
+    void call('POST', `${path}/response`, json, { 'Content-Type': 'application/json' }).then(invoked);
   };
+  // As the runtime's default beforeExit listener: a handler that neither answers nor settles has failed (a promise
+  // never settled), or, a plain function up to nodejs22.x, answered null (it may have forgotten its callback).
+  const promised = !takesCallbacks || handler.constructor.name === 'AsyncFunction';
+  whenEventLoopEmpty(() =>
+    finish(promised ? { error: runtimeError('Runtime.NodeJsExit', nodeJsExitMessage) } : { result: null }),
+  );
   if (!takesCallbacks) {
     try {
       finish({ result: await handler(parsed, context) });
     } catch (error) {
       finish({ error });
     }
-    return;
+    return posted.promise;
   }
-  const { answered, callback, legacy } = callbackStyle(finish);
+  const { callback, legacy } = callbackStyle(finish);
   Object.defineProperties(context, Object.getOwnPropertyDescriptors(legacy));
-  // As the runtime's default beforeExit listener: a handler that neither answers nor settles has answered null, or,
-  // declared async, failed (a promise never settled).
-  whenEventLoopEmpty(() => {
-    if (answered()) return;
-    finish(
-      handler.constructor.name === 'AsyncFunction'
-        ? { error: runtimeError('Runtime.NodeJsExit', nodeJsExitMessage) }
-        : { result: null },
-    );
-  });
   try {
     const result = handler(parsed, context, callback);
     if (typeof result?.then === 'function') result.then(legacy.succeed, legacy.fail);
   } catch (error) {
     callback(error);
   }
-});
+  return posted.promise;
+};
+
+for (;;) await invoke(await call('GET', '/invocation/next'));
