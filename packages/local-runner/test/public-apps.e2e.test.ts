@@ -1,0 +1,305 @@
+// Public CDK apps, written by others and synthesized as published (test/fixtures/public-apps/<app>/: each folder's
+// SOURCE.md names the repository, path, commit, licence and the calls the app documents). The runner serves each, in
+// process, and each test makes the calls its documentation gives and asserts the documented answer. Where the runner
+// refuses an app, or a call does not answer as documented, a test named "today: ..." asserts exactly what the runner
+// does now and says what AWS would do instead: each is a gap to close (or to keep, knowingly).
+
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { RunnerError } from '../src/errors.ts';
+import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { recordedLog } from './helpers/log-lines.ts';
+
+const assemblyOf = (app: string) => fileURLToPath(new URL(`./fixtures/public-apps/${app}/cdk.out`, import.meta.url));
+
+interface Started {
+  /** The runner, when it serves the app. */
+  api: LocalApi | undefined;
+  /** Why it does not, when it refuses it. */
+  error: unknown;
+  log: ReturnType<typeof recordedLog>;
+  /** Each function's log lines, as `<function id>: <line>`. */
+  functionLog: ReturnType<typeof recordedLog>;
+}
+
+/**
+ * Starts the runner on `app`'s assembly before the tests of the enclosing describe, and closes it after them. A
+ * refusal is kept for the tests to look at (never thrown in the hook).
+ */
+const startBeforeAll = (app: string, stackName?: string) => {
+  const started: Started = { api: undefined, error: undefined, log: recordedLog(), functionLog: recordedLog() };
+  beforeAll(async () => {
+    try {
+      started.api = await startLocalApi({
+        cloudAssemblyDir: assemblyOf(app),
+        ...(stackName !== undefined && { stackName }),
+        port: 0,
+        dataDir: undefined,
+        maxWorkers: 1,
+        log: started.log.log,
+        functionLog: (functionId, line) => started.functionLog.log(`${functionId}: ${line}`),
+      });
+    } catch (error) {
+      started.error = error;
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await started.api?.close();
+  });
+  return started;
+};
+
+/** The runner of a served app (a test fails with the refusal when it was refused). */
+const served = ({ api, error }: Started) => {
+  if (!api) throw error;
+  return api;
+};
+
+/** The refusal's message (a test fails when the app was served). */
+const refusal = ({ api, error }: Started) => {
+  expect(api).toBeUndefined();
+  expect(error).toBeInstanceOf(RunnerError);
+  return (error as RunnerError).message;
+};
+
+const call = async (
+  api: LocalApi,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+) => {
+  const response = await fetch(`${api.url}${path}`, { method, headers, ...(body !== undefined && { body }) });
+  return { status: response.status, headers: response.headers, body: await response.text() };
+};
+
+const internalServerError = JSON.stringify({ message: 'Internal server error' });
+
+// aws-samples/aws-cdk-examples, typescript/api-cors-lambda-crud-dynamodb, commit
+// bccff1d2775e4b0bf777721c6b41c0107e122f73: a REST API with CORS mocks, five NodejsFunctions (nodejs24.x) leaving
+// @aws-sdk/* out of their bundles, a DynamoDB table.
+describe('crud-dynamodb', () => {
+  const app = startBeforeAll('crud-dynamodb');
+
+  test('CORS preflights answer from their mock integrations, with the headers the app sets', async () => {
+    for (const path of ['/items', '/prod/items/some-id']) {
+      const preflight = await call(served(app), 'OPTIONS', path);
+      expect(preflight.status).toBe(200);
+      expect(preflight.body).toBe('');
+      expect(Object.fromEntries([...preflight.headers].filter(([name]) => name.startsWith('access-control-')))).toEqual(
+        {
+          'access-control-allow-credentials': 'false',
+          'access-control-allow-headers':
+            'Content-Type,X-Amz-Date,Authorization,X-Api-Key,X-Amz-Security-Token,X-Amz-User-Agent',
+          'access-control-allow-methods': 'OPTIONS,GET,PUT,POST,DELETE',
+          'access-control-allow-origin': '*',
+        },
+      );
+    }
+  });
+
+  test('today: its functions fail to init, @aws-sdk/lib-dynamodb being left out of their bundles, so every call is a 502; on AWS the nodejs24.x runtime provides the SDK: POST /items answers 201, then GET /items 200 with the item', async () => {
+    const api = served(app);
+    const created = await call(api, 'POST', '/prod/items', { 'content-type': 'application/json' }, '{"name":"fern"}');
+    expect(created).toMatchObject({ status: 502, body: internalServerError });
+    expect((await call(api, 'GET', '/prod/items')).status).toBe(502);
+    expect((await call(api, 'GET', '/prod/items/some-id')).status).toBe(502);
+    // Of its two SDK imports, @aws-sdk/client-dynamodb would resolve: a bundle's require() walks up past cdk.out to
+    // this repository's node_modules, which has that package (on Lambda, /var/task has nothing above it, and the SDK
+    // comes from the runtime's own node_modules). @aws-sdk/lib-dynamodb is in neither: the day this repository
+    // installs it, this test fails, and shows that second gap.
+    // The runtime's init error, as the function's log has it. On AWS a missing module is a Runtime.ImportModuleError
+    // (the runtime interface client's UserFunction.js wraps it); here it is the plain Error of Node's require().
+    await app.functionLog.seen(
+      /^createItemFunction8D47E48A: .*Init Error.*"errorType":"Error","errorMessage":"Cannot find module '@aws-sdk\/lib-dynamodb'/,
+    );
+    await app.log.seen(
+      /^POST \/prod\/items 502 .*createItemFunction8D47E48A failure: init failed: Error: Cannot find module '@aws-sdk\/lib-dynamodb'/,
+    );
+  });
+});
+
+// aws-samples/aws-cdk-examples, typescript/api-gateway-lambda-token-authorizer, commit
+// bccff1d2775e4b0bf777721c6b41c0107e122f73: a LambdaRestApi (stage dev) whose GET /health goes through a TOKEN
+// authorizer; both functions NodejsFunctions on nodejs24.x, the authorizer a callback-style handler.
+describe('token-authorizer', () => {
+  const app = startBeforeAll('token-authorizer');
+  const authorizer = 'authenticationlambdaDD3A2252';
+
+  test('without a token, API Gateway answers 401 itself, invoking no authorizer', async () => {
+    const api = served(app);
+    const response = await call(api, 'GET', '/dev/health');
+    expect(response).toMatchObject({ status: 401, body: JSON.stringify({ message: 'Unauthorized' }) });
+    expect(response.headers.get('x-amzn-errortype')).toBe('UNAUTHORIZED');
+    expect(api.invocations(authorizer)).toBe(0);
+    // The CDK's log retention function is no route's: listed, not served.
+    await app.log.seen(/^not served \(no route or authorizer reaches them\): LogRetention/);
+  });
+
+  // Its code documents allow (200 "Healthy"), deny (403), unauthorized (401), anything else (500); that holds up to
+  // nodejs22.x. On nodejs24.x Lambda refuses a handler that declares a callback at init, so, deployed as it is, every
+  // token is API Gateway's 500 for a failed authorizer: the runner answers as AWS does, not as the code says.
+  test('nodejs24.x: the callback-style authorizer fails at init as on Lambda, so every token is a 500, as deployed', async () => {
+    const api = served(app);
+    for (const token of ['allow', 'deny', 'unauthorized', 'something else']) {
+      const response = await call(api, 'GET', '/dev/health', { authorization: token });
+      expect(response).toMatchObject({ status: 500, body: internalServerError });
+      expect(response.headers.get('x-amzn-errortype')).toBe('AUTHORIZER_FAILURE');
+    }
+    await app.functionLog.seen(
+      new RegExp(
+        `^${authorizer}: .*Init Error.*Runtime\\.CallbackHandlerDeprecated.*removed support for callback-based`,
+      ),
+    );
+    expect(api.invocations('operationallambdaFE43E13E')).toBe(0);
+  });
+});
+
+// aws-samples/aws-cdk-examples, typescript/cognito-api-lambda, commit bccff1d2775e4b0bf777721c6b41c0107e122f73: a
+// LambdaRestApi whose GET /HELLO is authorized by a Cognito user pool (COGNITO_USER_POOLS).
+describe('cognito-api', () => {
+  const app = startBeforeAll('cognito-api');
+
+  // On AWS, GET /prod/HELLO without a token is 401 {"message":"Unauthorized"}; with a user pool ID token the function
+  // runs (documented: 201 "Hello world!"; as synthesized its asset holds helloworld.ts alone, which Lambda's runtime
+  // cannot load, so a 502).
+  test('today: refused, Cognito user pool authorizers are not served; on AWS GET /HELLO answers 401 without a token and runs the function with a user pool token', () => {
+    expect(refusal(app)).toBe(
+      'helloWorldLambdaRestApiHELLOGET6E88F46C (GET /HELLO): authorization type COGNITO_USER_POOLS (only NONE and CUSTOM)',
+    );
+  });
+});
+
+// aws-samples/serverless-patterns, apigw-http-api-lambda-ts-cdk, commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b:
+// an HTTP API (AWS::ApiGatewayV2::Api) with GET / to a NodejsFunction on nodejs24.x.
+describe('http-api', () => {
+  const app = startBeforeAll('http-api');
+
+  test('today: refused, HTTP APIs are not served; on AWS GET / answers 200 "Hello World!" (its README)', () => {
+    expect(refusal(app)).toBe(
+      'HttpApiLambdaStack: HttpApiF5A9A8A7 is an HTTP or WebSocket API (AWS::ApiGatewayV2::Api), which the runner does not serve: it serves a REST API (AWS::ApiGateway::RestApi)',
+    );
+  });
+});
+
+// aws-samples/serverless-patterns, apigw-lambda-authorizer-basic-cdk, commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b:
+// a RestApi (JavaScript) whose ANY / goes through a TOKEN authorizer doing Basic authentication (cached 300 s), with
+// a gateway response for UNAUTHORIZED; plain lambda.Functions on nodejs24.x.
+describe('basic-authorizer', () => {
+  const app = startBeforeAll('basic-authorizer');
+  const basic = (credentials: string) => ({ authorization: `Basic ${Buffer.from(credentials).toString('base64')}` });
+
+  test('curl -u user1:password1: the hello world message (its README)', async () => {
+    const response = await call(served(app), 'GET', '/prod/', basic('user1:password1'));
+    expect(response).toMatchObject({
+      status: 200,
+      body: JSON.stringify({ message: 'Hello World from a very protected API! :)' }),
+    });
+  });
+
+  test('curl -u user1:wrongPassword: the not authorized message, 403 (its README)', async () => {
+    const response = await call(served(app), 'GET', '/prod/', basic('user1:wrongPassword'));
+    expect(response).toMatchObject({
+      status: 403,
+      body: JSON.stringify({ message: 'User is not authorized to access this resource with an explicit deny' }),
+    });
+    expect(response.headers.get('x-amzn-errortype')).toBe('ACCESS_DENIED');
+  });
+
+  // Its authorizer allows `event.methodArn` alone and API Gateway caches the policy per token: another method with the
+  // same credentials within 300 s is denied (AWS's knowledge center, "api-gateway-lambda-authorization-errors").
+  test("the cached policy covers the first request's method alone: POST with the same credentials is a 403", async () => {
+    const api = served(app);
+    const credentials = basic('user2:password2');
+    expect((await call(api, 'GET', '/prod/', credentials)).status).toBe(200);
+    const response = await call(api, 'POST', '/prod/', { ...credentials, 'content-type': 'application/json' }, '{}');
+    expect(response).toMatchObject({
+      status: 403,
+      body: JSON.stringify({ message: 'User is not authorized to access this resource' }),
+    });
+  });
+
+  // The app means `WWW-Authenticate: Basic` but passes 'method.response.header.WWW-Authenticate' where the CDK's
+  // responseHeaders takes a header's name: the template's parameter is
+  // `gatewayresponse.header.method.response.header.WWW-Authenticate`, and the header sent is named that way (what AWS
+  // sends for it is inferred from the parameter's documented form, not observed).
+  test('without credentials: its UNAUTHORIZED gateway response, 401 with the header the template names', async () => {
+    const response = await call(served(app), 'GET', '/prod/');
+    expect(response).toMatchObject({ status: 401, body: JSON.stringify({ message: 'Unauthorized' }) });
+    expect(response.headers.get('method.response.header.www-authenticate')).toBe('Basic');
+    expect(response.headers.get('www-authenticate')).toBeNull();
+  });
+});
+
+// aws-samples/serverless-patterns, apigw-lambda-iot-cdk, commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b: a
+// LambdaRestApi with POST /cmds to a Python function (python3.14, plain Code.fromAsset) publishing to AWS IoT Core.
+describe('python-iot', () => {
+  const app = startBeforeAll('python-iot');
+
+  test('today: refused, Python functions are not run; on AWS POST /prod/cmds {"topic": "dt", "payload": {...}} runs the function, which publishes the payload and answers 200 (its README)', () => {
+    expect(refusal(app)).toBe('iotPublishHandler612C24FD: runtime python3.14 is not Node.js');
+  });
+});
+
+// aws-samples/serverless-patterns, apig-waf (its app in apig-waf/src), commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b:
+// two stacks, WAFAPIGatewayApi (a LambdaRestApi proxy to a nodejs22.x function the app bundles with esbuild) and
+// WAFAPIGatewayWaf (a WAF web ACL on the API's prod stage).
+describe('waf-multistack', () => {
+  const both = startBeforeAll('waf-multistack');
+  const apiStack = startBeforeAll('waf-multistack', 'WAFAPIGatewayApi');
+  const wafStack = startBeforeAll('waf-multistack', 'WAFAPIGatewayWaf');
+
+  test('two stacks: the runner serves one at a time, and without a stack name it lists them', () => {
+    expect(refusal(both)).toBe(
+      `${assemblyOf('waf-multistack')} has 2 stacks (WAFAPIGatewayApi, WAFAPIGatewayWaf): choose one with --stack NAME`,
+    );
+    expect(refusal(wafStack)).toBe('WAFAPIGatewayWaf: no REST API (AWS::ApiGateway::RestApi) to serve');
+  });
+
+  test('WAFAPIGatewayApi: GET /prod answers Success path: "/" (its README), and the greedy proxy any path and method', async () => {
+    const api = served(apiStack);
+    const root = await call(api, 'GET', '/prod');
+    expect(root).toMatchObject({ status: 200, body: 'Success path: "/"' });
+    expect(root.headers.get('content-type')).toBe('text/plain;charset=utf-8');
+    expect(await call(api, 'DELETE', '/prod/plants/7')).toMatchObject({
+      status: 200,
+      body: 'Success path: "/plants/7"',
+    });
+  });
+
+  test("today: the WAF stack's web ACL is not applied, so a query with a script is served (200); on AWS its XSS rule blocks it with a 403", async () => {
+    const response = await call(served(apiStack), 'GET', `/prod?q=${encodeURIComponent('<script>alert(1)</script>')}`);
+    expect(response).toMatchObject({ status: 200, body: 'Success path: "/"' });
+  });
+});
+
+// aws-samples/serverless-patterns, apigw-rest-api-dynamodb-lambda-cdk, commit
+// fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b: a RestApi whose methods are non-proxy AWS integrations with DynamoDB
+// (mapping templates), and a Python stream consumer no route reaches.
+describe('rest-dynamodb-integration', () => {
+  const app = startBeforeAll('rest-dynamodb-integration');
+
+  test('today: refused, non-proxy AWS integrations are not served; on AWS POST /prod/awsomedynamodb puts the item (200, {"requestId": ...}) and GET /prod/awsomedynamodb answers DynamoDB\'s Scan (its README)', () => {
+    expect(refusal(app)).toBe(
+      [
+        'the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:',
+        '  AWSomeDynamoDBApiawsomedynamodbidGETE4D697B6 (GET /awsomedynamodb/{id}): a non-proxy integration (AWS) with dynamodb (action/GetItem)',
+        '  AWSomeDynamoDBApiawsomedynamodbGET71C42A09 (GET /awsomedynamodb): a non-proxy integration (AWS) with dynamodb (action/Scan)',
+        '  AWSomeDynamoDBApiawsomedynamodbPOST9A9DFD6F (POST /awsomedynamodb): a non-proxy integration (AWS) with dynamodb (action/PutItem)',
+      ].join('\n'),
+    );
+  });
+});
+
+// aws-samples/aws-cdk-intro-workshop, code/typescript/main-workshop, commit 3a59661864d5ad3022a897fa98d13747a2764798:
+// the CDK workshop's hit counter (nodejs14.x, the SDK v2 from the runtime, invoking a downstream function) behind a
+// LambdaRestApi, and cdk-dynamo-table-viewer's TableViewer, a second LambdaRestApi in the same stack.
+describe('cdk-workshop', () => {
+  const app = startBeforeAll('cdk-workshop');
+
+  test("today: refused, a stack with two REST APIs is not served; on AWS GET /prod/ answers 200 \"Hello, CDK! You've hit /\" (the workshop's pages) and the viewer's API renders the table", () => {
+    expect(refusal(app)).toBe(
+      'CdkWorkshop: 2 REST APIs (EndpointEEF1FD8F, ViewHitCounterViewerEndpoint5A0EF326): the runner serves one API a stack',
+    );
+  });
+});
