@@ -38,9 +38,11 @@ const base = '/2018-06-01/runtime';
 /** A synchronous invocation's response payload, at most (Lambda's quotas: 6 MB). */
 const maxResponseBytes = 6 * 1024 * 1024;
 
+// Every answer has a Content-Length body, never a chunked one: a runtime's client may rely on it (runtime.mjs does).
 const json = (response: ServerResponse, status: number, body: object) => {
-  response.writeHead(status, { 'Content-Type': 'application/json' });
-  response.end(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  response.end(text);
 };
 
 /** The request's body, or undefined when it is over `limit` bytes (the rest is read and dropped). */
@@ -86,6 +88,7 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
     current = invocation.requestId;
     response.writeHead(200, {
       'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(invocation.event),
       'Lambda-Runtime-Aws-Request-Id': invocation.requestId,
       'Lambda-Runtime-Deadline-Ms': String(invocation.deadline),
       'Lambda-Runtime-Invoked-Function-Arn': invocation.invokedFunctionArn,
