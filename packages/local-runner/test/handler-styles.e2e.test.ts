@@ -81,3 +81,17 @@ test("a CommonJS bundle is loaded as CommonJS, as on Lambda, though the project'
   // Node alone would load it as an ES module (`require is not defined in ES module scope`): /var/task has nothing above.
   expect(await get('/commonjs')).toMatchObject({ status: 200, body: { style: 'commonjs', moduleType: 'object' } });
 });
+
+test("the AWS SDK the runtime provides resolves from the app's own node_modules, unbundled, as on Lambda", async () => {
+  expect(await get('/sdk')).toMatchObject({ status: 200, body: { sdk: 'function' } });
+});
+
+test("a package the bundle does not hold fails the init, though the developer's project has it, as on Lambda", async () => {
+  expect(await get('/outside')).toMatchObject({ status: 502 });
+  const initError = functionLines.find(
+    ({ functionId, line }) => functionId === 'OutsideFunction' && /Init Error/.test(line),
+  );
+  expect(initError?.line).toMatch(
+    /Cannot find package 'yaml' imported from .*outside\.mjs: it is not in the function's bundle, and on Lambda nothing else is there \(locally it was found at .*node_modules\/yaml\//,
+  );
+});

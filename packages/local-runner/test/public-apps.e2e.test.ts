@@ -98,23 +98,20 @@ describe('crud-dynamodb', () => {
     }
   });
 
-  test('today: its functions fail to init, @aws-sdk/lib-dynamodb being left out of their bundles, so every call is a 502; on AWS the nodejs24.x runtime provides the SDK: POST /items answers 201, then GET /items 200 with the item', async () => {
+  test("today: its functions import the runtime's SDK unbundled, and where the app lacks @aws-sdk/lib-dynamodb their init fails naming it and how to install it, so every call is a 502; on AWS the nodejs24.x runtime provides the SDK: POST /items answers 201, then GET /items 200 with the item", async () => {
     const api = served(app);
     const created = await call(api, 'POST', '/prod/items', { 'content-type': 'application/json' }, '{"name":"fern"}');
     expect(created).toMatchObject({ status: 502, body: internalServerError });
     expect((await call(api, 'GET', '/prod/items')).status).toBe(502);
     expect((await call(api, 'GET', '/prod/items/some-id')).status).toBe(502);
-    // Of its two SDK imports, @aws-sdk/client-dynamodb would resolve: a bundle's require() walks up past cdk.out to
-    // this repository's node_modules, which has that package (on Lambda, /var/task has nothing above it, and the SDK
-    // comes from the runtime's own node_modules). @aws-sdk/lib-dynamodb is in neither: the day this repository
-    // installs it, this test fails, and shows that second gap.
-    // The runtime's init error, as the function's log has it. On AWS a missing module is a Runtime.ImportModuleError
-    // (the runtime interface client's UserFunction.js wraps it); here it is the plain Error of Node's require().
+    // The runner takes the SDK from where the app is (this repository's node_modules, above the fixture): it has
+    // @aws-sdk/client-dynamodb, not @aws-sdk/lib-dynamodb. The day it does, this test fails: the app is then served.
+    // A CommonJS module not found is the runtime's Runtime.ImportModuleError, as on AWS.
     await app.functionLog.seen(
-      /^createItemFunction8D47E48A: .*Init Error.*"errorType":"Error","errorMessage":"Cannot find module '@aws-sdk\/lib-dynamodb'/,
+      /^createItemFunction8D47E48A: .*Init Error.*"errorType":"Runtime\.ImportModuleError","errorMessage":"Error: Cannot find module '@aws-sdk\/lib-dynamodb'.*@aws-sdk\/lib-dynamodb is part of the AWS SDK that Lambda's nodejs24\.x runtime provides; locally it comes from the app's own node_modules: install it there \(npm install --save-dev @aws-sdk\/lib-dynamodb\)/,
     );
     await app.log.seen(
-      /^POST \/prod\/items 502 .*createItemFunction8D47E48A failure: init failed: Error: Cannot find module '@aws-sdk\/lib-dynamodb'/,
+      /^POST \/prod\/items 502 .*createItemFunction8D47E48A failure: init failed: Runtime\.ImportModuleError: Error: Cannot find module '@aws-sdk\/lib-dynamodb'/,
     );
   });
 });

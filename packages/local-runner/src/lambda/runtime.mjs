@@ -5,10 +5,10 @@
 // that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a WebAssembly
 // compiler it loads on first use, some 140 ms a process here. Its settings are typed in pool.ts (RuntimeSettings).
 import { existsSync, readFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import Module, { createRequire, registerHooks } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API ?? '';
 const [host, port] = runtimeApi.split(':');
@@ -78,7 +78,8 @@ const { functionId, runtime, modulePath, exportName, memoryMb, logFormat } = JSO
  * runtime refuses, at init, a handler that declares a third parameter (the client's CallbackHandlerDeprecatedError and
  * its message, quoted below). `nodejs` alone, the oldest, names no version.
  */
-const takesCallbacks = Number(/^nodejs(\d+)/.exec(runtime)?.[1] ?? 0) <= 22;
+const nodeMajor = Number(/^nodejs(\d+)/.exec(runtime)?.[1] ?? 0);
+const takesCallbacks = nodeMajor <= 22;
 const callbackHandlerRefused =
   'ERROR: AWS Lambda has removed support for callback-based function handlers starting with Node.js 24. You need to modify this function to use a supported handler signature to use Node.js 24 or later. For more information see https://docs.aws.amazon.com/lambda/latest/dg/nodejs-handler.html.';
 
@@ -154,6 +155,47 @@ Module._extensions['.js'] = function (module, filename) {
   return loadJs.call(this, module, filename);
 };
 
+const nodeJsExitMessage =
+  'The Lambda runtime client detected an unexpected Node.js exit code. This is most commonly caused by a Promise that was never settled. For more information, see https://nodejs.org/docs/latest/api/process.html#exit-codes';
+const runtimeError = (name, message) => Object.assign(new Error(message), { name });
+
+/** The SDK Lambda's Node.js runtime provides (the Lambda guide's "Runtime-included SDK versions"): v3 from nodejs18.x. */
+const providedSdk = nodeMajor >= 18 ? /^@aws-sdk\// : /^aws-sdk$/;
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+// What the bundle imports resolves as on Lambda, where nothing lies above /var/task: within the bundle, or the SDK the
+// runtime provides (from wherever the user has it: the app's own node_modules). Locally a bundle in cdk.out would
+// otherwise find any package the user's project has installed, and work here while failing deployed.
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const parent = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : '';
+    if (!parent.startsWith(`${taskRoot}/`)) return nextResolve(specifier, context);
+    const name = packageName(specifier);
+    const sdk = !specifier.startsWith('.') && providedSdk.test(name);
+    let resolved;
+    try {
+      resolved = nextResolve(specifier, context);
+    } catch (error) {
+      if (!sdk) throw error;
+      error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from the app's own node_modules: install it there (npm install --save-dev ${name})`;
+      throw error;
+    }
+    if (!resolved.url.startsWith('file:') || sdk) return resolved;
+    const file = fileURLToPath(resolved.url);
+    if (file.startsWith(`${taskRoot}/`)) return resolved;
+    throw Object.assign(
+      new Error(
+        `Cannot find ${specifier.startsWith('.') ? 'module' : 'package'} '${specifier}' imported from ${parent}: it is not in the function's bundle, and on Lambda nothing else is there (locally it was found at ${file}, outside the bundle)`,
+      ),
+      { code: context.conditions?.includes('require') ? 'MODULE_NOT_FOUND' : 'ERR_MODULE_NOT_FOUND' },
+    );
+  },
+});
+
 let handler;
 try {
   // As the runtime loads it: a .cjs file, or a .js one in CommonJS scope, by require(); the rest by import().
@@ -166,16 +208,21 @@ try {
     refused.name = 'Runtime.CallbackHandlerDeprecated';
     throw refused;
   }
-} catch (error) {
+} catch (thrown) {
+  // As the runtime reports a module it cannot load (UserFunction.js): a syntax error as Runtime.UserCodeSyntaxError, a
+  // CommonJS module not found as Runtime.ImportModuleError, each with the original error as its message.
+  const wrapped =
+    thrown instanceof SyntaxError
+      ? 'Runtime.UserCodeSyntaxError'
+      : thrown?.code === 'MODULE_NOT_FOUND'
+        ? 'Runtime.ImportModuleError'
+        : undefined;
+  const error = wrapped ? runtimeError(wrapped, String(thrown)) : thrown;
   logError('Init Error', error instanceof Error ? error : new Error(String(error)), undefined);
   // The runtime reports the failed init and ends, as Lambda's does; the next request starts a new environment.
   await postError('/init/error', error);
   process.exit(1);
 }
-
-const nodeJsExitMessage =
-  'The Lambda runtime client detected an unexpected Node.js exit code. This is most commonly caused by a Promise that was never settled. For more information, see https://nodejs.org/docs/latest/api/process.html#exit-codes';
-const runtimeError = (name, message) => Object.assign(new Error(message), { name });
 
 /**
  * The callback, and the context's succeed, fail and done, as the runtime builds them (CallbackContext.js): the first
