@@ -65,6 +65,7 @@ const postError = (path, error) => {
     'Lambda-Runtime-Function-Error-Type': errorType,
   });
 };
+
 // A terminal's Ctrl-C (or `kill -- -PGID`) reaches the whole process group, environments included. The runner stops
 // on it, letting the invocations in flight finish first; the environments then end when it ends them, as on Lambda,
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
@@ -103,10 +104,9 @@ const whenEventLoopEmpty = (then) => {
 
 /**
  * The line the Lambda Node.js runtime writes itself when a handler throws or rejects ("Invoke Error") or its module
- * fails to load ("Init Error"), in the
- * function's log format, as its LogPatch.js writes it (aws/aws-lambda-nodejs-runtime-interface-client): in JSON, a line
- * at level ERROR whose message is the error as errorType, errorMessage and stackTrace. Metric filters over the log
- * group see it as they see the function's own lines.
+ * fails to load ("Init Error"), in the function's log format, as its LogPatch.js writes it
+ * (aws/aws-lambda-nodejs-runtime-interface-client): in JSON, a line at level ERROR whose message is the error as
+ * errorType, errorMessage and stackTrace. Metric filters over the log group see it as they see the function's own lines.
  */
 const logError = (label, error, requestId) => {
   const timestamp = new Date().toISOString();
@@ -203,11 +203,8 @@ try {
   const module = required ? createRequire(modulePath)(modulePath) : await import(pathToFileURL(modulePath).href);
   handler = module[exportName];
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
-  if (!takesCallbacks && handler.length >= 3) {
-    const refused = new Error(callbackHandlerRefused);
-    refused.name = 'Runtime.CallbackHandlerDeprecated';
-    throw refused;
-  }
+  if (!takesCallbacks && handler.length >= 3)
+    throw runtimeError('Runtime.CallbackHandlerDeprecated', callbackHandlerRefused);
 } catch (thrown) {
   // As the runtime reports a module it cannot load (UserFunction.js): a syntax error as Runtime.UserCodeSyntaxError, a
   // CommonJS module not found as Runtime.ImportModuleError, each with the original error as its message.
