@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
+import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import type { LocalTokenAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
@@ -54,24 +55,6 @@ const hostIsWrong = (request: IncomingMessage) => {
   }
   return hosts > 1 || (hosts === 0 && request.httpVersion === '1.1');
 };
-
-/** The client went away before its request was read whole: nothing to respond to, nothing the runner did wrong. */
-class ClientAbortedError extends Error {
-  override name = 'ClientAbortedError';
-}
-
-/** Reads the body; past the payload limit it keeps reading (so the client can finish sending) but keeps nothing. */
-const readBody = (request: IncomingMessage) =>
-  new Promise<Buffer | undefined>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= maxPayloadBytes) chunks.push(chunk);
-    });
-    request.on('end', () => resolve(size > maxPayloadBytes ? undefined : Buffer.concat(chunks)));
-    request.on('error', (error) => reject(new ClientAbortedError(error.message)));
-  });
 
 /**
  * The request's URL. Its target is a path (`//items//1` too: a path with empty segments, not a host `items`), or in
@@ -152,7 +135,7 @@ const withinLimits = async (exchange: Exchange): Promise<Step<Buffer>> => {
     exchange.notes.push(`request line and header values over ${maxRequestLineAndHeaderValuesBytes} bytes`);
     return { responded: errorResponse(431, exchange.requestId) };
   }
-  const body = await readBody(exchange.request);
+  const body = await readBody(exchange.request, maxPayloadBytes);
   return body === undefined ? gatewayResponse(exchange, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
 };
 

@@ -4,6 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
 interface RuntimeInvocation {
@@ -44,19 +45,6 @@ const json = (response: ServerResponse, status: number, body: object) => {
   response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   response.end(text);
 };
-
-/** The request's body, or undefined when it is over `limit` bytes (the rest is read and dropped). */
-const bodyOf = (request: IncomingMessage, limit: number) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    request.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
 
 /**
  * An error report's type and message: the standard Lambda error body (`{errorMessage, errorType, stackTrace}`), else,
@@ -120,11 +108,12 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       });
       return;
     }
-    const body = await bodyOf(request, maxResponseBytes);
-    if (body === undefined) {
+    const read = await readBody(request, maxResponseBytes);
+    if (read === undefined) {
       json(response, 413, { errorMessage: 'Response payload too large', errorType: 'RequestEntityTooLarge' });
       return;
     }
+    const body = read.toString('utf8');
     if (initError) {
       const { errorType, message } = reportedError(request, body);
       json(response, 202, { status: 'OK' });
