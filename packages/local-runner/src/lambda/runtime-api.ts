@@ -4,7 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBody } from '../request-body.ts';
+import { ClientAbortedError, readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
 interface RuntimeInvocation {
@@ -108,7 +108,14 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       });
       return;
     }
-    const read = await readBody(request, maxResponseBytes);
+    let read: Buffer | undefined;
+    try {
+      read = await readBody(request, maxResponseBytes);
+    } catch (error) {
+      // The runtime went away mid-post (killed at its timeout): nothing to answer; the pool has seen it go.
+      if (error instanceof ClientAbortedError) return;
+      throw error;
+    }
     if (read === undefined) {
       json(response, 413, { errorMessage: 'Response payload too large', errorType: 'RequestEntityTooLarge' });
       return;

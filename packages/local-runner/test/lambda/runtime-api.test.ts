@@ -2,6 +2,7 @@
 // AWS publishes for it (version 2018-06-01) define it, spoken to as a runtime speaks to it: the next invocation and its
 // headers, a response, an error in the standard body or by its header alone, an initialization error, a response for
 // an invocation the runtime was not given, one too large, and a path that is not in the API.
+import { connect } from 'node:net';
 import { afterEach, expect, test } from '@jest/globals';
 import { type RuntimeApi, type RuntimeReports, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
 
@@ -121,4 +122,20 @@ test('a response over 6 MB is refused (413), and a path outside the API is not f
   expect(large.status).toBe(413);
   expect((await fetch(url('/invocation/next/extra'))).status).toBe(404);
   expect(reports).toEqual([['ready']]);
+});
+
+test('a runtime gone in the middle of a post (killed at its timeout) leaves the Runtime API serving', async () => {
+  const { url } = await recorded();
+  const [host, port] = (api?.address ?? '').split(':');
+  const socket = connect(Number(port), host);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `POST /2018-06-01/runtime/init/error HTTP/1.1\r\nHost: ${api?.address}\r\nContent-Length: 100\r\n\r\n{"err`,
+  );
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.destroy();
+  await closed;
+  // The next runtime is served, and the runner's process did not fail on the aborted read.
+  api?.deliver(invocation);
+  expect((await fetch(url('/invocation/next'))).status).toBe(200);
 });
