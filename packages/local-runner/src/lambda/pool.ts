@@ -19,8 +19,6 @@ interface RuntimeSettings {
   exportName: string;
   memoryMb: number;
   logFormat: 'JSON' | 'Text';
-  region: string;
-  accountId: string;
 }
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
@@ -179,26 +177,22 @@ export class FunctionPool {
       exportName: this.#fn.exportName,
       memoryMb: this.#fn.memoryMb,
       logFormat: this.#fn.logFormat,
-      region: localAws.region,
-      accountId: localAws.accountId,
     };
-    let readyResolve: (initMs: number) => void = () => undefined;
+    const ready = Promise.withResolvers<number>();
     const started = performance.now();
     const environment: ExecutionEnvironment = {
       process: undefined,
       // What the runtime reports through its Runtime API, for the invocation it was given.
       api: startRuntimeApi({
         // The initialization counts from the process's start, as Lambda's Init Duration includes the runtime's.
-        ready: () => readyResolve(performance.now() - started),
+        ready: () => ready.resolve(performance.now() - started),
         initError: (errorType, message) => this.#fail(environment, `init failed: ${errorType}: ${message}`),
         response: (requestId, body) =>
           this.#answered(environment, requestId, { outcome: 'result', result: parsedResult(body) }),
         error: (requestId, errorType, message) =>
           this.#answered(environment, requestId, { outcome: 'error', errorType, message }),
       }),
-      ready: new Promise((resolve) => {
-        readyResolve = resolve;
-      }),
+      ready: ready.promise,
       current: undefined,
     };
     pending.startsEnvironment = true;
