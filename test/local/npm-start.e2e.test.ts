@@ -16,6 +16,8 @@ afterEach(stopStarted);
 
 test('the curl line printed at start creates a plant', async () => {
   const server = await start(newDataDir());
+  // The banner names the command for more tokens, as README.md shows it.
+  expect(server.output()).toContain('A token (12 h; more with `npx cdk-local-runner token`):');
 
   const { stdout } = await promisify(execFile)('sh', ['-c', server.curl]);
 

@@ -119,7 +119,7 @@ const banner = async (
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
     '',
     ...(token !== undefined
-      ? [`A token (12 h${dataDir ? '; more with `cdk-local-runner token`' : ''}):`, token, '']
+      ? [`A token (12 h${dataDir ? '; more with `npx cdk-local-runner token`' : ''}):`, token, '']
       : takesDevIssuer
         ? [
             'No development token: the authorizers trust the issuer --env-vars names,',
