@@ -64,10 +64,11 @@ const first = await fetch(`${api.url}/plants`, {
 if (first.status !== 200) throw new Error(`the first request answered ${first.status}: ${await first.text()}`);
 const firstRequestMs = performance.now() - started;
 
-const fnById = (id: string): LocalFunction => {
+/** A Node.js function of the template, with its module. */
+const fnById = (id: string) => {
   const fn = api.app.functions.get(id);
-  if (!fn) throw new Error(`no function ${id} in the template`);
-  return fn;
+  if (fn?.code.language !== 'nodejs') throw new Error(`no Node.js function ${id} in the template`);
+  return { ...fn, ...fn.code };
 };
 const createPlantFn = fnById('CreatePlantFunction');
 const authorizerFn = fnById('BearerAuthorizerFunction');
@@ -86,7 +87,7 @@ const discoveredToken = await signDevToken(
   { sub: 'bench', scope: 'plants/write', expiresIn: '1h' },
 );
 const environmentOf = (fn: LocalFunction, endpoint: string) =>
-  localVariables(fn, api.app, { identity: api.signingKey, jwksUri: jwks.jwksUri }, endpoint);
+  localVariables(fn, api.app, { identity: api.signingKey, jwksUri: jwks.jwksUri }, { database: endpoint });
 
 // 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.
 progress('bundling the references');

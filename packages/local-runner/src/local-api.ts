@@ -2,6 +2,7 @@
 // Lambda runs them, its REST API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN
 // authorizers trust.
 
+import type { LayerDirs } from './app/functions.ts';
 import { resolveValue } from './app/intrinsics.ts';
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
@@ -16,6 +17,7 @@ import {
   serveJwks,
   templateVariables,
 } from './issuer/dev-issuer.ts';
+import { machineNotices } from './lambda/bootstrap.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { functionVariables } from './lambda/variables.ts';
 import { listenOnLoopback } from './loopback.ts';
@@ -23,6 +25,8 @@ import { listenOnLoopback } from './loopback.ts';
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
   stackName?: string;
+  /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
+  layerDirs?: LayerDirs;
   port: number;
   /** Where the database and the issuer's key live; undefined keeps both in memory. */
   dataDir: string | undefined;
@@ -66,19 +70,19 @@ export interface LocalApi {
 
 /**
  * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
- * `envVars` names the issuer) and the local database in, and its `envVars` (from `--env-vars`,
- * by function id) over them.
+ * `envVars` names the issuer) and the local database in, and its `envVars` (from `--env-vars`, by function id) over
+ * them.
  */
 export const localVariables = (
   fn: LocalFunction,
   app: LocalApp,
   issuer: { identity: IssuerIdentity; jwksUri: string },
-  databaseEndpoint: string,
+  endpoints: { database: string },
   envVars: Record<string, Record<string, string>> = {},
 ) =>
   functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
     ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
-    AWS_ENDPOINT_URL_DYNAMODB: databaseEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
     ...envVars[fn.id],
   });
 
@@ -112,22 +116,31 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
+  const closeEndpoints = () => jwks.close();
   let database: LocalDatabase;
   try {
     database = await startDatabase(app.tables, options.dataDir, options.log);
   } catch (error) {
-    await jwks.close();
+    await closeEndpoints();
     throw error;
   }
   const poolsFor = (served: LocalApp) => {
     const pools = new Map<string, FunctionPool>();
     for (const fn of served.functions.values()) {
       warnOfOwnScope(fn, served, options.envVars?.[fn.id] ?? {}, options.log);
+      for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${fn.id}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const variables = localVariables(fn, served, issuer, database.endpoint, options.envVars);
+      const endpoints = { database: database.endpoint };
+      const variables = localVariables(fn, served, issuer, endpoints, options.envVars);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
-      pools.set(fn.id, new FunctionPool(fn, variables, options.maxWorkers, logLine));
+      pools.set(
+        fn.id,
+        new FunctionPool(fn, variables, {
+          maxWorkers: options.maxWorkers,
+          ...(logLine && { logLine }),
+        }),
+      );
     }
     return pools;
   };
@@ -136,7 +149,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
     pools = poolsFor(app);
   } catch (error) {
     await database.close();
-    await jwks.close();
+    await closeEndpoints();
     throw error;
   }
   return {
@@ -148,7 +161,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
     close: async (running: FunctionPool[] = [...pools.values()]) => {
       await Promise.all(running.map((pool) => pool.close()));
       await database.close();
-      await jwks.close();
+      await closeEndpoints();
     },
   };
 };
@@ -164,7 +177,8 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployme
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
-  const app = readLocalApp(options.cloudAssemblyDir, options.stackName);
+  const read = (dir: string) => readLocalApp(dir, { stackName: options.stackName, layerDirs: options.layerDirs });
+  const app = read(options.cloudAssemblyDir);
   if (app.unreachedFunctions.length > 0)
     options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);
   const services = await startServices(app, options);
@@ -199,7 +213,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       return pool.invocations;
     },
     reload: async (cloudAssemblyDir) => {
-      const next = readLocalApp(cloudAssemblyDir, options.stackName);
+      const next = read(cloudAssemblyDir);
       await services.database.createTables(next.tables);
       const previous = deployment;
       deployment = deploymentOf(next, services.poolsFor(next));

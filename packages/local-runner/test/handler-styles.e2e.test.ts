@@ -92,6 +92,6 @@ test("a package the bundle does not hold fails the init, though the developer's 
     ({ functionId, line }) => functionId === 'OutsideFunction' && /Init Error/.test(line),
   );
   expect(initError?.line).toMatch(
-    /Cannot find package 'yaml' imported from .*outside\.mjs: it is not in the function's bundle, and on Lambda nothing else is there \(locally it was found at .*node_modules\/yaml\//,
+    /Cannot find package 'yaml' imported from .*outside\.mjs: it is not in the function's bundle or layers, and on Lambda nothing else is there \(locally it was found at .*node_modules\/yaml\//,
   );
 });

@@ -4,6 +4,7 @@
 // refuses an app, or a call does not answer as documented, a test named "today: ..." asserts exactly what the runner
 // does now and says what AWS would do instead: each is a gap to close (or to keep, knowingly).
 
+import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { RunnerError } from '../src/errors.ts';
@@ -233,8 +234,11 @@ describe('basic-authorizer', () => {
 describe('python-iot', () => {
   const app = startBeforeAll('python-iot');
 
-  test('today: refused, Python functions are not run; on AWS POST /prod/cmds {"topic": "dt", "payload": {...}} runs the function, which publishes the payload and answers 200 (its README)', () => {
-    expect(refusal(app)).toBe('iotPublishHandler612C24FD: runtime python3.14 is not Node.js');
+  test("served: its Python function runs on this machine's python3, which the runner says at start when its version is not the runtime's", () => {
+    const machine = /Python (\d+\.\d+)/.exec(execFileSync('python3', ['--version'], { encoding: 'utf8' }))?.[1];
+    expect(served(app).app.functions.get('iotPublishHandler612C24FD')?.runtime).toBe('python3.14');
+    const notice = `iotPublishHandler612C24FD: it runs on this machine's Python ${machine}, not 3.14 as python3.14 does`;
+    expect(app.log.lines.includes(notice)).toBe(machine !== '3.14');
   });
 });
 

@@ -54,8 +54,8 @@ describe('in process, the synthesized bundle', () => {
     setDefaultCACertificates([...getCACertificates('default'), provider.caCertificate]);
     Object.assign(process.env, settings(), { POWERTOOLS_LOG_LEVEL: 'SILENT' });
     const fn = readLocalApp(synthesizedCloudAssembly()).functions.get('BearerAuthorizerFunction');
-    if (!fn) throw new Error('no BearerAuthorizerFunction in the template');
-    ({ handler } = (await import(fn.modulePath)) as { handler: Handler });
+    if (fn?.code.language !== 'nodejs') throw new Error('no BearerAuthorizerFunction in the template');
+    ({ handler } = (await import(fn.code.modulePath)) as { handler: Handler });
   });
 
   const effectOf = async (token: string) =>

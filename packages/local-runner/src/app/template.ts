@@ -1,45 +1,15 @@
 // Reads a synthesized CloudFormation template into what the local runner serves: the REST API's routes, TOKEN
 // authorizers and gateway responses, the Lambda functions (their bundled assets) and the DynamoDB tables.
 // Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunnerError } from '../errors.ts';
-import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
+import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
 
-interface CfnResource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-  Metadata?: Record<string, unknown>;
-}
+export type { LocalFunction } from './functions.ts';
 
 interface CfnTemplate {
   Resources: Record<string, CfnResource>;
-}
-
-/** The template has what the runner cannot reproduce faithfully; the message names the resource. */
-class UnsupportedTemplateError extends RunnerError {
-  override name = 'UnsupportedTemplateError';
-}
-
-export interface LocalFunction {
-  id: string;
-  /** The template's Runtime, e.g. `nodejs22.x`: which handler styles the runtime takes. */
-  runtime: string;
-  /** The folder of the bundled code, as `cdk deploy` would upload it. */
-  assetDir: string;
-  /** The module file inside assetDir and the exported handler name. */
-  modulePath: string;
-  exportName: string;
-  timeoutSeconds: number;
-  memoryMb: number;
-  /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
-  logFormat: 'JSON' | 'Text';
-  /** Its environment variables as the template has them, intrinsics unresolved (see intrinsics.ts). */
-  variables: Record<string, unknown>;
-  /** The version its code runs as: `1` when the template publishes versions of it (served through an alias). */
-  version: string;
-  /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
-  tokenIssuerVariables: TokenIssuerVariables | undefined;
 }
 
 export interface LocalAuthorizer {
@@ -120,19 +90,6 @@ export interface LocalApp {
   resources: Record<string, CfnResource>;
 }
 
-const refOf = (value: unknown): string | undefined =>
-  typeof value === 'object' && value !== null && 'Ref' in value && typeof value.Ref === 'string'
-    ? value.Ref
-    : undefined;
-
-const getAttOf = (value: unknown): [string, string] | undefined => {
-  if (typeof value !== 'object' || value === null || !('Fn::GetAtt' in value)) return undefined;
-  const att = value['Fn::GetAtt'];
-  return Array.isArray(att) && att.length === 2 ? [String(att[0]), String(att[1])] : undefined;
-};
-
-const props = (resource: CfnResource) => resource.Properties ?? {};
-
 /**
  * The Lambda function an integration or authorizer URI points at (its logical id): by its Arn, or through an alias,
  * whose name is then the qualifier of every invocation (`invokedFunctionArn` ends with it, as on AWS).
@@ -158,77 +115,6 @@ const functionOfUri = (
   if (targets.length !== 1 || !target?.functionId)
     throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
   return target;
-};
-
-const ofType = (resources: Record<string, CfnResource>, type: string) =>
-  Object.entries(resources).filter(([, resource]) => resource.Type === type);
-
-/**
- * Lambda's handler setting `file.export`: the module file in the asset folder, looked for as the runtime does (`.js`,
- * then `.mjs`, then `.cjs`: UserFunction.js in aws/aws-lambda-nodejs-runtime-interface-client), and the export's name.
- */
-const handlerModule = (assetDir: string, handler: string, id: string) => {
-  const dot = handler.lastIndexOf('.');
-  const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
-  const modulePath = ['.js', '.mjs', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
-  if (dot < 1 || !modulePath)
-    throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
-  return { modulePath, exportName };
-};
-
-const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
-  if (value === undefined) return undefined;
-  const { issuer, audience, jwksUri, routeScopes } = (value ?? {}) as Partial<Record<string, unknown>>;
-  const names = [issuer, audience, jwksUri];
-  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof routeScopes)) {
-    throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
-  }
-  return value as TokenIssuerVariables;
-};
-
-/** What a template value is, as a message names it: a string as it is, anything else (an intrinsic) as JSON. */
-const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-
-/** The functions `reached` names (by routes and authorizers), read; the template's others are only listed. */
-const readFunctions = (resources: Record<string, CfnResource>, cloudAssemblyDir: string, reached: Set<string>) => {
-  const functions = new Map<string, LocalFunction>();
-  const unreached: string[] = [];
-  for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
-    if (!reached.has(id)) {
-      unreached.push(id);
-      continue;
-    }
-    const properties = props(resource);
-    const runtime = shown(properties.Runtime ?? '');
-    if (!runtime.startsWith('nodejs')) throw new UnsupportedTemplateError(`${id}: runtime ${runtime} is not Node.js`);
-    const assetPath = resource.Metadata?.['aws:asset:path'];
-    if (typeof assetPath !== 'string') {
-      throw new UnsupportedTemplateError(
-        `${id}: no aws:asset:path metadata (synthesize with the CDK CLI, which adds it)`,
-      );
-    }
-    const assetDir = join(cloudAssemblyDir, assetPath);
-    const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    functions.set(id, {
-      id,
-      runtime,
-      assetDir,
-      ...handlerModule(assetDir, String(properties.Handler ?? 'index.handler'), id),
-      timeoutSeconds: Number(properties.Timeout ?? 3),
-      memoryMb: Number(properties.MemorySize ?? 128),
-      logFormat:
-        (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
-      variables,
-      // A published version (AWS::Lambda::Version) is what an alias serves on AWS: locally, its first.
-      version: ofType(resources, 'AWS::Lambda::Version').some(
-        ([, version]) => refOf(props(version).FunctionName) === id,
-      )
-        ? '1'
-        : '$LATEST',
-      tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
-    });
-  }
-  return { functions, unreached };
 };
 
 const readAuthorizers = (resources: Record<string, CfnResource>) => {
@@ -417,7 +303,10 @@ const readGatewayResponses = (resources: Record<string, CfnResource>) => {
 };
 
 /** The template of the one stack in `cloudAssemblyDir` (or of `stackName`), read into a LocalApp. */
-export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): LocalApp => {
+export const readLocalApp = (
+  cloudAssemblyDir: string,
+  { stackName, layerDirs = {} }: { stackName?: string | undefined; layerDirs?: LayerDirs } = {},
+): LocalApp => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
@@ -472,7 +361,7 @@ export const readLocalApp = (cloudAssemblyDir: string, stackName?: string): Loca
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...authorizers.values()].map((authorizer) => authorizer.functionId),
   ]);
-  const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached);
+  const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached, layerDirs);
   return {
     stackName: name,
     apiId,

@@ -5,11 +5,11 @@ import { readLocalApp } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';
-import { cloudAssemblyOf, commandFailed, dataDirOf, envVarsOf, parseCommandLine } from './options.ts';
+import { cloudAssemblyOf, commandFailed, dataDirOf, envVarsOf, layerDirsOf, parseCommandLine } from './options.ts';
 
 const { values, positionals, usage } = parseCommandLine(
   'cdk-local-runner invoke <function id> <event.json> [options]',
-  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack'],
+  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer'],
   { positionals: true },
 );
 const [functionId, eventFile] = positionals;
@@ -17,7 +17,7 @@ const log = (line: string) => console.error(line);
 try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const app = readLocalApp(cloudAssemblyOf(values, log), values.stack);
+  const app = readLocalApp(cloudAssemblyOf(values, log), { stackName: values.stack, layerDirs: layerDirsOf(values) });
   if (app.unreachedFunctions.includes(functionId))
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!app.functions.has(functionId)) {

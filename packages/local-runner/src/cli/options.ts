@@ -51,6 +51,12 @@ export const options = {
     help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
   },
   stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
+  layer: {
+    type: 'string',
+    multiple: true,
+    placeholder: 'ARN=DIR',
+    help: 'a folder holding what Lambda extracts into /opt for a layer the app names by ARN; any number of them',
+  },
   watch: {
     type: 'boolean',
     help: "synthesize and serve again when the app's sources change (the start command's --watch)",
@@ -132,22 +138,32 @@ export const commandFailed = (command: string, error: unknown) => {
   process.exitCode = 1;
 };
 
-/** `--context NAME=VALUE`, each once. */
-const contextOf = (values: string[]) => {
-  const context: Record<string, string> = {};
+/** An option's `NAME=VALUE` values (`--context`, `--layer`), each name once. */
+const pairsOf = (option: 'context' | 'layer', values: string[] = []) => {
+  const pairs: Record<string, string> = {};
   for (const value of values) {
     const [, name, given] = /^([^=]+)=(.*)$/s.exec(value) ?? [];
-    if (name === undefined || given === undefined) throw new RunnerError(`--context ${value}: expected NAME=VALUE`);
-    if (name in context) throw new RunnerError(`--context ${name} is given twice`);
-    context[name] = given;
+    if (name === undefined || given === undefined)
+      throw new RunnerError(`--${option} ${value}: expected ${options[option].placeholder}`);
+    if (name in pairs) throw new RunnerError(`--${option} ${name} is given twice`);
+    pairs[name] = given;
   }
-  return context;
+  return pairs;
 };
+
+/** `--layer ARN=DIR`: each layer's folder, resolved from the working folder, which must exist. */
+export const layerDirsOf = (values: { layer?: string[] | undefined }) =>
+  Object.fromEntries(
+    Object.entries(pairsOf('layer', values.layer)).map(([arn, dir]) => {
+      if (!existsSync(dir)) throw new RunnerError(`--layer ${arn}=${dir}: no such folder`);
+      return [arn, resolve(dir)];
+    }),
+  );
 
 /** The CDK project the command runs in, with the context values `--context` gives its synth. */
 export const projectOf = (values: { context?: string[] | undefined }, root = process.cwd()): AppProject => {
   const project = appProjectAt(root);
-  return values.context === undefined ? project : { ...project, context: contextOf(values.context) };
+  return values.context === undefined ? project : { ...project, context: pairsOf('context', values.context) };
 };
 
 /** The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). */

@@ -12,6 +12,7 @@ import {
   commandFailed,
   dataDirOf,
   envVarsOf,
+  layerDirsOf,
   maxWorkersOf,
   options,
   parseCommandLine,
@@ -144,6 +145,7 @@ export const serve = async (parent: number) => {
       'app',
       'context',
       'stack',
+      'layer',
       'watch',
     ]);
     if (values.app !== undefined && values.watch)
@@ -157,6 +159,7 @@ export const serve = async (parent: number) => {
     const starting = startLocalApi({
       cloudAssemblyDir: cloudAssemblyOf(values, log),
       ...(values.stack && { stackName: values.stack }),
+      layerDirs: layerDirsOf(values),
       port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
       dataDir,
       maxWorkers: maxWorkersOf(values['max-workers'], log),

@@ -21,7 +21,7 @@ try {
     devIssuerScope(
       readLocalApp(
         cloudAssemblyOf(values, () => undefined),
-        values.stack,
+        { stackName: values.stack },
       ),
     ) ??
     '';

@@ -7,19 +7,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
+import { bootstrapOf } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
-
-/** What an execution environment's runtime (runtime.mjs) is started with: its command line's one argument, as JSON. */
-interface RuntimeSettings {
-  functionId: string;
-  /** The template's Runtime (`nodejs22.x`). */
-  runtime: string;
-  modulePath: string;
-  exportName: string;
-  memoryMb: number;
-  logFormat: 'JSON' | 'Text';
-}
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
 type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string };
@@ -56,24 +46,6 @@ interface ExecutionEnvironment {
   ready: Promise<number>;
   current: Pending | undefined;
 }
-
-const runtimeFile = new URL('./runtime.mjs', import.meta.url).pathname;
-
-/**
- * The command line the Lambda Node.js runtime's bootstrap starts node with (/var/runtime/bootstrap in the Lambda base
- * images, aws/aws-lambda-base-images): the heap sized from the function's memory (a tenth for the young generation,
- * half of that a semi-space, the rest the old generation), `gc()` exposed, and 80 KiB headers. A function's own
- * NODE_OPTIONS come from its environment, as there; flags on the command line win over NODE_OPTIONS' (Node's rule).
- */
-const bootstrapFlags = (memoryMb: number) => {
-  const newSpaceMb = Math.floor(memoryMb / 10);
-  return [
-    '--expose-gc',
-    '--max-http-header-size=81920',
-    `--max-semi-space-size=${Math.floor(newSpaceMb / 2)}`,
-    `--max-old-space-size=${memoryMb - newSpaceMb}`,
-  ];
-};
 
 /**
  * The X-Ray trace header of an invocation (the Runtime API's Lambda-Runtime-Trace-Id, which the runtime puts in
@@ -114,13 +86,12 @@ export class FunctionPool {
   constructor(
     fn: LocalFunction,
     variables: Record<string, string>,
-    maxWorkers: number,
-    logLine?: (line: string) => void,
+    { maxWorkers, logLine }: { maxWorkers: number; logLine?: (line: string) => void },
   ) {
     this.#fn = fn;
     this.#variables = variables;
-    this.#maxWorkers = maxWorkers;
     this.#logLine = logLine;
+    this.#maxWorkers = maxWorkers;
   }
 
   /** Invocations so far (tests read it to prove what was or was not invoked). */
@@ -170,14 +141,6 @@ export class FunctionPool {
   }
 
   #start(pending: Pending): ExecutionEnvironment {
-    const settings: RuntimeSettings = {
-      functionId: this.#fn.id,
-      runtime: this.#fn.runtime,
-      modulePath: this.#fn.modulePath,
-      exportName: this.#fn.exportName,
-      memoryMb: this.#fn.memoryMb,
-      logFormat: this.#fn.logFormat,
-    };
     const ready = Promise.withResolvers<number>();
     const started = performance.now();
     const environment: ExecutionEnvironment = {
@@ -203,7 +166,7 @@ export class FunctionPool {
     void environment.api.then((api) => {
       // Failed (or closed) before its Runtime API listened: nothing to start.
       if (!this.#all.has(environment)) return api.close();
-      environment.process = this.#spawn(settings, api.address);
+      environment.process = this.#spawn(api.address);
       environment.process.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
       environment.process.on('exit', (code, signal) =>
         this.#fail(environment, signal === null ? `exited with code ${code}` : `ended by ${signal}`),
@@ -213,24 +176,21 @@ export class FunctionPool {
     return environment;
   }
 
-  /** The runtime's process, started as the Lambda Node.js runtime's bootstrap starts it, told its Runtime API. */
-  #spawn(settings: RuntimeSettings, runtimeApi: string) {
+  /** The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API. */
+  #spawn(runtimeApi: string) {
     const logLine = this.#logLine;
-    const child = spawn(
-      process.execPath,
-      [...bootstrapFlags(this.#fn.memoryMb), runtimeFile, JSON.stringify(settings)],
-      {
-        // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
-        cwd: this.#fn.assetDir,
-        env: {
-          ...this.#variables,
-          AWS_LAMBDA_RUNTIME_API: runtimeApi,
-          // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
-          AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
-        },
-        stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables);
+    const child = spawn(command, args, {
+      // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
+      cwd: this.#fn.assetDir,
+      env: {
+        ...variables,
+        AWS_LAMBDA_RUNTIME_API: runtimeApi,
+        // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
+        AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
       },
-    );
+      stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+    });
     if (logLine)
       for (const output of [child.stdout, child.stderr])
         if (output) createInterface({ input: output }).on('line', logLine);

@@ -3,7 +3,8 @@
 // Lambda's Runtime API (runtime-api.ts serves it; AWS_LAMBDA_RUNTIME_API names it), as every Lambda runtime does: it
 // asks for the next invocation, and posts its response or error, or the initialization's error. Plain JavaScript, so
 // that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a WebAssembly
-// compiler it loads on first use, some 140 ms a process here. Its settings are typed in pool.ts (RuntimeSettings).
+// compiler it loads on first use, some 140 ms a process here. Its settings are typed in bootstrap.ts (NodeRuntimeSettings);
+// the rest it reads from its environment, as Lambda's runtime does.
 import { existsSync, readFileSync } from 'node:fs';
 import Module, { createRequire, registerHooks } from 'node:module';
 import { connect } from 'node:net';
@@ -71,7 +72,11 @@ const postError = (path, error) => {
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-const { functionId, runtime, modulePath, exportName, memoryMb, logFormat } = JSON.parse(process.argv[2]);
+const { modulePath, exportName, layerDirs } = JSON.parse(process.argv[2]);
+const functionId = process.env.AWS_LAMBDA_FUNCTION_NAME;
+const runtime = process.env.AWS_EXECUTION_ENV?.replace(/^AWS_Lambda_/, '') ?? '';
+const memoryMb = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
+const logFormat = process.env.AWS_LAMBDA_LOG_FORMAT === 'JSON' ? 'JSON' : 'Text';
 
 /**
  * Up to nodejs22.x, Lambda's runtime takes a handler that answers through a callback or the context's succeed, fail
@@ -129,17 +134,21 @@ const reported = (error) =>
 /** The bundle's folder: /var/task on Lambda, where nothing lies above it. */
 const taskRoot = process.env.LAMBDA_TASK_ROOT ?? dirname(modulePath);
 
+/** The function's folder `file` is in, its bundle's or a layer's (/var/task or /opt on Lambda), if any. */
+const functionsFolder = (file) => [taskRoot, ...layerDirs].find((dir) => file.startsWith(`${dir}/`));
+
 /**
- * Whether a `.js` file of the bundle is an ES module as Lambda's runtime decides it (UserFunction.js,
+ * Whether a `.js` file of the function is an ES module as Lambda's runtime decides it (UserFunction.js,
  * `_hasFolderPackageJsonTypeModule`): by the nearest package.json's `type`, never past a node_modules folder, and here
- * never past the task root either: on Lambda nothing lies above /var/task, while locally the bundle sits in the user's
- * project, whose own package.json (`"type": "module"`) does not reach it there.
+ * never past the function's folder either: on Lambda nothing lies above /var/task (or /opt), while locally the bundle
+ * sits in the user's project, whose own package.json (`"type": "module"`) does not reach it there.
  */
 const isModuleScope = (file) => {
+  const root = functionsFolder(file);
   for (let dir = dirname(file); !dir.endsWith('/node_modules'); dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).type === 'module';
-    if (dir === taskRoot || !dir.startsWith(`${taskRoot}/`)) return false;
+    if (root === undefined || dir === root || !dir.startsWith(`${root}/`)) return false;
   }
   return false;
 };
@@ -150,7 +159,7 @@ const isModuleScope = (file) => {
 // DEP0039) compiles the bundle's .js files in CommonJS scope as CommonJS, as Lambda loads them.
 const loadJs = Module._extensions['.js'];
 Module._extensions['.js'] = function (module, filename) {
-  if (filename.startsWith(`${taskRoot}/`) && !isModuleScope(filename))
+  if (functionsFolder(filename) !== undefined && !isModuleScope(filename))
     return module._compile(readFileSync(filename, 'utf8'), filename, 'commonjs');
   return loadJs.call(this, module, filename);
 };
@@ -167,29 +176,56 @@ const packageName = (specifier) =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
-// What the bundle imports resolves as on Lambda, where nothing lies above /var/task: within the bundle, or the SDK the
-// runtime provides (from wherever the user has it: the app's own node_modules). Locally a bundle in cdk.out would
-// otherwise find any package the user's project has installed, and work here while failing deployed.
+/**
+ * NODE_PATH's folders of packages (bootstrap.ts sets it as Lambda's bootstrap does: the layers' node_modules), where
+ * Lambda's runtime lets an ES module find packages too from nodejs18.x (Node's own ESM resolution ignores NODE_PATH):
+ * "Lambda supports JavaScript ES module dependencies [in layers] for Node.js 18" (AWS Knowledge Center,
+ * lambda-import-module-error-nodejs).
+ */
+const packageFolders =
+  nodeMajor >= 18 ? (process.env.NODE_PATH ?? '').split(':').filter((dir) => dir.endsWith('/node_modules')) : [];
+
+// What the function imports resolves as on Lambda, where nothing lies above /var/task: within the bundle or its
+// layers, or the SDK the runtime provides (from wherever the user has it: the app's own node_modules). Locally a
+// bundle in cdk.out would otherwise find any package the user's project has installed, and work here while failing
+// deployed.
 registerHooks({
   resolve(specifier, context, nextResolve) {
     const parent = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : '';
-    if (!parent.startsWith(`${taskRoot}/`)) return nextResolve(specifier, context);
+    if (functionsFolder(parent) === undefined) return nextResolve(specifier, context);
     const name = packageName(specifier);
-    const sdk = !specifier.startsWith('.') && providedSdk.test(name);
+    const bare = !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.includes(':');
+    const sdk = bare && providedSdk.test(name);
     let resolved;
     try {
       resolved = nextResolve(specifier, context);
     } catch (error) {
+      const fromLayer =
+        bare && context.conditions?.includes('import')
+          ? packageFolders
+              .map((dir) => {
+                try {
+                  return nextResolve(specifier, {
+                    ...context,
+                    parentURL: pathToFileURL(join(dir, '..', 'index.mjs')).href,
+                  });
+                } catch {
+                  return undefined;
+                }
+              })
+              .find(Boolean)
+          : undefined;
+      if (fromLayer) return fromLayer;
       if (!sdk) throw error;
       error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from the app's own node_modules: install it there (npm install --save-dev ${name})`;
       throw error;
     }
     if (!resolved.url.startsWith('file:') || sdk) return resolved;
     const file = fileURLToPath(resolved.url);
-    if (file.startsWith(`${taskRoot}/`)) return resolved;
+    if (functionsFolder(file) !== undefined) return resolved;
     throw Object.assign(
       new Error(
-        `Cannot find ${specifier.startsWith('.') ? 'module' : 'package'} '${specifier}' imported from ${parent}: it is not in the function's bundle, and on Lambda nothing else is there (locally it was found at ${file}, outside the bundle)`,
+        `Cannot find ${bare ? 'package' : 'module'} '${specifier}' imported from ${parent}: it is not in the function's bundle or layers, and on Lambda nothing else is there (locally it was found at ${file}, outside them)`,
       ),
       { code: context.conditions?.includes('require') ? 'MODULE_NOT_FOUND' : 'ERR_MODULE_NOT_FOUND' },
     );

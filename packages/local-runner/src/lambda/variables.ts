@@ -1,6 +1,5 @@
 // Each function's environment variables locally: the template's values (with the intrinsics that have a local meaning
 // resolved), then the local overrides, then what the Lambda runtime itself sets.
-import { relative } from 'node:path';
 import { localAws, resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
 import type { LocalApp, LocalFunction } from '../app/template.ts';
 
@@ -33,7 +32,7 @@ export const functionVariables = (
     ...variables,
     ...overrides,
     // Reserved: what the Lambda runtime sets itself ("Defined runtime environment variables" in the Lambda guide).
-    _HANDLER: `${relative(fn.assetDir, fn.modulePath).replace(/\.[mc]?js$/, '')}.${fn.exportName}`,
+    _HANDLER: fn.handler,
     AWS_REGION: localAws.region,
     AWS_DEFAULT_REGION: localAws.region,
     // Local credentials: the local DynamoDB takes any, and no real AWS account is ever reached. A role's credentials

@@ -108,7 +108,7 @@ describe('readLocalApp refuses', () => {
       for (const name of ['Users', 'Orders']) new Stack(app, name);
     });
     expect(() => readLocalApp(outdir)).toThrow(`${outdir} has 2 stacks (Users, Orders): choose one with --stack NAME`);
-    expect(() => readLocalApp(outdir, 'Billing')).toThrow(
+    expect(() => readLocalApp(outdir, { stackName: 'Billing' })).toThrow(
       `${outdir} has no stack named Billing; its stacks: Users, Orders`,
     );
   });
@@ -127,17 +127,19 @@ describe('readLocalApp refuses', () => {
     ).toThrow(/mock response template .* \(only a static body\)/);
   });
 
-  test('a function that is not Node.js, when a route reaches it', () => {
+  test('a function on a runtime the runner does not run (Java), when a route reaches it', () => {
     expect(() =>
       read((stack, api) => {
-        const python = new LambdaFunction(stack, 'Python', {
+        const java = new LambdaFunction(stack, 'Java', {
           code: code(),
-          handler: 'echo.handler',
-          runtime: Runtime.PYTHON_3_13,
+          handler: 'example.Handler::handleRequest',
+          runtime: Runtime.JAVA_21,
         });
-        api.root.addMethod('GET', new LambdaIntegration(python));
+        api.root.addMethod('GET', new LambdaIntegration(java));
       }),
-    ).toThrow(/runtime python3\.13 is not Node\.js/);
+    ).toThrow(
+      /^Java[0-9A-F]+: runtime java21 is not run locally \(the runner runs Node\.js, Python and OS-only runtimes: nodejs\*, python3\.\*, provided\*\)$/,
+    );
   });
 });
 

@@ -1,0 +1,32 @@
+// What reading a CloudFormation template takes, shared by its readers (template.ts, functions.ts).
+import { RunnerError } from '../errors.ts';
+
+export interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+/** The template has what the runner cannot reproduce faithfully; the message names the resource. */
+export class UnsupportedTemplateError extends RunnerError {
+  override name = 'UnsupportedTemplateError';
+}
+
+export const refOf = (value: unknown): string | undefined =>
+  typeof value === 'object' && value !== null && 'Ref' in value && typeof value.Ref === 'string'
+    ? value.Ref
+    : undefined;
+
+export const getAttOf = (value: unknown): [string, string] | undefined => {
+  if (typeof value !== 'object' || value === null || !('Fn::GetAtt' in value)) return undefined;
+  const att = value['Fn::GetAtt'];
+  return Array.isArray(att) && att.length === 2 ? [String(att[0]), String(att[1])] : undefined;
+};
+
+export const props = (resource: CfnResource) => resource.Properties ?? {};
+
+export const ofType = (resources: Record<string, CfnResource>, type: string) =>
+  Object.entries(resources).filter(([, resource]) => resource.Type === type);
+
+/** What a template value is, as a message names it: a string as it is, anything else (an intrinsic) as JSON. */
+export const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));

@@ -1,0 +1,206 @@
+// Reads the template's Lambda functions into what the runner runs: each function's runtime and code (its bundled
+// asset), its layers, its settings, and what it needs that no local part gives (said once at start, never a reason
+// to refuse the app). Functions no route or authorizer reaches are listed, not read.
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
+
+/** How an execution environment runs the function's code: by its runtime's language. */
+type FunctionCode =
+  /** A Node.js runtime (`nodejs*`): the module file in the asset folder and the exported handler's name. */
+  | { language: 'nodejs'; modulePath: string; exportName: string }
+  /** A Python runtime (`python3.*`): the runtime imports the handler's module itself, as Lambda's does. */
+  | { language: 'python' }
+  /** An OS-only runtime (`provided.al2023`, `provided.al2`): the asset's `bootstrap` executable is the runtime. */
+  | { language: 'provided'; bootstrap: string };
+
+export interface LocalFunction {
+  id: string;
+  /** The template's Runtime, e.g. `nodejs22.x`: which runtime runs it, and which handler styles that runtime takes. */
+  runtime: string;
+  /** The template's Handler (Lambda's `_HANDLER`), as the runtime reads it. */
+  handler: string;
+  /** The folder of the bundled code, as `cdk deploy` would upload it (Lambda's /var/task). */
+  assetDir: string;
+  code: FunctionCode;
+  /**
+   * The local folders of its layers, in the template's order (Lambda extracts them into /opt in that order, a later
+   * layer's files over an earlier one's).
+   */
+  layerDirs: string[];
+  timeoutSeconds: number;
+  memoryMb: number;
+  /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
+  logFormat: 'JSON' | 'Text';
+  /** Its environment variables as the template has them, intrinsics unresolved (see intrinsics.ts). */
+  variables: Record<string, unknown>;
+  /** The version its code runs as: `1` when the template publishes versions of it (served through an alias). */
+  version: string;
+  /** Set when the function verifies tokens (its Metadata says which variables): the development issuer's. */
+  tokenIssuerVariables: TokenIssuerVariables | undefined;
+  /** What it needs that no local part gives: the runner says each once, at start. */
+  notices: string[];
+}
+
+/** Where the layers the template names only by ARN are locally (`--layer ARN=DIR`). */
+export type LayerDirs = Record<string, string>;
+
+/**
+ * Lambda's handler setting `file.export`: the module file in the asset folder, looked for as the runtime does (`.js`,
+ * then `.mjs`, then `.cjs`: UserFunction.js in aws/aws-lambda-nodejs-runtime-interface-client), and the export's name.
+ */
+const nodeModule = (assetDir: string, handler: string, id: string): FunctionCode => {
+  const dot = handler.lastIndexOf('.');
+  const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
+  const modulePath = ['.js', '.mjs', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
+  if (dot < 1 || !modulePath)
+    throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
+  return { language: 'nodejs', modulePath, exportName };
+};
+
+/** The instruction set an ELF executable is built for (its header's e_machine), or undefined for anything else. */
+const elfMachine = (file: string): string | undefined => {
+  const header = Buffer.alloc(20);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, header, 0, 20, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (header.readUInt32BE(0) !== 0x7f454c46) return undefined;
+  const machine = header.readUInt16LE(18);
+  return machine === 0x3e ? 'x64' : machine === 0xb7 ? 'arm64' : `ELF machine 0x${machine.toString(16)}`;
+};
+
+/**
+ * An OS-only runtime's code: Lambda starts the asset's `bootstrap` ("Building a custom runtime for AWS Lambda"). A
+ * script runs on any machine that has its interpreter; a Linux executable only on Linux, on the architecture it was
+ * built for: anything else is refused here, naming what the machine is.
+ */
+const bootstrapOf = (assetDir: string, architecture: string, id: string): FunctionCode => {
+  const bootstrap = join(assetDir, 'bootstrap');
+  if (!existsSync(bootstrap))
+    throw new UnsupportedTemplateError(`${id}: an OS-only runtime's code needs a bootstrap file; ${assetDir} has none`);
+  const machine = elfMachine(bootstrap);
+  const expected = architecture === 'arm64' ? 'arm64' : 'x64';
+  if (machine !== undefined && (process.platform !== 'linux' || machine !== process.arch))
+    throw new UnsupportedTemplateError(
+      `${id}: its bootstrap is a Linux executable for ${machine} (the function's architecture: ${architecture}); this machine is ${process.platform} on ${process.arch}, which cannot run it`,
+    );
+  if (machine !== undefined && machine !== expected)
+    throw new UnsupportedTemplateError(
+      `${id}: its bootstrap is built for ${machine}, but the function's architecture is ${architecture}: Lambda could not run it`,
+    );
+  return { language: 'provided', bootstrap };
+};
+
+const codeOf = (runtime: string, assetDir: string, handler: string, architecture: string, id: string) => {
+  if (runtime.startsWith('nodejs')) return nodeModule(assetDir, handler, id);
+  if (runtime.startsWith('python3')) return { language: 'python' } as const;
+  if (runtime.startsWith('provided')) return bootstrapOf(assetDir, architecture, id);
+  throw new UnsupportedTemplateError(
+    `${id}: runtime ${runtime} is not run locally (the runner runs Node.js, Python and OS-only runtimes: nodejs*, python3.*, provided*)`,
+  );
+};
+
+/**
+ * Its layers' local folders: a LayerVersion of the template by its asset, one named by ARN by `--layer`. A layer that
+ * has neither is a notice: locally nothing of it is there.
+ */
+const layersOf = (
+  properties: Record<string, unknown>,
+  resources: Record<string, CfnResource>,
+  cloudAssemblyDir: string,
+  given: LayerDirs,
+  notices: string[],
+) => {
+  const layers = Array.isArray(properties.Layers) ? (properties.Layers as unknown[]) : [];
+  return layers.flatMap((layer) => {
+    const ref = refOf(layer);
+    const resource = ref === undefined ? undefined : resources[ref];
+    const assetPath =
+      resource?.Type === 'AWS::Lambda::LayerVersion' ? resource.Metadata?.['aws:asset:path'] : undefined;
+    if (typeof assetPath === 'string') return [join(cloudAssemblyDir, assetPath)];
+    const name = shown(layer);
+    const dir = given[name];
+    if (dir !== undefined) return [dir];
+    notices.push(
+      `its layer ${name} is not an asset of this app, so nothing of it is here: give its contents with --layer ${typeof layer === 'string' ? layer : 'ARN'}=DIR (DIR holding what Lambda extracts into /opt)`,
+    );
+    return [];
+  });
+};
+
+/** What the function's settings ask of AWS that no local part gives, said once at start. */
+const settingNotices = (properties: Record<string, unknown>) => [
+  ...(properties.VpcConfig === undefined
+    ? []
+    : ['it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC']),
+  ...((properties.FileSystemConfigs as { LocalMountPath?: unknown }[] | undefined) ?? []).map(
+    ({ LocalMountPath: path }) =>
+      `it mounts an EFS file system at ${shown(path)} on AWS: nothing is mounted there locally, so what it reads or writes there fails`,
+  ),
+];
+
+/** The functions `reached` names (by routes and authorizers), read; the template's others are only listed. */
+export const readFunctions = (
+  resources: Record<string, CfnResource>,
+  cloudAssemblyDir: string,
+  reached: Set<string>,
+  layerDirs: LayerDirs = {},
+) => {
+  const functions = new Map<string, LocalFunction>();
+  const unreached: string[] = [];
+  for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
+    if (!reached.has(id)) {
+      unreached.push(id);
+      continue;
+    }
+    const properties = props(resource);
+    const runtime = shown(properties.Runtime ?? '');
+    const assetPath = resource.Metadata?.['aws:asset:path'];
+    if (typeof assetPath !== 'string') {
+      throw new UnsupportedTemplateError(
+        `${id}: no aws:asset:path metadata (synthesize with the CDK CLI, which adds it)`,
+      );
+    }
+    const assetDir = join(cloudAssemblyDir, assetPath);
+    const handler = String(properties.Handler ?? 'index.handler');
+    const [architecture = 'x86_64'] = (properties.Architectures as string[] | undefined) ?? [];
+    const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const notices = settingNotices(properties);
+    functions.set(id, {
+      id,
+      runtime,
+      handler,
+      assetDir,
+      code: codeOf(runtime, assetDir, handler, architecture, id),
+      layerDirs: layersOf(properties, resources, cloudAssemblyDir, layerDirs, notices),
+      timeoutSeconds: Number(properties.Timeout ?? 3),
+      memoryMb: Number(properties.MemorySize ?? 128),
+      logFormat:
+        (properties.LoggingConfig as { LogFormat?: string } | undefined)?.LogFormat === 'JSON' ? 'JSON' : 'Text',
+      variables,
+      // A published version (AWS::Lambda::Version) is what an alias serves on AWS: locally, its first.
+      version: ofType(resources, 'AWS::Lambda::Version').some(
+        ([, version]) => refOf(props(version).FunctionName) === id,
+      )
+        ? '1'
+        : '$LATEST',
+      tokenIssuerVariables: tokenIssuerVariablesOf(resource.Metadata?.[tokenIssuerMetadataKey], id),
+      notices,
+    });
+  }
+  return { functions, unreached };
+};
+
+const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {
+  if (value === undefined) return undefined;
+  const { issuer, audience, jwksUri, routeScopes } = (value ?? {}) as Partial<Record<string, unknown>>;
+  const names = [issuer, audience, jwksUri];
+  if (!names.every((name) => typeof name === 'string') || !['string', 'undefined'].includes(typeof routeScopes)) {
+    throw new UnsupportedTemplateError(`${id}: ${tokenIssuerMetadataKey} metadata must name issuer, audience, jwksUri`);
+  }
+  return value as TokenIssuerVariables;
+};

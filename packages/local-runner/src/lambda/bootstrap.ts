@@ -1,0 +1,115 @@
+// How an execution environment's runtime starts: what each runtime's bootstrap runs on Lambda, with the paths Lambda
+// sets for the function's layers (extracted into /opt there; locally each layer's own folder).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { LocalFunction } from '../app/functions.ts';
+import { RunnerError } from '../errors.ts';
+
+/** What runtime.mjs is started with: its command line's one argument, as JSON (the rest it reads as Lambda's runtime does, from its environment). */
+interface NodeRuntimeSettings {
+  modulePath: string;
+  exportName: string;
+  /** The layers' folders: what the function may import besides its bundle and the runtime's SDK. */
+  layerDirs: string[];
+}
+
+const nodeRuntime = new URL('./runtime.mjs', import.meta.url).pathname;
+const pythonRuntime = new URL('./runtime.py', import.meta.url).pathname;
+
+/**
+ * The command line the Lambda Node.js runtime's bootstrap starts node with (/var/runtime/bootstrap in the Lambda base
+ * images, aws/aws-lambda-base-images): the heap sized from the function's memory (a tenth for the young generation,
+ * half of that a semi-space, the rest the old generation), `gc()` exposed, and 80 KiB headers. A function's own
+ * NODE_OPTIONS come from its environment, as there; flags on the command line win over NODE_OPTIONS' (Node's rule).
+ */
+const nodeFlags = (memoryMb: number) => {
+  const newSpaceMb = Math.floor(memoryMb / 10);
+  return [
+    '--expose-gc',
+    '--max-http-header-size=81920',
+    `--max-semi-space-size=${Math.floor(newSpaceMb / 2)}`,
+    `--max-old-space-size=${memoryMb - newSpaceMb}`,
+  ];
+};
+
+/** Paths under each layer's folder, the last layer's first: on Lambda its files overwrite an earlier layer's in /opt. */
+const underLayers = (fn: LocalFunction, ...paths: string[]) =>
+  paths.flatMap((path) => fn.layerDirs.toReversed().map((dir) => join(dir, path)));
+
+/**
+ * The bootstrap's NODE_PATH when the function sets none, as the Node.js bootstrap sets it
+ * (`/opt/nodejs/node24/node_modules:/opt/nodejs/node_modules:/var/runtime/node_modules:/var/runtime:/var/task`):
+ * the layers' folders, then the task root. The runtime's own folder (/var/runtime) and its SDK have no local
+ * counterpart here: runtime.mjs resolves the SDK from the app's node_modules.
+ */
+const nodePath = (fn: LocalFunction) => {
+  const major = /^nodejs(\d+)/.exec(fn.runtime)?.[1] ?? '';
+  return [...underLayers(fn, `nodejs/node${major}/node_modules`, 'nodejs/node_modules'), fn.assetDir].join(':');
+};
+
+/**
+ * The layers' Python folders, as Lambda's Python runtimes search /opt ("Layer paths for each Lambda runtime":
+ * `python/lib/python3.x/site-packages`, then `python`); the runtime puts the task root before them.
+ */
+const pythonPath = (fn: LocalFunction) =>
+  underLayers(fn, `python/lib/${fn.runtime.replace(/\.x$/, '')}/site-packages`, 'python').join(':');
+
+/**
+ * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it.
+ * Layers' `bin` folders join PATH as Lambda's /opt/bin does ("Layer paths for each Lambda runtime" in the Lambda
+ * guide), after the machine's own.
+ */
+export const bootstrapOf = (fn: LocalFunction, variables: Record<string, string>) => {
+  const path = [variables.PATH, ...underLayers(fn, 'bin')].filter(Boolean).join(':');
+  const env = { ...variables, PATH: path };
+  switch (fn.code.language) {
+    case 'nodejs': {
+      const { modulePath, exportName } = fn.code;
+      const settings: NodeRuntimeSettings = { modulePath, exportName, layerDirs: fn.layerDirs };
+      return {
+        command: process.execPath,
+        args: [...nodeFlags(fn.memoryMb), nodeRuntime, JSON.stringify(settings)],
+        variables: { NODE_PATH: nodePath(fn), ...env },
+      };
+    }
+    case 'python':
+      return {
+        command: 'python3',
+        args: [pythonRuntime],
+        variables: { ...env, PYTHONPATH: pythonPath(fn) },
+      };
+    case 'provided':
+      return { command: fn.code.bootstrap, args: [], variables: env };
+  }
+};
+
+/** This machine's `python3` version (`3.11`), asked once; undefined when it has none. */
+let pythonVersion: { version: string | undefined } | undefined;
+const machinePython = () => {
+  if (!pythonVersion) {
+    const asked = spawnSync('python3', ['--version'], { encoding: 'utf8' });
+    pythonVersion = { version: /Python (\d+\.\d+)/.exec(`${asked.stdout}${asked.stderr}`)?.[1] };
+  }
+  return pythonVersion.version;
+};
+
+/**
+ * Where this machine runs `fn` on another version of its language than Lambda's runtime would (the runner's Node.js,
+ * the machine's `python3`): said once at start. A Python function on a machine without `python3` is refused.
+ */
+export const machineNotices = (fn: LocalFunction): string[] => {
+  const wanted = /^(?:nodejs|python)(\d+(?:\.\d+)?)/.exec(fn.runtime)?.[1];
+  if (fn.code.language === 'nodejs') {
+    const here = process.versions.node.split('.')[0];
+    return wanted === undefined || wanted === here
+      ? []
+      : [
+          `it runs on the runner's Node.js ${here}, not ${wanted} as ${fn.runtime} does (with ${fn.runtime}'s handler styles)`,
+        ];
+  }
+  if (fn.code.language !== 'python') return [];
+  const here = machinePython();
+  if (here === undefined)
+    throw new RunnerError(`${fn.id}: runtime ${fn.runtime} needs python3 on this machine's PATH, and none answers`);
+  return wanted === here ? [] : [`it runs on this machine's Python ${here}, not ${wanted} as ${fn.runtime} does`];
+};

@@ -1,0 +1,132 @@
+// Runtimes besides Node.js's, started as Lambda starts them, and what Lambda adds to a function: an OS-only runtime's
+// bootstrap speaking the Runtime API ("Building a custom runtime for AWS Lambda", "Using the Lambda runtime API for
+// custom runtimes"), one that never asks for its next invocation (the invocation times out, as on Lambda), layers at
+// the paths Lambda's Node.js runtimes search ("Layer paths for each Lambda runtime"), and settings no local part
+// gives, said at start.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
+import { recordedLog } from './helpers/log-lines.ts';
+
+const greetingLayer = new URL('./fixtures/layers/greeting', import.meta.url).pathname;
+
+/** A runner on the app, its log and its functions' log (`<function id>: <line>`), started before the tests. */
+const runnerBeforeAll = (layerDirs: Record<string, string> = {}) => {
+  const started = { api: undefined as LocalApi | undefined, log: recordedLog(), functionLog: recordedLog() };
+  beforeAll(async () => {
+    started.api = await startLocalApi({
+      cloudAssemblyDir: synthesizeRuntimesApp(),
+      layerDirs,
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: started.log.log,
+      functionLog: (functionId, line) => started.functionLog.log(`${functionId}: ${line}`),
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await started.api?.close();
+  });
+  return started;
+};
+
+const get = async (api: LocalApi | undefined, path: string) => {
+  if (!api) throw new Error('the runner did not start');
+  const response = await fetch(`${api.url}${path}`);
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+
+describe('served as the template has it', () => {
+  const runner = runnerBeforeAll();
+
+  test("provided.al2023: the asset's bootstrap is the runtime, started in the task root, given each invocation with the Runtime API's headers", async () => {
+    const before = Date.now();
+    const { status, body } = await get(runner.api, '/custom');
+    expect(status).toBe(200);
+    const received = body as Record<string, string>;
+    expect(received).toMatchObject({
+      handler: 'function.handler',
+      path: '/custom',
+      invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:CustomFunction',
+    });
+    expect(received.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(received.traceId).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=0$/);
+    // The deadline is the invocation's start plus the function's timeout (3 s, CDK's default).
+    expect(Number(received.deadlineMs)).toBeGreaterThan(before + 2_000);
+    expect(Number(received.deadlineMs)).toBeLessThanOrEqual(Date.now() + 3_000);
+    expect(received.cwd).toBe(received.taskRoot);
+    expect(received.taskRoot).toMatch(/\/cdk\.out\/asset\.[0-9a-f]{64}$/);
+    // Its output is its log (a fact the runner reads from a pipe: waited for, not assumed to have arrived).
+    await runner.functionLog.seen(/^CustomFunction: custom runtime started for function\.handler$/);
+  });
+
+  test('a runtime that never asks for its next invocation: that invocation times out (502), and the next one gets a new environment', async () => {
+    expect((await get(runner.api, '/answers-once')).status).toBe(200);
+    expect(await get(runner.api, '/answers-once')).toEqual({
+      status: 502,
+      body: { message: 'Internal server error' },
+    });
+    expect(runner.log.lines.some((line) => /AnswersOnceFunction.*timed out after 1 s/.test(line))).toBe(true);
+    const second = runner.functionLog.next(/^AnswersOnceFunction: custom runtime started/);
+    expect((await get(runner.api, '/answers-once')).status).toBe(200);
+    await second;
+  });
+
+  test.each([
+    ['/layer-cjs', 'hello CommonJS, from the layer'],
+    ['/layer-esm', 'hello ESM, from the layer'],
+  ])("%s: a package the bundle lacks comes from the function's layer (nodejs/node_modules)", async (path, greeting) => {
+    const { status, body } = await get(runner.api, path);
+    expect(status).toBe(200);
+    expect(body).toEqual({ greeting });
+  });
+
+  test('a layer named only by ARN: said at start with what to pass; without it the function fails its init as it would without the layer', async () => {
+    expect(runner.log.lines).toContain(
+      `ForeignLayerFunction: its layer ${foreignLayerArn} is not an asset of this app, so nothing of it is here: give its contents with --layer ${foreignLayerArn}=DIR (DIR holding what Lambda extracts into /opt)`,
+    );
+    expect((await get(runner.api, '/foreign-layer')).status).toBe(502);
+    await runner.functionLog.seen(/^ForeignLayerFunction: .*Runtime\.ImportModuleError.*Cannot find module 'greeting'/);
+  });
+
+  test("python3.12: the function's handler gets the proxy event and its context, and imports its layer's module (python/)", async () => {
+    const { status, body } = await get(runner.api, '/python');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({
+      greeting: 'hello Python, from the layer',
+      path: '/python',
+      functionName: 'PythonFunction',
+    });
+    expect(body.remainingMs).toBeGreaterThan(0);
+    expect(body.remainingMs).toBeLessThanOrEqual(3_000);
+  });
+
+  test("the machine's Python, when it is not the runtime's version, is said at start", () => {
+    const machine = /Python (\d+\.\d+)/.exec(execFileSync('python3', ['--version'], { encoding: 'utf8' }))?.[1];
+    const notice = `PythonFunction: it runs on this machine's Python ${machine}, not 3.12 as python3.12 does`;
+    if (machine === '3.12') expect(runner.log.lines).not.toContain(notice);
+    else expect(runner.log.lines).toContain(notice);
+  });
+
+  test('a VPC and an EFS mount: each said once at start, naming the function; the function is served', async () => {
+    const notices = runner.log.lines.filter((line) => line.startsWith('NetworkedFunction: '));
+    expect(notices).toEqual([
+      "NetworkedFunction: it runs on the runner's Node.js 24, not 22 as nodejs22.x does (with nodejs22.x's handler styles)",
+      'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
+      'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
+    ]);
+    expect((await get(runner.api, '/networked')).status).toBe(200);
+  });
+});
+
+describe('--layer ARN=DIR', () => {
+  const runner = runnerBeforeAll({ [foreignLayerArn]: greetingLayer });
+
+  test('the folder given stands for the layer the template names by ARN', async () => {
+    expect(runner.log.lines.some((line) => line.startsWith('ForeignLayerFunction: its layer'))).toBe(false);
+    const { status, body } = await get(runner.api, '/foreign-layer');
+    expect(status).toBe(200);
+    expect(body).toEqual({ greeting: 'hello CommonJS, from the layer' });
+  });
+});
