@@ -5,6 +5,7 @@
 import type { LayerDirs } from './app/functions.ts';
 import { resolveValue } from './app/intrinsics.ts';
 import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
+import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { LocalTokenAuthorizer } from './gateway/authorizer.ts';
@@ -70,18 +71,19 @@ export interface LocalApi {
 
 /**
  * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
- * `envVars` names the issuer) and the local database in, and its `envVars` (from `--env-vars`, by function id) over
- * them.
+ * `envVars` names the issuer), the local database and the endpoint of the services the runner does not serve
+ * (aws/unserved-services.ts) in, and its `envVars` (from `--env-vars`, by function id) over them.
  */
 export const localVariables = (
   fn: LocalFunction,
   app: LocalApp,
   issuer: { identity: IssuerIdentity; jwksUri: string },
-  endpoints: { database: string },
+  endpoints: { database: string; unservedServices?: string },
   envVars: Record<string, Record<string, string>> = {},
 ) =>
   functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
     ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
+    ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
     ...envVars[fn.id],
   });
@@ -116,7 +118,8 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
-  const closeEndpoints = () => jwks.close();
+  const unserved = await serveUnservedServices(options.log);
+  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close()]);
   let database: LocalDatabase;
   try {
     database = await startDatabase(app.tables, options.dataDir, options.log);
@@ -130,7 +133,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
       warnOfOwnScope(fn, served, options.envVars?.[fn.id] ?? {}, options.log);
       for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${fn.id}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const endpoints = { database: database.endpoint };
+      const endpoints = { database: database.endpoint, unservedServices: unserved.url };
       const variables = localVariables(fn, served, issuer, endpoints, options.envVars);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
@@ -157,7 +160,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
     database,
     pools,
     poolsFor,
-    /** Stops `running` pools (by default the first ones), then the database and the issuer. */
+    /** Stops `running` pools (by default the first ones), then the database, the issuer and the endpoints. */
     close: async (running: FunctionPool[] = [...pools.values()]) => {
       await Promise.all(running.map((pool) => pool.close()));
       await database.close();

@@ -4,7 +4,7 @@
 // refuses an app, or a call does not answer as documented, a test named "today: ..." asserts exactly what the runner
 // does now and says what AWS would do instead: each is a gap to close (or to keep, knowingly).
 
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { RunnerError } from '../src/errors.ts';
@@ -233,12 +233,23 @@ describe('basic-authorizer', () => {
 // LambdaRestApi with POST /cmds to a Python function (python3.14, plain Code.fromAsset) publishing to AWS IoT Core.
 describe('python-iot', () => {
   const app = startBeforeAll('python-iot');
+  /** Whether this machine's python3 has boto3, which Lambda's Python runtimes provide (runtime.py takes it from here). */
+  const hasBoto3 = spawnSync('python3', ['-c', 'import boto3']).status === 0;
 
-  test("served: its Python function runs on this machine's python3, which the runner says at start when its version is not the runtime's", () => {
-    const machine = /Python (\d+\.\d+)/.exec(execFileSync('python3', ['--version'], { encoding: 'utf8' }))?.[1];
-    expect(served(app).app.functions.get('iotPublishHandler612C24FD')?.runtime).toBe('python3.14');
-    const notice = `iotPublishHandler612C24FD: it runs on this machine's Python ${machine}, not 3.14 as python3.14 does`;
-    expect(app.log.lines.includes(notice)).toBe(machine !== '3.14');
+  test('POST /prod/cmds (its README): the function runs, and its call to AWS IoT fails at once, naming the service the runner does not serve (or, on a machine without boto3, its init fails saying how to install it); on AWS IoT publishes and the function answers 200', async () => {
+    const api = served(app);
+    const body = JSON.stringify({ topic: 'dt', payload: { temperature: 97.88 } });
+    const response = await call(api, 'POST', '/prod/cmds', { 'Content-Type': 'application/json' }, body);
+    expect(response).toEqual(expect.objectContaining({ status: 502, body: internalServerError }));
+    if (hasBoto3) {
+      expect(app.log.lines).toContain(
+        'a function called iotdata POST /topics/dt, which the runner does not serve: answered NotServedLocally (400)',
+      );
+      await app.functionLog.seen(
+        /^iotPublishHandler612C24FD: \[ERROR\] ClientError: An error occurred \(NotServedLocally\) when calling the Publish operation: iotdata POST \/topics\/dt: the local runner does not serve iotdata/,
+      );
+    } else
+      await app.functionLog.seen(/^iotPublishHandler612C24FD: .*Runtime\.ImportModuleError.*boto3.*pip install boto3/);
   });
 });
 
