@@ -253,6 +253,74 @@ describe('python-iot', () => {
   });
 });
 
+// panacloud-modern-global-apps/full-stack-serverless-cdk, step01_hello_lambda/python/helloLambdaWithPython, commit
+// 798c98300b89cfb5eac6004cd348fa60d05f813b: a LambdaRestApi (greedy proxy) to a Python function (python3.8), CDK v1.
+describe('python-hello', () => {
+  const app = startBeforeAll('python-hello');
+
+  test.each([
+    ['/prod/', '/'],
+    ['/prod/hello/world', '/hello/world'],
+  ])('GET %s: the handler its README gives answers with the path (text/plain)', async (path, proxied) => {
+    const response = await call(served(app), 'GET', path);
+    expect(response).toMatchObject({ status: 200, body: `Hello, You've hit the path ${proxied}.` });
+    expect(response.headers.get('content-type')).toBe('text/plain');
+  });
+});
+
+// cdk-patterns/serverless, the-lambda-trilogy/typescript, commit 08e31630e738f1b463c640cad1de6ca73d85f1c2: one
+// calculator three ways, a stack each, all on nodejs12.x, CDK v1: an Express app through aws-serverless-express (which
+// answers through context.succeed), a "fat" function's three handlers, and three single-purpose functions.
+describe('lambda-trilogy', () => {
+  const lith = startBeforeAll('lambda-trilogy', 'TheLambdaLithStack');
+  const fat = startBeforeAll('lambda-trilogy', 'TheFatLambdaStack');
+  const single = startBeforeAll('lambda-trilogy', 'TheSinglePurposeFunctionStack');
+  const calls = [
+    ['/prod/add?firstNum=3&secondNum=4', 7],
+    ['/prod/subtract?firstNum=4&secondNum=3', 1],
+    ['/prod/multiply?firstNum=3&secondNum=4', 12],
+  ] as const;
+
+  test.each(calls)(
+    'TheLambdaLithStack: GET %s (its README): Express answers through context.succeed',
+    async (path, result) => {
+      const response = await call(served(lith), 'GET', path);
+      expect(response).toMatchObject({ status: 200, body: JSON.stringify({ result }) });
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    },
+  );
+
+  test("TheLambdaLithStack: a path the app has no route for is Express's 404", async () => {
+    const response = await call(served(lith), 'GET', '/prod/divide');
+    expect(response.status).toBe(404);
+    expect(response.body).toContain('Cannot GET /divide');
+  });
+
+  test.each(calls)('TheFatLambdaStack and TheSinglePurposeFunctionStack: GET %s (its README)', async (path, result) => {
+    for (const stack of [fat, single]) {
+      const response = await call(served(stack), 'GET', path);
+      expect(response).toMatchObject({ status: 200, body: String(result) });
+      expect(response.headers.get('content-type')).toBe('text/html');
+    }
+  });
+
+  test("nodejs12.x runs on the runner's Node.js, and the runner says so at start", () => {
+    expect(lith.log.lines).toContain(
+      "lambdalithHandlerA7E51B4B: it runs on the runner's Node.js 24, not 12 as nodejs12.x does (with nodejs12.x's handler styles)",
+    );
+  });
+});
+
+// aws-samples/serverless-patterns, apigw-http-api-cognito-lambda-cdk, commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b:
+// an HTTP API whose GET /protected goes through a JWT authorizer on a Cognito user pool.
+describe('http-api-jwt', () => {
+  const app = startBeforeAll('http-api-jwt');
+
+  test('today: refused, HTTP APIs are not served; on AWS GET /unprotected answers "Hello Unprotected Space" and GET /protected needs a user pool access token (its README)', () => {
+    expect(refusal(app)).toMatch(/^HttpApiCognitoLambdaStack: httpApi\w+ is an HTTP or WebSocket API/);
+  });
+});
+
 // aws-samples/serverless-patterns, apig-waf (its app in apig-waf/src), commit fb7b5d06c27d8abb1bd35e52ab7523acf4baab7b:
 // two stacks, WAFAPIGatewayApi (a LambdaRestApi proxy to a nodejs22.x function the app bundles with esbuild) and
 // WAFAPIGatewayWaf (a WAF web ACL on the API's prod stage).

@@ -102,6 +102,23 @@ export const rawResponse = ({ status, headers, body }: HttpResponse) =>
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /**
+ * Headers of a proxy result that API Gateway keeps for itself and passes on renamed `x-amzn-Remapped-<name>` ("Amazon
+ * API Gateway important notes for REST APIs"; seen on AWS for Content-Length in cargo-lambda/cargo-lambda issue 862,
+ * and for Connection, Date and Server through an HTTP proxy): the gateway's own Content-Length, Connection and Date
+ * are what the client gets. The list is as we read those sources, not checked against a deployment.
+ */
+const remappedHeaders = new Set([
+  'authorization',
+  'connection',
+  'content-length',
+  'date',
+  'server',
+  'www-authenticate',
+]);
+const remapped = ([name, value]: [string, string]): [string, string] =>
+  remappedHeaders.has(name.toLowerCase()) ? [`x-amzn-Remapped-${name}`, value] : [name, value];
+
+/**
  * A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). A body the function
  * marks `isBase64Encoded` is decoded only when `acceptIsBinary` (the request's first Accept is a binary media type);
  * otherwise the client gets the base64 text ("Return binary media from a Lambda proxy integration"; LocalStack's
@@ -137,7 +154,7 @@ export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean):
   const text = typeof body === 'string' ? body : '';
   return {
     status,
-    headers: withContentType(merged),
+    headers: withContentType(merged.map(remapped)),
     body: Buffer.from(text, isBase64Encoded && acceptIsBinary ? 'base64' : 'utf8'),
   };
 };
