@@ -45,6 +45,11 @@ export interface LocalApiOptions {
   functionLog?: (functionId: string, line: string) => void;
   /** Pages served besides the app's API, before the gateway sees a request (the API reference of the start command). */
   runnerPages?: RunnerPages;
+  /**
+   * Debugging (`--inspect[=FUNCTION]`): that function, or every Node.js function, with Node's inspector (pool.ts,
+   * `debugged`); `wait`: its runtime waits for a debugger to attach before it starts (the invoke command's).
+   */
+  inspect?: { functionId?: string | undefined; firstPort?: number; wait?: boolean };
 }
 
 export interface LocalApi {
@@ -54,6 +59,8 @@ export interface LocalApi {
   signingKey: SigningKey;
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
+  /** The inspector's port of each function debugged (`inspect`). */
+  inspectPorts: Map<string, number>;
   /** How often each function was invoked (since the last reload). */
   invocations(functionId: string): number;
   /**
@@ -108,6 +115,32 @@ const warnOfOwnScope = (
   );
 };
 
+/**
+ * The inspector's port of each function `inspect` names (by default every Node.js function), in the template's order
+ * from its first port on (by default 9229, Node's, which debuggers try first; 0: each a free one, which its
+ * "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused by name.
+ */
+const inspectPortsOf = (app: LocalApp, inspect: LocalApiOptions['inspect']) => {
+  const ports = new Map<string, number>();
+  if (inspect === undefined) return ports;
+  const { functionId, firstPort = 9229 } = inspect;
+  if (functionId !== undefined) {
+    const fn = app.functions.get(functionId);
+    if (!fn)
+      throw new RunnerError(
+        `--inspect=${functionId}: no such function served; the app's are ${[...app.functions.keys()].join(', ')}`,
+      );
+    if (fn.code.language !== 'nodejs')
+      throw new RunnerError(
+        `--inspect=${functionId}: it runs ${fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
+      );
+  }
+  for (const fn of app.functions.values())
+    if (fn.code.language === 'nodejs' && (functionId === undefined || fn.id === functionId))
+      ports.set(fn.id, firstPort === 0 ? 0 : firstPort + ports.size);
+  return ports;
+};
+
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
 
 /**
@@ -115,6 +148,7 @@ const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audie
  * of another app on the same database and issuer (a reload). Used by the start and invoke commands.
  */
 export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
+  const inspectPorts = inspectPortsOf(app, options.inspect);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
@@ -137,11 +171,14 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
       const variables = localVariables(fn, served, issuer, endpoints, options.envVars);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
+      const port = inspectPorts.get(fn.id);
+      const inspect = port === undefined ? undefined : { port, wait: options.inspect?.wait ?? false };
       pools.set(
         fn.id,
         new FunctionPool(fn, variables, {
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
+          ...(inspect && { inspect }),
         }),
       );
     }
@@ -160,6 +197,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
     database,
     pools,
     poolsFor,
+    inspectPorts,
     /** Stops `running` pools (by default the first ones), then the database, the issuer and the endpoints. */
     close: async (running: FunctionPool[] = [...pools.values()]) => {
       await Promise.all(running.map((pool) => pool.close()));
@@ -210,6 +248,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     },
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
+    inspectPorts: services.inspectPorts,
     invocations: (functionId) => {
       const pool = deployment.pools.get(functionId);
       if (!pool) throw new Error(`no function ${functionId} in ${deployment.app.stackName}`);

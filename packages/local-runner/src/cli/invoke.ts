@@ -5,11 +5,19 @@ import { readLocalApp } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';
-import { cloudAssemblyOf, commandFailed, dataDirOf, envVarsOf, layerDirsOf, parseCommandLine } from './options.ts';
+import {
+  cloudAssemblyOf,
+  commandFailed,
+  dataDirOf,
+  envVarsOf,
+  inspectOf,
+  layerDirsOf,
+  parseCommandLine,
+} from './options.ts';
 
 const { values, positionals, usage } = parseCommandLine(
   'cdk-local-runner invoke <function id> <event.json> [options]',
-  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer'],
+  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer', 'inspect', 'inspect-port'],
   { positionals: true },
 );
 const [functionId, eventFile] = positionals;
@@ -25,13 +33,24 @@ try {
   }
   const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
   const config = readConfig(process.cwd());
+  // Debugged, the function's runtime waits for a debugger to attach before it loads the code.
+  const inspect = inspectOf(values) && { ...inspectOf(values), functionId, wait: true };
+  if (values.inspect && values.inspect !== functionId)
+    throw new RunnerError(
+      `--inspect=${values.inspect}: the invoke command debugs the function it invokes, ${functionId}`,
+    );
   const services = await startServices(app, {
     dataDir: dataDirOf(values, config),
     maxWorkers: 1,
     tokenIssuer: config.tokenIssuer,
     log,
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+    ...(inspect && { inspect }),
   });
+  for (const [id, port] of services.inspectPorts)
+    log(
+      `Debugger: ${id} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"}, waiting for a debugger to attach (no timeout cuts a pause off)`,
+    );
   const report = await services.pools.get(functionId)?.invoke(event);
   await services.close();
   const invocation = report?.invocation;

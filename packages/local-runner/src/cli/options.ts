@@ -61,6 +61,17 @@ export const options = {
     type: 'boolean',
     help: "synthesize and serve again when the app's sources change (the start command's --watch)",
   },
+  inspect: {
+    type: 'string',
+    placeholder: '[=FUNCTION]',
+    help: "debug that Node.js function (by default every one) with Node's inspector (docs: debugging)",
+  },
+  'inspect-port': {
+    type: 'string',
+    placeholder: 'N',
+    default: '9229',
+    help: "the first debugged function's inspector port; the next ones follow it (0: each a free one)",
+  },
   sub: { type: 'string', placeholder: 'SUBJECT', default: 'local-developer', help: "the token's subject" },
   scope: {
     type: 'string',
@@ -82,7 +93,7 @@ type OptionName = keyof typeof options;
 export const usageOf = (synopsis: string, names: readonly OptionName[]) => {
   const lines = names.map((name) => {
     const option: OptionDeclaration = options[name];
-    const flag = `--${name}${option.placeholder ? ` ${option.placeholder}` : ''}`;
+    const flag = `--${name}${option.placeholder?.startsWith('[') ? option.placeholder : option.placeholder ? ` ${option.placeholder}` : ''}`;
     return [flag, `${option.help}${option.default === undefined ? '' : ` (default ${option.default})`}`] as const;
   });
   const width = Math.max(...lines.map(([flag]) => flag.length)) + 2;
@@ -119,7 +130,10 @@ export const parseCommandLine = <Name extends OptionName>(
     >;
   };
   try {
-    const parsed = parseArgs({ options: config, allowPositionals: positionals, strict: true });
+    // `--inspect` takes its function optionally, as node's own --inspect[=HOST:PORT] does; parseArgs' string options
+    // always take a value, so alone it is given the empty one: every function.
+    const args = process.argv.slice(2).map((arg) => (arg === '--inspect' && 'inspect' in config ? '--inspect=' : arg));
+    const parsed = parseArgs({ args, options: config, allowPositionals: positionals, strict: true });
     if ((parsed.values as { help?: boolean }).help) {
       console.log(usage);
       process.exit(0);
@@ -150,6 +164,15 @@ const pairsOf = (option: 'context' | 'layer', values: string[] = []) => {
   }
   return pairs;
 };
+
+/** `--inspect[=FUNCTION]`: the function to debug (undefined: every Node.js function), when given. */
+export const inspectOf = (values: { inspect?: string | undefined; 'inspect-port'?: string | undefined }) =>
+  values.inspect === undefined
+    ? undefined
+    : {
+        functionId: values.inspect || undefined,
+        firstPort: wholeNumber(values['inspect-port'] ?? '9229', '--inspect-port'),
+      };
 
 /** `--layer ARN=DIR`: each layer's folder, resolved from the working folder, which must exist. */
 export const layerDirsOf = (values: { layer?: string[] | undefined }) =>

@@ -12,6 +12,7 @@ import {
   commandFailed,
   dataDirOf,
   envVarsOf,
+  inspectOf,
   layerDirsOf,
   maxWorkersOf,
   options,
@@ -118,6 +119,10 @@ const banner = async (
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+    ...[...api.inspectPorts].map(
+      ([functionId, port]) =>
+        `Debugger: ${functionId} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"} (attach to it; no timeout cuts a pause off)`,
+    ),
     '',
     ...(token !== undefined
       ? [`A token (12 h${dataDir ? '; more with `npx cdk-local-runner token`' : ''}):`, token, '']
@@ -147,9 +152,14 @@ export const serve = async (parent: number) => {
       'stack',
       'layer',
       'watch',
+      'inspect',
+      'inspect-port',
     ]);
     if (values.app !== undefined && values.watch)
       throw new RunnerError('--watch synthesizes the project in this folder: not with --app');
+    // A reload would start the debugged function's new environment while the old one holds the inspector's port.
+    if (values.inspect !== undefined && values.watch) throw new RunnerError('--inspect is not taken with --watch');
+    const inspect = inspectOf(values);
     const config = readConfig(process.cwd());
     // The project's document describes the project's app, not one given with --app.
     const openApiPath = values.app === undefined ? config.openapi : undefined;
@@ -167,6 +177,7 @@ export const serve = async (parent: number) => {
       ...(envVars && { envVars }),
       log,
       ...(openApiPath && { runnerPages: apiReference(openApiPath) }),
+      ...(inspect && { inspect }),
     });
     stopping.serving = starting;
     const api = await starting;

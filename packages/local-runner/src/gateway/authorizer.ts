@@ -132,10 +132,12 @@ export class LocalTokenAuthorizer {
 
   #invoke(token: string, methodArn: string) {
     const { qualifier } = this.#definition;
-    return withinTime(
-      this.#pool.invoke({ type: 'TOKEN', authorizationToken: token, methodArn }, qualifier ? { qualifier } : {}),
-      authorizerTimeoutMs,
+    const invoked = this.#pool.invoke(
+      { type: 'TOKEN', authorizationToken: token, methodArn },
+      qualifier ? { qualifier } : {},
     );
+    // A debugged function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
+    return this.#pool.debugged ? invoked : withinTime(invoked, authorizerTimeoutMs);
   }
 
   #decideOn(report: InvocationReport | undefined, token: string, methodArn: string): AuthorizerDecision {

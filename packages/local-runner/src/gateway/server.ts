@@ -181,7 +181,9 @@ const invoke = async (
 ) => {
   const pool = exchange.deployment.pools.get(functionId);
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
-  const report = await withinTime(pool.invoke(event, qualifier ? { qualifier } : {}), integrationTimeoutMs);
+  const invoked = pool.invoke(event, qualifier ? { qualifier } : {});
+  // A debugged function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
+  const report = pool.debugged ? await invoked : await withinTime(invoked, integrationTimeoutMs);
   if (!report) {
     exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
     return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');

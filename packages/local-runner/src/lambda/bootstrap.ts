@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import type { LocalFunction } from '../app/functions.ts';
 import { RunnerError } from '../errors.ts';
 
+/** A Node.js function debugged: its inspector's port, and whether its runtime waits for a debugger before it starts. */
+export interface Inspect {
+  port: number;
+  wait: boolean;
+}
+
 /** What runtime.mjs is started with: its command line's one argument, as JSON (the rest it reads as Lambda's runtime does, from its environment). */
 interface NodeRuntimeSettings {
   modulePath: string;
@@ -55,11 +61,12 @@ const pythonPath = (fn: LocalFunction) =>
   underLayers(fn, `python/lib/${fn.runtime.replace(/\.x$/, '')}/site-packages`, 'python').join(':');
 
 /**
- * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it.
+ * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it (and, for
+ * a Node.js function being debugged, its inspector).
  * Layers' `bin` folders join PATH as Lambda's /opt/bin does ("Layer paths for each Lambda runtime" in the Lambda
  * guide), after the machine's own.
  */
-export const bootstrapOf = (fn: LocalFunction, variables: Record<string, string>) => {
+export const bootstrapOf = (fn: LocalFunction, variables: Record<string, string>, inspect?: Inspect) => {
   const path = [variables.PATH, ...underLayers(fn, 'bin')].filter(Boolean).join(':');
   const env = { ...variables, PATH: path };
   switch (fn.code.language) {
@@ -68,7 +75,13 @@ export const bootstrapOf = (fn: LocalFunction, variables: Record<string, string>
       const settings: NodeRuntimeSettings = { modulePath, exportName, layerDirs: fn.layerDirs };
       return {
         command: process.execPath,
-        args: [...nodeFlags(fn.memoryMb), nodeRuntime, JSON.stringify(settings)],
+        args: [
+          ...nodeFlags(fn.memoryMb),
+          // Debugged: Node's inspector, on loopback alone (anyone who reaches it can run code in the function).
+          ...(inspect === undefined ? [] : [`--inspect${inspect.wait ? '-wait' : ''}=127.0.0.1:${inspect.port}`]),
+          nodeRuntime,
+          JSON.stringify(settings),
+        ],
         variables: { NODE_PATH: nodePath(fn), ...env },
       };
     }

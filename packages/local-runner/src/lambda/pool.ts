@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
-import { bootstrapOf } from './bootstrap.ts';
+import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
 
@@ -81,17 +81,32 @@ export class FunctionPool {
   readonly #drained: (() => void)[] = [];
 
   readonly #logLine: ((line: string) => void) | undefined;
+  readonly #inspect: Inspect | undefined;
 
-  /** `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this process's output. */
+  /**
+   * `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this
+   * process's output. With `inspect`, the function is debugged: see `debugged`.
+   */
   constructor(
     fn: LocalFunction,
     variables: Record<string, string>,
-    { maxWorkers, logLine }: { maxWorkers: number; logLine?: (line: string) => void },
+    { maxWorkers, logLine, inspect }: { maxWorkers: number; logLine?: (line: string) => void; inspect?: Inspect },
   ) {
     this.#fn = fn;
     this.#variables = variables;
     this.#logLine = logLine;
-    this.#maxWorkers = maxWorkers;
+    this.#inspect = inspect;
+    this.#maxWorkers = inspect === undefined ? maxWorkers : 1;
+    if (inspect !== undefined) this.#warm();
+  }
+
+  /**
+   * Debugged (`--inspect`): one execution environment at a time, with Node's inspector on its port, started at once
+   * so that a debugger can attach before the first request; no timeout (the function's, its initialization's, the
+   * gateway's) cuts a paused invocation off: the runner says when one would have.
+   */
+  get debugged() {
+    return this.#inspect !== undefined;
   }
 
   /** Invocations so far (tests read it to prove what was or was not invoked). */
@@ -140,7 +155,18 @@ export class FunctionPool {
     this.#run(environment, pending);
   }
 
-  #start(pending: Pending): ExecutionEnvironment {
+  /** Starts an environment before any invocation asks for one; it takes the first waiting, or waits idle. */
+  #warm() {
+    const environment = this.#start(undefined);
+    void environment.ready.then(() => {
+      if (!this.#all.has(environment) || environment.current) return;
+      const next = this.#waiting.shift();
+      if (next) this.#run(environment, next);
+      else this.#idle.push(environment);
+    });
+  }
+
+  #start(pending: Pending | undefined): ExecutionEnvironment {
     const ready = Promise.withResolvers<number>();
     const started = performance.now();
     const environment: ExecutionEnvironment = {
@@ -158,9 +184,9 @@ export class FunctionPool {
       ready: ready.promise,
       current: undefined,
     };
-    pending.startsEnvironment = true;
+    if (pending) pending.startsEnvironment = true;
     // Lambda gives a function's initialization 10 s.
-    const initTimer = setTimeout(() => this.#fail(environment, 'init timed out after 10 s'), 10_000);
+    const initTimer = setTimeout(() => this.#timedOut(environment, 'init timed out after 10 s'), 10_000);
     initTimer.unref();
     void environment.ready.then(() => clearTimeout(initTimer));
     void environment.api.then((api) => {
@@ -179,7 +205,7 @@ export class FunctionPool {
   /** The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API. */
   #spawn(runtimeApi: string) {
     const logLine = this.#logLine;
-    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables);
+    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables, this.#inspect);
     const child = spawn(command, args, {
       // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
       cwd: this.#fn.assetDir,
@@ -206,7 +232,7 @@ export class FunctionPool {
       const timeoutMs = this.#fn.timeoutSeconds * 1000;
       const { event, requestId, qualifier, traceId } = pending.request;
       pending.timer = setTimeout(
-        () => this.#fail(environment, `timed out after ${this.#fn.timeoutSeconds} s`),
+        () => this.#timedOut(environment, `timed out after ${this.#fn.timeoutSeconds} s`),
         timeoutMs,
       );
       api.deliver({
@@ -218,6 +244,13 @@ export class FunctionPool {
         traceId,
       });
     });
+  }
+
+  /** A time limit passed: the environment ends, unless it is being debugged (it may be paused at a breakpoint). */
+  #timedOut(environment: ExecutionEnvironment, reason: string) {
+    if (!this.debugged) return this.#fail(environment, reason);
+    const say = this.#logLine ?? console.error;
+    say(`${reason} on AWS; debugged (--inspect), it goes on`);
   }
 
   /** The runtime answered `requestId`: the current invocation's outcome, if it is that one. */

@@ -3,7 +3,16 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { commandFailed, envVarsOf, maxWorkersOf, projectOf, usageOf, workerCap } from '../../src/cli/options.ts';
+import {
+  commandFailed,
+  envVarsOf,
+  inspectOf,
+  layerDirsOf,
+  maxWorkersOf,
+  projectOf,
+  usageOf,
+  workerCap,
+} from '../../src/cli/options.ts';
 import { RunnerError } from '../../src/errors.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
@@ -162,5 +171,55 @@ describe('--context NAME=VALUE (as cdk synth -c takes it)', () => {
   test('outside a CDK project: says where it looked, and what else to give', () => {
     const root = anywhere();
     expect(() => projectOf({}, root)).toThrow(`no cdk.json in ${root}: run this in a CDK project, or give --app DIR`);
+  });
+});
+
+describe('--layer ARN=DIR', () => {
+  const arn = 'arn:aws:lambda:us-east-1:123456789012:layer:greeting:3';
+
+  test('each layer folder, from the working folder', () => {
+    const dir = anywhere();
+    expect(layerDirsOf({ layer: [`${arn}=${dir}`] })).toEqual({ [arn]: dir });
+    expect(layerDirsOf({})).toEqual({});
+  });
+
+  test.each([
+    ['no =', [arn], `--layer ${arn}: expected ARN=DIR`],
+    ['a folder that is not there', [`${arn}=/nowhere/layer`], `--layer ${arn}=/nowhere/layer: no such folder`],
+  ])('refuses %s', (_case, values, message) => {
+    expect(() => layerDirsOf({ layer: values })).toThrow(new RunnerError(message));
+  });
+});
+
+describe('--inspect[=FUNCTION] and --inspect-port N', () => {
+  test('a function, or (alone: the empty value) every Node.js function; the first port 9229 unless given', () => {
+    expect(inspectOf({})).toBeUndefined();
+    expect(inspectOf({ inspect: '' })).toEqual({ functionId: undefined, firstPort: 9229 });
+    expect(inspectOf({ inspect: 'Items', 'inspect-port': '9300' })).toEqual({ functionId: 'Items', firstPort: 9300 });
+    expect(() => inspectOf({ inspect: '', 'inspect-port': 'x' })).toThrow('--inspect-port must be a whole number');
+  });
+
+  const start = (...args: string[]) =>
+    spawnSync(process.execPath, [runnerBin, 'start', '--in-memory', '--port', '0', ...args], {
+      cwd: anywhere(),
+      encoding: 'utf8',
+    });
+  const publicApp = (name: string) => new URL(`../fixtures/public-apps/${name}/cdk.out`, import.meta.url).pathname;
+
+  test('from the command line, alone it takes no value (as node --inspect), and not with --watch', () => {
+    const { status, stderr } = start('--inspect', '--watch');
+    expect(status).toBe(1);
+    expect(stderr).toBe('cdk-local-runner start failed: --inspect is not taken with --watch\n');
+  });
+
+  test('a function the app does not serve, or one on another runtime, is refused by name', () => {
+    const python = start('--app', publicApp('python-hello'), '--inspect=HelloHandler2E4FBA4D');
+    expect(python.stderr).toBe(
+      "cdk-local-runner start failed: --inspect=HelloHandler2E4FBA4D: it runs python3.8; the runner debugs Node.js functions alone (Node's inspector)\n",
+    );
+    const missing = start('--app', publicApp('python-hello'), '--inspect=Nope');
+    expect(missing.stderr).toMatch(
+      /^cdk-local-runner start failed: --inspect=Nope: no such function served; the app's are HelloHandler2E4FBA4D\n/,
+    );
   });
 });
