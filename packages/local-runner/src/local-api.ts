@@ -28,6 +28,8 @@ export interface LocalApiOptions {
   stackName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;
+  /** A node_modules folder standing for the SDK Lambda's Node.js runtimes provide (`--runtime-sdk`); else the app's. */
+  runtimeSdk?: string | undefined;
   port: number;
   /** Where the database and the issuer's key live; undefined keeps both in memory. */
   dataDir: string | undefined;
@@ -178,6 +180,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
         new FunctionPool(fn, variables, {
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
+          ...(options.runtimeSdk && { runtimeSdk: options.runtimeSdk }),
           ...(inspect && { inspect }),
         }),
       );

@@ -4,20 +4,28 @@
 // the paths Lambda's Node.js runtimes search ("Layer paths for each Lambda runtime"), and settings no local part
 // gives, said at start.
 import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type LocalApi, startLocalApi } from '../src/local-api.ts';
 import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 
 const greetingLayer = new URL('./fixtures/layers/greeting', import.meta.url).pathname;
+/** The node_modules folder this package's dependencies are installed in (the SDK's DynamoDB client among them). */
+const installedPackages = join(
+  dirname(fileURLToPath(import.meta.resolve('@aws-sdk/client-dynamodb/package.json'))),
+  '../..',
+);
 
 /** A runner on the app, its log and its functions' log (`<function id>: <line>`), started before the tests. */
-const runnerBeforeAll = (layerDirs: Record<string, string> = {}) => {
+const runnerBeforeAll = (layerDirs: Record<string, string> = {}, runtimeSdk?: string) => {
   const started = { api: undefined as LocalApi | undefined, log: recordedLog(), functionLog: recordedLog() };
   beforeAll(async () => {
     started.api = await startLocalApi({
       cloudAssemblyDir: synthesizeRuntimesApp(),
       layerDirs,
+      runtimeSdk,
       port: 0,
       dataDir: undefined,
       maxWorkers: 1,
@@ -109,6 +117,13 @@ describe('served as the template has it', () => {
     else expect(runner.log.lines).toContain(notice);
   });
 
+  test("the runtime's SDK, where the app has no node_modules: the init fails naming the package and both ways to provide it", async () => {
+    expect((await get(runner.api, '/sdk')).status).toBe(502);
+    await runner.functionLog.seen(
+      /^SdkFunction: .*Cannot find package '@aws-sdk\/client-dynamodb'.*part of the AWS SDK that Lambda's nodejs24\.x runtime provides; locally it comes from the app's own node_modules: install it there \(npm install --save-dev @aws-sdk\/client-dynamodb\), or name a node_modules folder that has it with --runtime-sdk DIR/,
+    );
+  });
+
   test('a VPC and an EFS mount: each said once at start, naming the function; the function is served', async () => {
     const notices = runner.log.lines.filter((line) => line.startsWith('NetworkedFunction: '));
     expect(notices).toEqual([
@@ -120,13 +135,17 @@ describe('served as the template has it', () => {
   });
 });
 
-describe('--layer ARN=DIR', () => {
-  const runner = runnerBeforeAll({ [foreignLayerArn]: greetingLayer });
+describe('--layer ARN=DIR, --runtime-sdk DIR', () => {
+  const runner = runnerBeforeAll({ [foreignLayerArn]: greetingLayer }, installedPackages);
 
   test('the folder given stands for the layer the template names by ARN', async () => {
     expect(runner.log.lines.some((line) => line.startsWith('ForeignLayerFunction: its layer'))).toBe(false);
     const { status, body } = await get(runner.api, '/foreign-layer');
     expect(status).toBe(200);
     expect(body).toEqual({ greeting: 'hello CommonJS, from the layer' });
+  });
+
+  test("the folder named for the runtime's SDK provides it", async () => {
+    expect(await get(runner.api, '/sdk')).toEqual({ status: 200, body: { sdk: 'function' } });
   });
 });

@@ -13,11 +13,12 @@ import {
   inspectOf,
   layerDirsOf,
   parseCommandLine,
+  runtimeSdkOf,
 } from './options.ts';
 
 const { values, positionals, usage } = parseCommandLine(
   'cdk-local-runner invoke <function id> <event.json> [options]',
-  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer', 'inspect', 'inspect-port'],
+  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer', 'runtime-sdk', 'inspect', 'inspect-port'],
   { positionals: true },
 );
 const [functionId, eventFile] = positionals;
@@ -43,6 +44,7 @@ try {
     dataDir: dataDirOf(values, config),
     maxWorkers: 1,
     tokenIssuer: config.tokenIssuer,
+    runtimeSdk: runtimeSdkOf(values),
     log,
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
     ...(inspect && { inspect }),

@@ -51,6 +51,11 @@ export const options = {
     help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
   },
   stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
+  'runtime-sdk': {
+    type: 'string',
+    placeholder: 'DIR',
+    help: "a node_modules folder standing for the AWS SDK Lambda's Node.js runtimes provide (default: the app's own)",
+  },
   layer: {
     type: 'string',
     multiple: true,
@@ -163,6 +168,14 @@ const pairsOf = (option: 'context' | 'layer', values: string[] = []) => {
     pairs[name] = given;
   }
   return pairs;
+};
+
+/** `--runtime-sdk DIR`: the folder, resolved from the working folder, which must exist. */
+export const runtimeSdkOf = (values: { 'runtime-sdk'?: string | undefined }) => {
+  const dir = values['runtime-sdk'];
+  if (dir === undefined) return undefined;
+  if (!existsSync(dir)) throw new RunnerError(`--runtime-sdk ${dir}: no such folder`);
+  return resolve(dir);
 };
 
 /** `--inspect[=FUNCTION]`: the function to debug (undefined: every Node.js function), when given. */

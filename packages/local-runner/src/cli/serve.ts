@@ -18,6 +18,7 @@ import {
   options,
   parseCommandLine,
   projectOf,
+  runtimeSdkOf,
   wholeNumber,
 } from './options.ts';
 import { reloadOnChange } from './watch.ts';
@@ -151,6 +152,7 @@ export const serve = async (parent: number) => {
       'context',
       'stack',
       'layer',
+      'runtime-sdk',
       'watch',
       'inspect',
       'inspect-port',
@@ -170,6 +172,7 @@ export const serve = async (parent: number) => {
       cloudAssemblyDir: cloudAssemblyOf(values, log),
       ...(values.stack && { stackName: values.stack }),
       layerDirs: layerDirsOf(values),
+      runtimeSdk: runtimeSdkOf(values),
       port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),
       dataDir,
       maxWorkers: maxWorkersOf(values['max-workers'], log),

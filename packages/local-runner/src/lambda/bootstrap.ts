@@ -17,6 +17,8 @@ interface NodeRuntimeSettings {
   exportName: string;
   /** The layers' folders: what the function may import besides its bundle and the runtime's SDK. */
   layerDirs: string[];
+  /** Where the runtime's SDK is (`--runtime-sdk`); else the app's own node_modules. */
+  runtimeSdk: string | undefined;
 }
 
 const nodeRuntime = new URL('./runtime.mjs', import.meta.url).pathname;
@@ -62,17 +64,21 @@ const pythonPath = (fn: LocalFunction) =>
 
 /**
  * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it (and, for
- * a Node.js function being debugged, its inspector).
+ * a Node.js function, its inspector when debugged and the runtime's SDK when named).
  * Layers' `bin` folders join PATH as Lambda's /opt/bin does ("Layer paths for each Lambda runtime" in the Lambda
  * guide), after the machine's own.
  */
-export const bootstrapOf = (fn: LocalFunction, variables: Record<string, string>, inspect?: Inspect) => {
+export const bootstrapOf = (
+  fn: LocalFunction,
+  variables: Record<string, string>,
+  { inspect, runtimeSdk }: { inspect?: Inspect | undefined; runtimeSdk?: string | undefined } = {},
+) => {
   const path = [variables.PATH, ...underLayers(fn, 'bin')].filter(Boolean).join(':');
   const env = { ...variables, PATH: path };
   switch (fn.code.language) {
     case 'nodejs': {
       const { modulePath, exportName } = fn.code;
-      const settings: NodeRuntimeSettings = { modulePath, exportName, layerDirs: fn.layerDirs };
+      const settings: NodeRuntimeSettings = { modulePath, exportName, layerDirs: fn.layerDirs, runtimeSdk };
       return {
         command: process.execPath,
         args: [

@@ -82,6 +82,7 @@ export class FunctionPool {
 
   readonly #logLine: ((line: string) => void) | undefined;
   readonly #inspect: Inspect | undefined;
+  readonly #runtimeSdk: string | undefined;
 
   /**
    * `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this
@@ -90,12 +91,18 @@ export class FunctionPool {
   constructor(
     fn: LocalFunction,
     variables: Record<string, string>,
-    { maxWorkers, logLine, inspect }: { maxWorkers: number; logLine?: (line: string) => void; inspect?: Inspect },
+    {
+      maxWorkers,
+      logLine,
+      inspect,
+      runtimeSdk,
+    }: { maxWorkers: number; logLine?: (line: string) => void; inspect?: Inspect; runtimeSdk?: string },
   ) {
     this.#fn = fn;
     this.#variables = variables;
     this.#logLine = logLine;
     this.#inspect = inspect;
+    this.#runtimeSdk = runtimeSdk;
     this.#maxWorkers = inspect === undefined ? maxWorkers : 1;
     if (inspect !== undefined) this.#warm();
   }
@@ -205,7 +212,10 @@ export class FunctionPool {
   /** The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API. */
   #spawn(runtimeApi: string) {
     const logLine = this.#logLine;
-    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables, this.#inspect);
+    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables, {
+      inspect: this.#inspect,
+      runtimeSdk: this.#runtimeSdk,
+    });
     const child = spawn(command, args, {
       // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
       cwd: this.#fn.assetDir,

@@ -72,7 +72,7 @@ const postError = (path, error) => {
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-const { modulePath, exportName, layerDirs } = JSON.parse(process.argv[2]);
+const { modulePath, exportName, layerDirs, runtimeSdk } = JSON.parse(process.argv[2]);
 const functionId = process.env.AWS_LAMBDA_FUNCTION_NAME;
 const runtime = process.env.AWS_EXECUTION_ENV?.replace(/^AWS_Lambda_/, '') ?? '';
 const memoryMb = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
@@ -185,6 +185,15 @@ const packageName = (specifier) =>
 const packageFolders =
   nodeMajor >= 18 ? (process.env.NODE_PATH ?? '').split(':').filter((dir) => dir.endsWith('/node_modules')) : [];
 
+/** `specifier` resolved from the runtime's SDK folder (a node_modules folder: a module beside it finds its packages). */
+const fromRuntimeSdk = (specifier, context, nextResolve) => {
+  try {
+    return nextResolve(specifier, { ...context, parentURL: pathToFileURL(join(runtimeSdk, 'index.js')).href });
+  } catch {
+    return undefined;
+  }
+};
+
 // What the function imports resolves as on Lambda, where nothing lies above /var/task: within the bundle or its
 // layers, or the SDK the runtime provides (from wherever the user has it: the app's own node_modules). Locally a
 // bundle in cdk.out would otherwise find any package the user's project has installed, and work here while failing
@@ -198,7 +207,9 @@ registerHooks({
     const sdk = bare && providedSdk.test(name);
     let resolved;
     try {
-      resolved = nextResolve(specifier, context);
+      // The SDK from the folder named for it (--runtime-sdk), before the app's own node_modules.
+      resolved = sdk && runtimeSdk ? fromRuntimeSdk(specifier, context, nextResolve) : undefined;
+      resolved ??= nextResolve(specifier, context);
     } catch (error) {
       const fromLayer =
         bare && context.conditions?.includes('import')
@@ -217,7 +228,7 @@ registerHooks({
           : undefined;
       if (fromLayer) return fromLayer;
       if (!sdk) throw error;
-      error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from the app's own node_modules: install it there (npm install --save-dev ${name})`;
+      error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from ${runtimeSdk ?? "the app's own node_modules"}: install it there (npm install --save-dev ${name})${runtimeSdk ? '' : ', or name a node_modules folder that has it with --runtime-sdk DIR'}`;
       throw error;
     }
     if (!resolved.url.startsWith('file:') || sdk) return resolved;
