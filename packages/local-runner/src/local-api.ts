@@ -26,6 +26,8 @@ import { listenOnLoopback } from './loopback.ts';
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
   stackName?: string;
+  /** The REST API, by logical id, when the stack has several. */
+  apiName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;
   /** A node_modules folder standing for the SDK Lambda's Node.js runtimes provide (`--runtime-sdk`); else the app's. */
@@ -221,7 +223,12 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployme
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
-  const read = (dir: string) => readLocalApp(dir, { stackName: options.stackName, layerDirs: options.layerDirs });
+  const read = (dir: string) =>
+    readLocalApp(dir, {
+      stackName: options.stackName,
+      apiName: options.apiName,
+      layerDirs: options.layerDirs,
+    });
   const app = read(options.cloudAssemblyDir);
   if (app.unreachedFunctions.length > 0)
     options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);

@@ -27,13 +27,14 @@ interface Started {
  * Starts the runner on `app`'s assembly before the tests of the enclosing describe, and closes it after them. A
  * refusal is kept for the tests to look at (never thrown in the hook).
  */
-const startBeforeAll = (app: string, stackName?: string) => {
+const startBeforeAll = (app: string, { stackName, apiName }: { stackName?: string; apiName?: string } = {}) => {
   const started: Started = { api: undefined, error: undefined, log: recordedLog(), functionLog: recordedLog() };
   beforeAll(async () => {
     try {
       started.api = await startLocalApi({
         cloudAssemblyDir: assemblyOf(app),
         ...(stackName !== undefined && { stackName }),
+        ...(apiName !== undefined && { apiName }),
         port: 0,
         dataDir: undefined,
         maxWorkers: 1,
@@ -163,6 +164,22 @@ describe('token-authorizer', () => {
   });
 });
 
+// aws-samples/aws-cdk-examples, typescript/api-gateway-lambda-token-authorizer, commit
+// b0769dd3efdf997a366fcf0fdea1468f026256a5: the same sample at its last commit on nodejs18.x, whose runtimes up to
+// nodejs22.x take its callback-style authorizer.
+describe('token-authorizer-node18', () => {
+  const app = startBeforeAll('token-authorizer-node18');
+
+  test.each([
+    ['allow', 200, 'Healthy'],
+    ['deny', 403, JSON.stringify({ message: 'User is not authorized to access this resource with an explicit deny' })],
+    ['unauthorized', 401, JSON.stringify({ message: 'Unauthorized' })],
+    ['something else', 500, internalServerError],
+  ])('nodejs18.x: GET /dev/health with the token %s answers %i, as its code documents', async (token, status, body) => {
+    expect(await call(served(app), 'GET', '/dev/health', { authorization: token })).toMatchObject({ status, body });
+  });
+});
+
 // aws-samples/aws-cdk-examples, typescript/cognito-api-lambda, commit bccff1d2775e4b0bf777721c6b41c0107e122f73: a
 // LambdaRestApi whose GET /HELLO is authorized by a Cognito user pool (COGNITO_USER_POOLS).
 describe('cognito-api', () => {
@@ -282,9 +299,9 @@ describe('python-hello', () => {
 // calculator three ways, a stack each, all on nodejs12.x, CDK v1: an Express app through aws-serverless-express (which
 // answers through context.succeed), a "fat" function's three handlers, and three single-purpose functions.
 describe('lambda-trilogy', () => {
-  const lith = startBeforeAll('lambda-trilogy', 'TheLambdaLithStack');
-  const fat = startBeforeAll('lambda-trilogy', 'TheFatLambdaStack');
-  const single = startBeforeAll('lambda-trilogy', 'TheSinglePurposeFunctionStack');
+  const lith = startBeforeAll('lambda-trilogy', { stackName: 'TheLambdaLithStack' });
+  const fat = startBeforeAll('lambda-trilogy', { stackName: 'TheFatLambdaStack' });
+  const single = startBeforeAll('lambda-trilogy', { stackName: 'TheSinglePurposeFunctionStack' });
   const calls = [
     ['/prod/add?firstNum=3&secondNum=4', 7],
     ['/prod/subtract?firstNum=4&secondNum=3', 1],
@@ -336,8 +353,8 @@ describe('http-api-jwt', () => {
 // WAFAPIGatewayWaf (a WAF web ACL on the API's prod stage).
 describe('waf-multistack', () => {
   const both = startBeforeAll('waf-multistack');
-  const apiStack = startBeforeAll('waf-multistack', 'WAFAPIGatewayApi');
-  const wafStack = startBeforeAll('waf-multistack', 'WAFAPIGatewayWaf');
+  const apiStack = startBeforeAll('waf-multistack', { stackName: 'WAFAPIGatewayApi' });
+  const wafStack = startBeforeAll('waf-multistack', { stackName: 'WAFAPIGatewayWaf' });
 
   test('two stacks: the runner serves one at a time, and without a stack name it lists them', () => {
     expect(refusal(both)).toBe(
@@ -385,11 +402,90 @@ describe('rest-dynamodb-integration', () => {
 // the CDK workshop's hit counter (nodejs14.x, the SDK v2 from the runtime, invoking a downstream function) behind a
 // LambdaRestApi, and cdk-dynamo-table-viewer's TableViewer, a second LambdaRestApi in the same stack.
 describe('cdk-workshop', () => {
-  const app = startBeforeAll('cdk-workshop');
+  const both = startBeforeAll('cdk-workshop');
+  const endpoint = startBeforeAll('cdk-workshop', { apiName: 'EndpointEEF1FD8F' });
 
-  test("today: refused, a stack with two REST APIs is not served; on AWS GET /prod/ answers 200 \"Hello, CDK! You've hit /\" (the workshop's pages) and the viewer's API renders the table", () => {
-    expect(refusal(app)).toBe(
-      'CdkWorkshop: 2 REST APIs (EndpointEEF1FD8F, ViewHitCounterViewerEndpoint5A0EF326): the runner serves one API a stack',
+  test('two REST APIs in the stack: the runner serves one at a time, naming them and the option that chooses', () => {
+    expect(refusal(both)).toBe(
+      'CdkWorkshop has 2 REST APIs (EndpointEEF1FD8F, ViewHitCounterViewerEndpoint5A0EF326): the runner serves one at a time, choose one with --api ID',
     );
+  });
+
+  test('today: --api EndpointEEF1FD8F serves the hit counter, whose init fails: its nodejs14.x runtime provides the SDK v2 (aws-sdk), which the app does not install, and the error says how; on AWS GET /prod/ answers 200 "Hello, CDK! You\'ve hit /" (the workshop\'s pages)', async () => {
+    const api = served(endpoint);
+    expect(api.app.otherApiIds).toEqual(['ViewHitCounterViewerEndpoint5A0EF326']);
+    expect(await call(api, 'GET', '/prod/')).toMatchObject({ status: 502, body: internalServerError });
+    await endpoint.functionLog.seen(
+      /^HelloHitCounterHitCounterHandlerDAEA7B37: .*Cannot find module 'aws-sdk'.*aws-sdk is part of the AWS SDK that Lambda's nodejs14\.x runtime provides/,
+    );
+  });
+});
+
+// therightstuff/aws-cdk-js-dev-guide, commit f0ee931c190b1dad8d20e88b0a10eadd60e40887: three REST APIs in one stack,
+// functions on nodejs22.x and python3.10 (arm64) sharing a layer (uuid and a module of its own under nodejs/, Faker
+// under python/, which the fixture leaves out for size: SOURCE.md), and a DynamoDB table.
+describe('dev-guide-layers', () => {
+  const layerApi = startBeforeAll('dev-guide-layers', { apiName: 'layerapiAC332579' });
+  const dynamoDbApi = startBeforeAll('dev-guide-layers', { apiName: 'dynamodbapi071570C2' });
+  const simpleApi = startBeforeAll('dev-guide-layers', { apiName: 'simpleapi198F28E6' });
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+  test("GET /prod/node: an ES module importing the layer's package (uuid) and its own module by /opt path", async () => {
+    const response = await call(served(layerApi), 'GET', '/prod/node');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ generatedId: expect.stringMatching(uuid) });
+    // Its Access-Control-Allow-Origin is process.env.CORS_ORIGIN, which this function's environment lacks: the
+    // header is undefined, so JSON leaves it out, here as on AWS.
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(response.headers.get('access-control-allow-credentials')).toBe('true');
+  });
+
+  test("GET /prod/python: its layer's Faker is left out of the fixture, so the init fails as it would on AWS without it (502)", async () => {
+    expect(await call(served(layerApi), 'GET', '/prod/python')).toMatchObject({
+      status: 502,
+      body: internalServerError,
+    });
+    await layerApi.functionLog.seen(
+      /^layerfunctionpython0E4668BE: \[ERROR\] Runtime\.ImportModuleError: Unable to import module 'main': No module named 'faker'/,
+    );
+  });
+
+  test('the dynamodb API: create, list, get by owner, replace, and the 502 of a get without a query string (its code)', async () => {
+    const api = served(dynamoDbApi);
+    const created = await call(
+      api,
+      'POST',
+      '/prod/objects',
+      { 'content-type': 'application/json' },
+      '{"plant":"fern"}',
+    );
+    expect(created.status).toBe(200);
+    const { dataOwner, objectId } = JSON.parse(created.body) as { dataOwner: string; objectId: string };
+    expect(JSON.parse(created.body)).toEqual({ success: true, dataOwner: expect.stringMatching(uuid), objectId });
+    expect((await call(api, 'POST', '/prod/objects', {}, 'not json')).status).toBe(400);
+    const listed = JSON.parse((await call(api, 'GET', '/prod/objects')).body) as Record<string, unknown>[];
+    expect(listed).toEqual([expect.objectContaining({ dataOwner, objectId })]);
+    const got = await call(api, 'GET', `/prod/objects/${objectId}?dataOwner=${dataOwner}`);
+    expect(JSON.parse(got.body)).toMatchObject({ Item: { dataOwner, objectId } });
+    const replaced = await call(api, 'PUT', `/prod/objects/${objectId}`, {}, '{"plant":"maidenhair fern"}');
+    expect(replaced).toMatchObject({ status: 200, body: JSON.stringify({ success: true }) });
+    expect((await call(api, 'GET', `/prod/objects/${objectId}`)).status).toBe(502);
+  });
+
+  test('GET /prod/ of the simple API: 200 or 500, at random (its code); the other APIs are named at start', async () => {
+    const response = await call(served(simpleApi), 'GET', '/prod/');
+    expect(response.status === 200 || response.status === 500).toBe(true);
+    expect(JSON.parse(response.body)).toMatchObject({ success: response.status === 200 });
+    expect(served(simpleApi).app.otherApiIds).toEqual(['layerapiAC332579', 'dynamodbapi071570C2']);
+  });
+});
+
+// gabow800/cdk-lambda-authorizers, commit 29b748e1db30b959af4c5a39ef558f52e5eca7da: a RestApi whose GET /hellow goes
+// through a REQUEST authorizer on the query string's `token`; nodejs14.x functions.
+describe('request-authorizer-query', () => {
+  const app = startBeforeAll('request-authorizer-query');
+
+  test('today: refused, REQUEST authorizers are not served; on AWS GET /default/hellow?token=xxx answers 200 {"message":"Hello world from API Gateway"} and without a token 401 (its code)', () => {
+    expect(refusal(app)).toBe('cdklambdaauthorizersdevauthorizer8219667F: authorizer type REQUEST (only TOKEN)');
   });
 });

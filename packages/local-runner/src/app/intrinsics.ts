@@ -15,7 +15,7 @@ export const localAws = {
   urlSuffix: 'amazonaws.com',
 };
 
-/** Resolves Ref, Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
+/** Resolves Ref (a table's name, a function's), Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
 export const resolveValue = (value: unknown, app: LocalApp): string => {
   if (isScalar(value)) return String(value);
   if (typeof value === 'object' && value !== null) {
@@ -46,5 +46,7 @@ const resolveRef = (id: string, app: LocalApp): string => {
   if (pseudo[id]) return pseudo[id];
   const table = app.tables.find((candidate) => candidate.id === id);
   if (table) return table.tableName;
+  // A function's Ref is its name, which locally is its logical id (its AWS_LAMBDA_FUNCTION_NAME).
+  if (app.resources[id]?.Type === 'AWS::Lambda::Function') return id;
   throw new UnresolvableValueError(`{"Ref":"${id}"}`);
 };

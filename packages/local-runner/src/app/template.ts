@@ -74,6 +74,8 @@ export interface LocalTable {
 export interface LocalApp {
   stackName: string;
   apiId: string;
+  /** The stack's other REST APIs, not served (`--api ID` serves one of them instead). */
+  otherApiIds: string[];
   stageName: string;
   /** The stage's deployment: its logical id, which the CDK changes with each change to the API. */
   deployment: string;
@@ -117,10 +119,11 @@ const functionOfUri = (
   return target;
 };
 
-const readAuthorizers = (resources: Record<string, CfnResource>) => {
+const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) => {
   const authorizers = new Map<string, LocalAuthorizer>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
+    if (refOf(properties.RestApiId) !== apiId) continue;
     if (properties.Type !== 'TOKEN')
       throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN)`);
     const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
@@ -150,7 +153,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
   const refused: string[] = [];
   const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): LocalRoute[] => {
     const properties = props(resource);
-    if (refOf(properties.RestApiId) !== apiId) throw new UnsupportedTemplateError(`${id}: belongs to another REST API`);
+    if (refOf(properties.RestApiId) !== apiId) return [];
     const base = {
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
@@ -282,10 +285,11 @@ const readMockIntegration = (integration: Record<string, unknown>, id: string) =
 const supportedTemplateVariable =
   /\$context\.(error\.messageString|error\.message|error\.responseType|requestId|authorizer\.\w+)\b/g;
 
-const readGatewayResponses = (resources: Record<string, CfnResource>) => {
+const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: string) => {
   const responses = new Map<string, LocalGatewayResponse>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
     const properties = props(resource);
+    if (refOf(properties.RestApiId) !== apiId) continue;
     const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
     const template = templates['application/json'];
     if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
@@ -302,10 +306,17 @@ const readGatewayResponses = (resources: Record<string, CfnResource>) => {
   return responses;
 };
 
-/** The template of the one stack in `cloudAssemblyDir` (or of `stackName`), read into a LocalApp. */
+/**
+ * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
+ * id), read into a LocalApp.
+ */
 export const readLocalApp = (
   cloudAssemblyDir: string,
-  { stackName, layerDirs = {} }: { stackName?: string | undefined; layerDirs?: LayerDirs } = {},
+  {
+    stackName,
+    apiName,
+    layerDirs = {},
+  }: { stackName?: string | undefined; apiName?: string | undefined; layerDirs?: LayerDirs } = {},
 ): LocalApp => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
@@ -333,7 +344,11 @@ export const readLocalApp = (
   const { Resources: resources } = template;
 
   const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
-  const [api] = apis;
+  const apiIds = apis.map(([id]) => id).join(', ');
+  const chosenApis = apiName === undefined ? apis : apis.filter(([id]) => id === apiName);
+  if (apiName !== undefined && chosenApis.length === 0)
+    throw new UnsupportedTemplateError(`${name} has no REST API ${apiName}; its REST APIs: ${apiIds || 'none'}`);
+  const [api] = chosenApis;
   if (!api) {
     const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
     throw new UnsupportedTemplateError(
@@ -342,21 +357,23 @@ export const readLocalApp = (
         : `${name}: no REST API (AWS::ApiGateway::RestApi) to serve`,
     );
   }
-  if (apis.length > 1)
+  if (chosenApis.length > 1)
     throw new UnsupportedTemplateError(
-      `${name}: ${apis.length} REST APIs (${apis.map(([id]) => id).join(', ')}): the runner serves one API a stack`,
+      `${name} has ${apis.length} REST APIs (${apiIds}): the runner serves one at a time, choose one with --api ID`,
     );
   const [apiId, apiResource] = api;
   const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
   }
-  const stages = ofType(resources, 'AWS::ApiGateway::Stage');
+  const stages = ofType(resources, 'AWS::ApiGateway::Stage').filter(
+    ([, stage]) => refOf(props(stage).RestApiId) === apiId,
+  );
   const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
   const stageName = String(stage.StageName ?? 'local');
 
   const routes = readRoutes(resources, apiId);
-  const authorizers = readAuthorizers(resources);
+  const authorizers = readAuthorizers(resources, apiId);
   const reached = new Set([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...authorizers.values()].map((authorizer) => authorizer.functionId),
@@ -365,12 +382,13 @@ export const readLocalApp = (
   return {
     stackName: name,
     apiId,
+    otherApiIds: apis.map(([id]) => id).filter((id) => id !== apiId),
     stageName,
     deployment: refOf(stage.DeploymentId) ?? 'local',
     binaryMediaTypes,
     routes,
     authorizers,
-    gatewayResponses: readGatewayResponses(resources),
+    gatewayResponses: readGatewayResponses(resources, apiId),
     functions,
     unreachedFunctions: unreached,
     tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({

@@ -18,7 +18,19 @@ import {
 
 const { values, positionals, usage } = parseCommandLine(
   'cdk-local-runner invoke <function id> <event.json> [options]',
-  ['data-dir', 'in-memory', 'env-vars', 'app', 'context', 'stack', 'layer', 'runtime-sdk', 'inspect', 'inspect-port'],
+  [
+    'data-dir',
+    'in-memory',
+    'env-vars',
+    'app',
+    'context',
+    'stack',
+    'api',
+    'layer',
+    'runtime-sdk',
+    'inspect',
+    'inspect-port',
+  ],
   { positionals: true },
 );
 const [functionId, eventFile] = positionals;
@@ -26,7 +38,11 @@ const log = (line: string) => console.error(line);
 try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const app = readLocalApp(cloudAssemblyOf(values, log), { stackName: values.stack, layerDirs: layerDirsOf(values) });
+  const app = readLocalApp(cloudAssemblyOf(values, log), {
+    stackName: values.stack,
+    apiName: values.api,
+    layerDirs: layerDirsOf(values),
+  });
   if (app.unreachedFunctions.includes(functionId))
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!app.functions.has(functionId)) {

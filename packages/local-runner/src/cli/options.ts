@@ -51,6 +51,7 @@ export const options = {
     help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
   },
   stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
+  api: { type: 'string', placeholder: 'ID', help: 'the REST API (its logical id), when the stack has several' },
   'runtime-sdk': {
     type: 'string',
     placeholder: 'DIR',

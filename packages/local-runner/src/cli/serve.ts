@@ -115,8 +115,11 @@ const banner = async (
   );
   return [
     '',
-    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}${api.app.otherApiIds.length > 0 ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
     ...routes,
+    ...(api.app.otherApiIds.length > 0
+      ? [`The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (serve one with --api ID)`]
+      : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
@@ -151,6 +154,7 @@ export const serve = async (parent: number) => {
       'app',
       'context',
       'stack',
+      'api',
       'layer',
       'runtime-sdk',
       'watch',
@@ -171,6 +175,7 @@ export const serve = async (parent: number) => {
     const starting = startLocalApi({
       cloudAssemblyDir: cloudAssemblyOf(values, log),
       ...(values.stack && { stackName: values.stack }),
+      ...(values.api && { apiName: values.api }),
       layerDirs: layerDirsOf(values),
       runtimeSdk: runtimeSdkOf(values),
       port: wholeNumber(values.port ?? process.env.PORT ?? '3000', '--port'),

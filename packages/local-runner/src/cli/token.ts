@@ -9,6 +9,7 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'app',
   'context',
   'stack',
+  'api',
   'sub',
   'scope',
   'expires-in',
@@ -21,7 +22,7 @@ try {
     devIssuerScope(
       readLocalApp(
         cloudAssemblyOf(values, () => undefined),
-        { stackName: values.stack },
+        { stackName: values.stack, apiName: values.api },
       ),
     ) ??
     '';

@@ -185,6 +185,21 @@ const packageName = (specifier) =>
 const packageFolders =
   nodeMajor >= 18 ? (process.env.NODE_PATH ?? '').split(':').filter((dir) => dir.endsWith('/node_modules')) : [];
 
+/**
+ * A file under /opt, where Lambda extracts the function's layers, named by its absolute path (`import
+ * '/opt/nodejs/utils.mjs'`): locally, the file at that path in the last layer that has it (a later layer's files
+ * overwrite an earlier one's in /opt). Undefined when none has it: the import then fails, as on Lambda.
+ */
+const inLayers = (specifier) => {
+  const path = specifier.startsWith('file:///opt/') ? fileURLToPath(specifier) : specifier;
+  if (!path.startsWith('/opt/')) return undefined;
+  // An absolute path, which require() and import alike resolve as it is.
+  return layerDirs
+    .toReversed()
+    .map((dir) => join(dir, path.slice('/opt/'.length)))
+    .find((file) => existsSync(file));
+};
+
 /** `specifier` resolved from the runtime's SDK folder (a node_modules folder: a module beside it finds its packages). */
 const fromRuntimeSdk = (specifier, context, nextResolve) => {
   try {
@@ -202,6 +217,8 @@ registerHooks({
   resolve(specifier, context, nextResolve) {
     const parent = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : '';
     if (functionsFolder(parent) === undefined) return nextResolve(specifier, context);
+    const layerFile = inLayers(specifier);
+    if (layerFile) return nextResolve(layerFile, context);
     const name = packageName(specifier);
     const bare = !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.includes(':');
     const sdk = bare && providedSdk.test(name);

@@ -6,6 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import {
   AwsIntegration,
+  type CfnRestApi,
   HttpIntegration,
   IdentitySource,
   LambdaIntegration,
@@ -44,6 +45,28 @@ const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =
     (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
     build(stack, new RestApi(stack, 'Api'), fn);
   });
+
+/** Two REST APIs, each with a route to a function of its own (and a stage named after it). */
+const twoApis = (stack: Stack) => {
+  for (const name of ['Orders', 'Users']) {
+    const fn = new LambdaFunction(stack, name, { code: code(), handler: 'echo.handler', runtime: Runtime.NODEJS_24_X });
+    (fn.node.defaultChild as CfnFunction).overrideLogicalId(`${name}Function`);
+    const api = new RestApi(stack, `${name}Api`, { deployOptions: { stageName: name.toLowerCase() } });
+    (api.node.defaultChild as CfnRestApi).overrideLogicalId(`${name}Api`);
+    api.root.addResource(name.toLowerCase()).addMethod('GET', new LambdaIntegration(fn));
+  }
+};
+
+test('--api ID: that REST API alone, with its stage and routes; the other API and the functions only it reaches are listed', () => {
+  const app = readLocalApp(
+    synthesize((cdkApp) => twoApis(new Stack(cdkApp, 'Case'))),
+    { apiName: 'UsersApi' },
+  );
+  expect(app).toMatchObject({ apiId: 'UsersApi', otherApiIds: ['OrdersApi'], stageName: 'users' });
+  expect(app.routes.map(({ method, resourcePath }) => `${method} ${resourcePath}`)).toEqual(['GET /users']);
+  expect([...app.functions.keys()]).toEqual(['UsersFunction']);
+  expect(app.unreachedFunctions).toEqual(['OrdersFunction']);
+});
 
 test('a mock integration (a CORS preflight) is read as API Gateway answers it: the selected response, static', () => {
   const app = read((_stack, api) =>
@@ -113,6 +136,16 @@ describe('readLocalApp refuses', () => {
     );
   });
 
+  test('several REST APIs in a stack, naming them and the option that chooses one; one it does not have', () => {
+    const outdir = synthesize((app) => twoApis(new Stack(app, 'Case')));
+    expect(() => readLocalApp(outdir)).toThrow(
+      'Case has 2 REST APIs (OrdersApi, UsersApi): the runner serves one at a time, choose one with --api ID',
+    );
+    expect(() => readLocalApp(outdir, { apiName: 'BillingApi' })).toThrow(
+      'Case has no REST API BillingApi; its REST APIs: OrdersApi, UsersApi',
+    );
+  });
+
   test('a mock whose answer needs mapping-template logic (VTL)', () => {
     const integrationResponses = [
       { statusCode: '200', responseTemplates: { 'application/json': '{"origin": "$input.params(\'Origin\')"}' } },
@@ -165,6 +198,14 @@ describe('functionVariables', () => {
       api.root.addMethod('GET', new LambdaIntegration(fn));
       fn.addEnvironment('REGION', stack.region);
       fn.addEnvironment('API', api.restApiId);
+      // A function's name (its Ref), which the hit counter of the CDK workshop passes to the function it invokes.
+      const downstream = new LambdaFunction(stack, 'Downstream', {
+        code: code(),
+        handler: 'echo.handler',
+        runtime: Runtime.NODEJS_24_X,
+      });
+      (downstream.node.defaultChild as CfnFunction).overrideLogicalId('DownstreamFunction');
+      fn.addEnvironment('DOWNSTREAM', downstream.functionName);
     });
     const echo = app.functions.get('EchoFunction');
     if (!echo) throw new Error('no EchoFunction');
@@ -172,6 +213,8 @@ describe('functionVariables', () => {
     expect(functionVariables(echo, app, { API: 'overridden' })).toMatchObject({
       REGION: 'us-east-1',
       API: 'overridden',
+      // Locally a function's name is its logical id (its AWS_LAMBDA_FUNCTION_NAME).
+      DOWNSTREAM: 'DownstreamFunction',
     });
     expect(() => functionVariables(echo, app, {})).toThrow(
       /EchoFunction: environment variable API is \{"Ref":"Api\w+"\}, which has no local value; give one with --env-vars/,
