@@ -124,12 +124,13 @@ describe('served as the template has it', () => {
     );
   });
 
-  test('a VPC and an EFS mount: each said once at start, naming the function; the function is served', async () => {
+  test('a VPC, an EFS mount, services its role may call: each said once at start, naming the function; the function is served', async () => {
     const notices = runner.log.lines.filter((line) => line.startsWith('NetworkedFunction: '));
     expect(notices).toEqual([
       "NetworkedFunction: it runs on the runner's Node.js 24, not 22 as nodejs22.x does (with nodejs22.x's handler styles)",
       'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
       'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
+      'NetworkedFunction: its role lets it call ssm, s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
     ]);
     expect((await get(runner.api, '/networked')).status).toBe(200);
   });

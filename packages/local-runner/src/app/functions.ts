@@ -3,7 +3,7 @@
 // to refuse the app). Functions no route or authorizer reaches are listed, not read.
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
 
 /** How an execution environment runs the function's code: by its runtime's language. */
@@ -143,6 +143,44 @@ const settingNotices = (properties: Record<string, unknown>) => [
   ),
 ];
 
+/**
+ * Services besides DynamoDB that the function's role lets it call (its role's inline policies and the
+ * AWS::IAM::Policy resources attached to it, by the service prefix of each allowed action), and CloudWatch Logs and
+ * X-Ray, whose calls the runtime makes, not the function. Locally those calls fail at once (NotServedLocally:
+ * aws/unserved-services.ts); said at start, since the template shows them.
+ */
+const unservedServicesOf = (properties: Record<string, unknown>, resources: Record<string, CfnResource>) => {
+  const roleId = getAttOf(properties.Role)?.[0];
+  if (roleId === undefined) return [];
+  const documents = [
+    ...((props(resources[roleId] ?? { Type: '' }).Policies as { PolicyDocument?: unknown }[] | undefined) ?? []).map(
+      ({ PolicyDocument: document }) => document,
+    ),
+    ...ofType(resources, 'AWS::IAM::Policy')
+      .filter(([, policy]) =>
+        ((props(policy).Roles as unknown[] | undefined) ?? []).some((role) => refOf(role) === roleId),
+      )
+      .map(([, policy]) => props(policy).PolicyDocument),
+  ];
+  const services = new Set<string>();
+  for (const document of documents) {
+    const statements =
+      (document as { Statement?: { Effect?: string; Action?: unknown }[] } | undefined)?.Statement ?? [];
+    for (const { Effect: effect, Action: action } of statements) {
+      if (effect !== 'Allow') continue;
+      for (const name of [action].flat()) {
+        const service = typeof name === 'string' ? name.split(':')[0] : undefined;
+        if (service && !['dynamodb', 'logs', 'xray'].includes(service)) services.add(service);
+      }
+    }
+  }
+  return services.size === 0
+    ? []
+    : [
+        `its role lets it call ${[...services].join(', ')}, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere`,
+      ];
+};
+
 /** The functions `reached` names (by routes and authorizers), read; the template's others are only listed. */
 export const readFunctions = (
   resources: Record<string, CfnResource>,
@@ -169,7 +207,7 @@ export const readFunctions = (
     const handler = String(properties.Handler ?? 'index.handler');
     const [architecture = 'x86_64'] = (properties.Architectures as string[] | undefined) ?? [];
     const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    const notices = settingNotices(properties);
+    const notices = [...settingNotices(properties), ...unservedServicesOf(properties, resources)];
     functions.set(id, {
       id,
       runtime,

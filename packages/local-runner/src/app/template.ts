@@ -210,6 +210,10 @@ const uriText = (value: unknown): string => {
  */
 const unsupportedIntegration = (integration: Record<string, unknown>) => {
   const type = String(integration.Type);
+  // "Stream the integration response for your proxy integrations in API Gateway": the function's response
+  // streamed to the client as it writes it, which the runner's runtime clients do not do.
+  if (integration.ResponseTransferMode === 'STREAM')
+    return `a response-streaming integration (${type}, ResponseTransferMode STREAM), which the runner does not stream`;
   if (type === 'AWS_PROXY' || type === 'MOCK') return undefined;
   const uri = uriText(integration.Uri ?? '');
   if (type === 'AWS') {
