@@ -151,6 +151,8 @@ const startRunner = async (dataDir: string, measured?: { probePort: number; impo
 interface ProbeAnswer {
   pid: number;
   argv: string[];
+  /** An execution environment's AWS_LAMBDA_FUNCTION_NAME. */
+  functionName?: string;
   afterGc: boolean;
   heapUsed: number;
   heapTotal: number;
@@ -199,12 +201,9 @@ const startMemoryProbe = async () => {
   };
 };
 
-/** Which process answered: the runner, its database, or an execution environment (runtime.mjs, its function's id). */
-const processOf = ({ pid, argv: [script = '', settings = '{}'] }: ProbeAnswer) => {
-  if (script.endsWith('runtime.mjs')) {
-    const { functionId } = JSON.parse(settings) as { functionId: string };
-    return { name: `${functionId} ${pid}`, kind: 'environment' as const };
-  }
+/** Which process answered: the runner, its database, or an execution environment (the function it runs). */
+const processOf = ({ pid, argv: [script = ''], functionName }: ProbeAnswer) => {
+  if (functionName !== undefined) return { name: `${functionName} ${pid}`, kind: 'environment' as const };
   return script.endsWith('database/process.ts')
     ? { name: 'database', kind: 'database' as const }
     : { name: 'runner', kind: 'runner' as const };

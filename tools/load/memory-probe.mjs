@@ -21,7 +21,18 @@ if (port > 0) {
     if (typeof collect === 'function') collect();
     const { heapUsed, heapTotal, external, rss } = process.memoryUsage();
     const afterGc = typeof collect === 'function';
-    const answer = { pid: process.pid, argv: process.argv.slice(1, 3), afterGc, heapUsed, heapTotal, external, rss };
+    // An execution environment is named by the function it runs, as Lambda names it to the function.
+    const functionName = process.env.AWS_LAMBDA_FUNCTION_NAME;
+    const answer = {
+      pid: process.pid,
+      argv: process.argv.slice(1, 2),
+      functionName,
+      afterGc,
+      heapUsed,
+      heapTotal,
+      external,
+      rss,
+    };
     socket.write(`${JSON.stringify(answer)}\n`);
   };
   let pending = '';

@@ -1,7 +1,7 @@
 // `cdk-local-runner invoke FUNCTION event.json --inspect`: the function's runtime waits for a debugger before it loads
 // the code (node --inspect-wait), so a breakpoint anywhere, its initialization included, can be set first; once one
 // attaches over the inspector protocol and lets it run, the invocation runs and its result is printed.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from '@jest/globals';
@@ -15,8 +15,10 @@ const app = new URL('../fixtures/public-apps/basic-authorizer/cdk.out', import.m
 const functionId = 'BasicAuthorizerConstructprotectedFunction0F12E1C1';
 
 test('the invocation waits for a debugger to attach, then runs', async () => {
+  // A proxy event API Gateway sent (captured on AWS: fixtures/aws-events/README.md), as a file of its own.
+  const captured = new URL('../fixtures/aws-events/rest-proxy-encoded-path.json', import.meta.url);
   const event = join(mkdtempSync(join(tmpdir(), 'local-runner-invoke-')), 'event.json');
-  writeFileSync(event, '{"path": "/"}');
+  writeFileSync(event, JSON.stringify((JSON.parse(readFileSync(captured, 'utf8')) as { event: unknown }).event));
   const child = spawnInGroup(
     process.execPath,
     [runnerBin, 'invoke', functionId, event, '--app', app, '--in-memory', '--inspect', '--inspect-port', '0'],
