@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   APIGatewayProxyEventSchema,
+  APIGatewayRequestAuthorizerEventSchema,
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { endTemporaryFolder, testRunMark } from './helpers/test-run.ts';
@@ -58,7 +59,7 @@ const checkProcesses = () => {
 
 /**
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: packages/local-runner/src/lambda/event-log.ts) against the schema
- * of its kind: a TOKEN authorizer's, else a REST API's proxy event. Answers how many were checked.
+ * of its kind: a TOKEN or REQUEST authorizer's, else a REST API's proxy event. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -67,7 +68,12 @@ const checkEvents = (folder: string) => {
     for (const line of readFileSync(join(folder, file), 'utf8').split('\n')) {
       if (line === '') continue;
       const { functionId, event } = JSON.parse(line) as { functionId: string; event: { type?: unknown } };
-      const schema = event.type === 'TOKEN' ? APIGatewayTokenAuthorizerEventSchema : APIGatewayProxyEventSchema;
+      const schema =
+        event.type === 'TOKEN'
+          ? APIGatewayTokenAuthorizerEventSchema
+          : event.type === 'REQUEST'
+            ? APIGatewayRequestAuthorizerEventSchema
+            : APIGatewayProxyEventSchema;
       const result = schema.safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {

@@ -8,7 +8,7 @@ import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
-import { LocalTokenAuthorizer } from './gateway/authorizer.ts';
+import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import {
   devIssuerVariables,
@@ -213,11 +213,11 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
 };
 
 const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployment => {
-  const authorizers = new Map<string, LocalTokenAuthorizer>();
+  const authorizers = new Map<string, LocalLambdaAuthorizer>();
   for (const authorizer of app.authorizers.values()) {
     const pool = pools.get(authorizer.functionId);
     if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
-    authorizers.set(authorizer.id, new LocalTokenAuthorizer(authorizer, pool));
+    authorizers.set(authorizer.id, new LocalLambdaAuthorizer(authorizer, pool));
   }
   return { app, pools, authorizers };
 };

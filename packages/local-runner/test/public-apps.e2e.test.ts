@@ -485,7 +485,13 @@ describe('dev-guide-layers', () => {
 describe('request-authorizer-query', () => {
   const app = startBeforeAll('request-authorizer-query');
 
-  test('today: refused, REQUEST authorizers are not served; on AWS GET /default/hellow?token=xxx answers 200 {"message":"Hello world from API Gateway"} and without a token 401 (its code)', () => {
-    expect(refusal(app)).toBe('cdklambdaauthorizersdevauthorizer8219667F: authorizer type REQUEST (only TOKEN)');
+  test.each([
+    ['?token=xxx', 200, JSON.stringify({ message: 'Hello world from API Gateway' })],
+    // Its authorizer answers the string "Unauthorized", not a policy: a malformed answer, AUTHORIZER_CONFIGURATION_ERROR.
+    ['?token=other', 500, internalServerError],
+    // The identity source missing: API Gateway answers itself.
+    ['', 401, JSON.stringify({ message: 'Unauthorized' })],
+  ])('GET /default/hellow%s answers %i, as its code gives', async (query, status, body) => {
+    expect(await call(served(app), 'GET', `/default/hellow${query}`)).toMatchObject({ status, body });
   });
 });

@@ -43,6 +43,20 @@ export interface LocalFunction {
   notices: string[];
 }
 
+/**
+ * The folder of a function's code or a layer's content in the cloud assembly: the `aws:asset:path` metadata the CDK
+ * CLI adds, else, for an app synthesized without the CLI (its metadata off), the folder the CDK stages each file asset
+ * in, `asset.<hash>`, for the `<hash>.zip` its S3Key names.
+ */
+const assetDirOf = (resource: CfnResource, property: 'Code' | 'Content', cloudAssemblyDir: string) => {
+  const assetPath = resource.Metadata?.['aws:asset:path'];
+  if (typeof assetPath === 'string') return join(cloudAssemblyDir, assetPath);
+  const key = (props(resource)[property] as { S3Key?: unknown } | undefined)?.S3Key;
+  const hash = typeof key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(key)?.[1] : undefined;
+  const staged = hash === undefined ? undefined : join(cloudAssemblyDir, `asset.${hash}`);
+  return staged !== undefined && existsSync(staged) ? staged : undefined;
+};
+
 /** Where the layers the template names only by ARN are locally (`--layer ARN=DIR`). */
 export type LayerDirs = Record<string, string>;
 
@@ -119,9 +133,9 @@ const layersOf = (
   return layers.flatMap((layer) => {
     const ref = refOf(layer);
     const resource = ref === undefined ? undefined : resources[ref];
-    const assetPath =
-      resource?.Type === 'AWS::Lambda::LayerVersion' ? resource.Metadata?.['aws:asset:path'] : undefined;
-    if (typeof assetPath === 'string') return [join(cloudAssemblyDir, assetPath)];
+    const assetDir =
+      resource?.Type === 'AWS::Lambda::LayerVersion' ? assetDirOf(resource, 'Content', cloudAssemblyDir) : undefined;
+    if (assetDir !== undefined) return [assetDir];
     const name = shown(layer);
     const dir = given[name];
     if (dir !== undefined) return [dir];
@@ -197,13 +211,12 @@ export const readFunctions = (
     }
     const properties = props(resource);
     const runtime = shown(properties.Runtime ?? '');
-    const assetPath = resource.Metadata?.['aws:asset:path'];
-    if (typeof assetPath !== 'string') {
+    const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir);
+    if (assetDir === undefined) {
       throw new UnsupportedTemplateError(
-        `${id}: no aws:asset:path metadata (synthesize with the CDK CLI, which adds it)`,
+        `${id}: its code is not an asset of the cloud assembly (no aws:asset:path metadata, no asset folder for its S3Key)`,
       );
     }
-    const assetDir = join(cloudAssemblyDir, assetPath);
     const handler = String(properties.Handler ?? 'index.handler');
     const [architecture = 'x86_64'] = (properties.Architectures as string[] | undefined) ?? [];
     const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};

@@ -12,17 +12,36 @@ interface CfnTemplate {
   Resources: Record<string, CfnResource>;
 }
 
-export interface LocalAuthorizer {
+/** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */
+export interface IdentitySource {
+  from: 'header' | 'querystring' | 'stageVariable' | 'context';
+  name: string;
+}
+
+interface AuthorizerBase {
   id: string;
   functionId: string;
   /** The alias API Gateway invokes (the URI's), if any. */
   qualifier?: string;
+  ttlSeconds: number;
+}
+
+/** A TOKEN authorizer: the token in one header, checked against a pattern before any invocation. */
+interface LocalTokenAuthorizerDefinition extends AuthorizerBase {
+  type: 'TOKEN';
   /** The request header carrying the token. */
   headerName: string;
   /** Must match the whole header value; API Gateway answers 401 itself otherwise. */
   validation: RegExp | undefined;
-  ttlSeconds: number;
 }
+
+/** A REQUEST authorizer: the request's parts, its identity sources required and the cache's key. */
+interface LocalRequestAuthorizerDefinition extends AuthorizerBase {
+  type: 'REQUEST';
+  identitySources: IdentitySource[];
+}
+
+export type LocalAuthorizer = LocalTokenAuthorizerDefinition | LocalRequestAuthorizerDefinition;
 
 interface RouteBase {
   /** The resource path as in the template, e.g. `/items` or `/items/{id}`. */
@@ -77,6 +96,8 @@ export interface LocalApp {
   /** The stack's other REST APIs, not served (`--api ID` serves one of them instead). */
   otherApiIds: string[];
   stageName: string;
+  /** The stage's variables (`stageVariables` of the events), with the values the template gives them. */
+  stageVariables: Record<string, string>;
   /** The stage's deployment: its logical id, which the CDK changes with each change to the API. */
   deployment: string;
   /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
@@ -119,23 +140,55 @@ const functionOfUri = (
   return target;
 };
 
+/**
+ * A REQUEST authorizer's identity sources (comma-separated: `method.request.header.NAME`,
+ * `method.request.querystring.NAME`, `stageVariables.NAME`, `context.NAME`); anything else is refused.
+ */
+const identitySourcesOf = (value: unknown, id: string): IdentitySource[] =>
+  (typeof value === 'string' && value.trim() !== '' ? value.split(',') : []).map((text) => {
+    const [, prefix = '', name = ''] =
+      /^(method\.request\.header|method\.request\.querystring|stageVariables|context)\.(.+)$/.exec(text.trim()) ?? [];
+    const from = (
+      {
+        'method.request.header': 'header',
+        'method.request.querystring': 'querystring',
+        stageVariables: 'stageVariable',
+        context: 'context',
+      } as const
+    )[prefix];
+    if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${text.trim()}`);
+    return { from, name };
+  });
+
 const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) => {
   const authorizers = new Map<string, LocalAuthorizer>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
     if (refOf(properties.RestApiId) !== apiId) continue;
+    const base = {
+      id,
+      ...functionOfUri(properties.AuthorizerUri, id, resources),
+      ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 300),
+    };
+    if (properties.Type === 'REQUEST') {
+      authorizers.set(id, {
+        ...base,
+        type: 'REQUEST',
+        identitySources: identitySourcesOf(properties.IdentitySource, id),
+      });
+      continue;
+    }
     if (properties.Type !== 'TOKEN')
-      throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN)`);
+      throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN and REQUEST)`);
     const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
     if (!source?.[1]) throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
     const expression = properties.IdentityValidationExpression;
     authorizers.set(id, {
-      id,
-      ...functionOfUri(properties.AuthorizerUri, id, resources),
+      ...base,
+      type: 'TOKEN',
       headerName: source[1],
       // API Gateway matches the whole value, as Java's matches() does.
       validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
-      ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 300),
     });
   }
   return authorizers;
@@ -375,6 +428,9 @@ export const readLocalApp = (
   );
   const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
   const stageName = String(stage.StageName ?? 'local');
+  const variables = (stage.Variables ?? {}) as Record<string, unknown>;
+  if (!Object.values(variables).every((value) => typeof value === 'string'))
+    throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
 
   const routes = readRoutes(resources, apiId);
   const authorizers = readAuthorizers(resources, apiId);
@@ -388,6 +444,7 @@ export const readLocalApp = (
     apiId,
     otherApiIds: apis.map(([id]) => id).filter((id) => id !== apiId),
     stageName,
+    stageVariables: variables as Record<string, string>,
     deployment: refOf(stage.DeploymentId) ?? 'local',
     binaryMediaTypes,
     routes,

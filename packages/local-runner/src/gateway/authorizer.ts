@@ -1,7 +1,7 @@
-// API Gateway's TOKEN authorizer semantics: the header check before any invocation, the result cache per token, the
-// policy evaluated against each method ARN, and which failure becomes which gateway response.
+// API Gateway's Lambda authorizer semantics (TOKEN and REQUEST): the checks before any invocation, the event, the
+// result cache, the policy evaluated against each method ARN, and which failure becomes which gateway response.
 
-import type { LocalAuthorizer } from '../app/template.ts';
+import type { IdentitySource, LocalAuthorizer } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
@@ -90,7 +90,57 @@ const decide = (result: AuthorizerResult, methodArn: string): AuthorizerDecision
   return { allowed: true, principalId: result.principalId, context: result.context };
 };
 
-export class LocalTokenAuthorizer {
+/** What an authorizer reads of a request. */
+export interface AuthorizerRequest {
+  /** Header names as the client sent them, every value. */
+  headers: Record<string, string[]>;
+  query: URLSearchParams;
+  /** The ARN of the method being called (`arn:aws:execute-api:region:account:api/stage/METHOD/path`). */
+  methodArn: string;
+  /** The request's parts as a REQUEST authorizer receives them: the proxy event's, without the body. */
+  parts: () => Record<string, unknown> & { requestContext: Record<string, unknown>; stageVariables: unknown };
+}
+
+/** A header's values, whatever the case of its name. */
+const headerValues = (headers: Record<string, string[]>, name: string) => {
+  const wanted = name.toLowerCase();
+  return Object.entries(headers).flatMap(([sent, values]) => (sent.toLowerCase() === wanted ? values : []));
+};
+
+/** A dotted path's value in `object` (`identity.sourceIp`), as text, if it is a scalar. */
+const valueAt = (object: unknown, path: string) => {
+  const value = path.split('.').reduce<unknown>((at, key) => (at as Record<string, unknown> | null)?.[key], object);
+  return isScalar(value) && value !== null ? String(value) : undefined;
+};
+
+/**
+ * A REQUEST authorizer's identity: the value of each identity source, or undefined when one is missing, null or empty,
+ * which API Gateway answers 401 itself, invoking no authorizer ("Why am I getting API Gateway 401 Unauthorized errors
+ * after creating a Lambda authorizer?", AWS Knowledge Center: identity sources "missing, null, empty or not valid").
+ */
+const identityOf = (sources: IdentitySource[], request: AuthorizerRequest) => {
+  const values: string[] = [];
+  for (const { from, name } of sources) {
+    const value =
+      from === 'header'
+        ? headerValues(request.headers, name).join(',')
+        : from === 'querystring'
+          ? request.query.getAll(name).join(',')
+          : from === 'stageVariable'
+            ? valueAt(request.parts().stageVariables, name)
+            : valueAt(request.parts().requestContext, name);
+    if (value === undefined || value === '') return undefined;
+    values.push(value);
+  }
+  return values;
+};
+
+/**
+ * API Gateway's Lambda authorizers (TOKEN and REQUEST): which requests reach the function, the event it gets, the
+ * result cache keyed by the token or the identity sources, the policy evaluated against each method ARN, and which
+ * failure becomes which gateway response.
+ */
+export class LocalLambdaAuthorizer {
   readonly #definition: LocalAuthorizer;
   readonly #pool: FunctionPool;
   readonly #cache = new Map<string, { result: AuthorizerResult; expires: number }>();
@@ -104,51 +154,57 @@ export class LocalTokenAuthorizer {
     return this.#definition.functionId;
   }
 
-  /**
-   * `headers` as the client sent them (any case, every value); `methodArn` of the route being called. The report is
-   * there when the authorizer function was invoked.
-   */
-  async authorize(
-    headers: Record<string, string[]>,
-    methodArn: string,
-  ): Promise<{ decision: AuthorizerDecision; report?: InvocationReport }> {
-    const wanted = this.#definition.headerName.toLowerCase();
-    const values = Object.entries(headers).flatMap(([name, sent]) => (name.toLowerCase() === wanted ? sent : []));
-    const [token = ''] = values;
-    // A missing or malformed header never reaches the authorizer function; nor do two of them (Authorization is a
-    // singleton field, RFC 9110: which one would count is ambiguous, so neither does).
-    if (
-      values.length !== 1 ||
-      token === '' ||
-      (this.#definition.validation && !this.#definition.validation.test(token))
-    ) {
-      return { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
-    }
-    const cached = this.#cache.get(token);
+  /** The decision for `request`; the report is there when the authorizer function was invoked. */
+  async authorize(request: AuthorizerRequest): Promise<{ decision: AuthorizerDecision; report?: InvocationReport }> {
+    const { methodArn } = request;
+    const asked = this.#event(request);
+    if (!asked) return { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
+    const { event, cacheKey } = asked;
+    const cached = cacheKey === undefined ? undefined : this.#cache.get(cacheKey);
     if (cached && cached.expires > Date.now()) return { decision: decide(cached.result, methodArn) };
-    const report = await this.#invoke(token, methodArn);
-    return { decision: this.#decideOn(report, token, methodArn), ...(report && { report }) };
+    const report = await this.#invoke(event);
+    return { decision: this.#decideOn(report, cacheKey, methodArn), ...(report && { report }) };
   }
 
-  #invoke(token: string, methodArn: string) {
+  /**
+   * The authorizer's event and the key its result is cached by (none: not cached), or undefined when API Gateway
+   * answers 401 itself. TOKEN: the token, from its one header, matching the validation expression (two such headers
+   * are refused: Authorization is a singleton field, RFC 9110, and which one would count is ambiguous). REQUEST: the
+   * request's parts; its identity sources, each required, are the key ("Input to an API Gateway Lambda authorizer").
+   */
+  #event(request: AuthorizerRequest) {
+    const definition = this.#definition;
+    const { methodArn } = request;
+    if (definition.type === 'TOKEN') {
+      const values = headerValues(request.headers, definition.headerName);
+      const [token = ''] = values;
+      if (values.length !== 1 || token === '' || (definition.validation && !definition.validation.test(token)))
+        return undefined;
+      return { event: { type: 'TOKEN', authorizationToken: token, methodArn }, cacheKey: token };
+    }
+    const identity = identityOf(definition.identitySources, request);
+    if (!identity) return undefined;
+    // Without identity sources nothing can key a cache: every request invokes the authorizer.
+    const cacheKey = identity.length > 0 ? JSON.stringify(identity) : undefined;
+    return { event: { type: 'REQUEST', methodArn, ...request.parts() }, cacheKey };
+  }
+
+  #invoke(event: Record<string, unknown>) {
     const { qualifier } = this.#definition;
-    const invoked = this.#pool.invoke(
-      { type: 'TOKEN', authorizationToken: token, methodArn },
-      qualifier ? { qualifier } : {},
-    );
+    const invoked = this.#pool.invoke(event, qualifier ? { qualifier } : {});
     // A debugged function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
     return this.#pool.debugged ? invoked : withinTime(invoked, authorizerTimeoutMs);
   }
 
-  #decideOn(report: InvocationReport | undefined, token: string, methodArn: string): AuthorizerDecision {
+  #decideOn(report: InvocationReport | undefined, cacheKey: string | undefined, methodArn: string): AuthorizerDecision {
     const invocation = report?.invocation;
     if (invocation?.outcome === 'error' && invocation.message === 'Unauthorized')
       return refuse('UNAUTHORIZED', 'Unauthorized');
     if (invocation?.outcome !== 'result') return refuse('AUTHORIZER_FAILURE', 'Internal server error');
     const result = parseResult(invocation.result);
     if (!result) return configurationError();
-    if (this.#definition.ttlSeconds > 0) {
-      this.#cache.set(token, { result, expires: Date.now() + this.#definition.ttlSeconds * 1000 });
+    if (cacheKey !== undefined && this.#definition.ttlSeconds > 0) {
+      this.#cache.set(cacheKey, { result, expires: Date.now() + this.#definition.ttlSeconds * 1000 });
     }
     return decide(result, methodArn);
   }

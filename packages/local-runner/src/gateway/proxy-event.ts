@@ -102,7 +102,7 @@ export const proxyEvent = ({
       ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
       : null,
     pathParameters: Object.keys(parameters).length ? parameters : null,
-    stageVariables: null,
+    stageVariables: Object.keys(app.stageVariables).length ? app.stageVariables : null,
     requestContext: {
       resourceId: shortId(route.resourcePath),
       resourcePath: route.resourcePath,

@@ -10,7 +10,7 @@ import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/templat
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
-import type { LocalTokenAuthorizer } from './authorizer.ts';
+import type { LocalLambdaAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import {
@@ -84,7 +84,7 @@ const withoutStage = (url: URL, app: LocalApp) => {
 export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
-  authorizers: Map<string, LocalTokenAuthorizer>;
+  authorizers: Map<string, LocalLambdaAuthorizer>;
 }
 
 interface GatewayOptions {
@@ -147,20 +147,42 @@ const route = (exchange: Exchange, resources: CompiledResource[]): Step<NonNulla
     : gatewayResponse(exchange, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
 };
 
-/** 3. Authorize: the route's TOKEN authorizer decides; what it allows reaches the function as `authorizer`. */
+/**
+ * 3. Authorize: the route's Lambda authorizer decides; what it allows reaches the function as `authorizer`. A REQUEST
+ * authorizer gets the request's parts: `partsOf()`, the proxy event without its body.
+ */
 const authorize = async (
   exchange: Exchange,
   { authorizerId }: LocalRoute,
   headers: ReturnType<typeof headersAsSent>,
+  partsOf: () => ReturnType<typeof proxyEvent>,
 ): Promise<Step<Record<string, unknown> | undefined>> => {
   if (authorizerId === undefined) return { next: undefined };
-  const tokenAuthorizer = exchange.deployment.authorizers.get(authorizerId);
-  if (!tokenAuthorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
+  const lambdaAuthorizer = exchange.deployment.authorizers.get(authorizerId);
+  if (!lambdaAuthorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
   const { app } = exchange.deployment;
   const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
-  const { decision, report } = await tokenAuthorizer.authorize(headers.all, methodArn);
-  noteColdStart(exchange, tokenAuthorizer.functionId, report);
+  // The proxy event without its body; where the proxy event has null (no query string, no path parameters, no stage
+  // variables) this one has an empty object, as AWS's sample input shows ("Input to an API Gateway Lambda authorizer")
+  // and @aws-lambda-powertools/parser's APIGatewayRequestAuthorizerEventSchema requires.
+  const parts = () => {
+    const { body: _body, isBase64Encoded: _encoded, ...rest } = partsOf();
+    return {
+      ...rest,
+      queryStringParameters: rest.queryStringParameters ?? {},
+      multiValueQueryStringParameters: rest.multiValueQueryStringParameters ?? {},
+      pathParameters: rest.pathParameters ?? {},
+      stageVariables: rest.stageVariables ?? {},
+    };
+  };
+  const { decision, report } = await lambdaAuthorizer.authorize({
+    headers: headers.all,
+    query: exchange.url.searchParams,
+    methodArn,
+    parts,
+  });
+  noteColdStart(exchange, lambdaAuthorizer.functionId, report);
   if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
   return {
     next: {
@@ -278,21 +300,31 @@ const handle = async (
   if ('responded' in found) return responded(found);
   const headers = headersAsSent(request);
   const { route: chosen } = found.next;
-  const authorizer = await authorize(exchange, chosen, headers);
+  // The request as API Gateway passes it on, made once: the REQUEST authorizer and the function see the same one (its
+  // trace header, its extendedRequestId), the function's with what the authorizer allowed.
+  let made: ReturnType<typeof proxyEvent> | undefined;
+  const requestEvent = () => {
+    made ??= proxyEvent({
+      app: deployment.app,
+      request,
+      url: exchange.url,
+      route: chosen,
+      parameters: found.next.parameters,
+      headers,
+      body: body.next,
+      requestId: exchange.requestId,
+      started: exchange.started,
+      authorizer: undefined,
+    });
+    return made;
+  };
+  const authorizer = await authorize(exchange, chosen, headers, requestEvent);
   if ('responded' in authorizer) return responded(authorizer);
   if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
-  const event = proxyEvent({
-    app: deployment.app,
-    request,
-    url: exchange.url,
-    route: chosen,
-    parameters: found.next.parameters,
-    headers,
-    body: body.next,
-    requestId: exchange.requestId,
-    started: exchange.started,
-    authorizer: authorizer.next,
-  });
+  const unauthorized = requestEvent();
+  const event = authorizer.next
+    ? { ...unauthorized, requestContext: { ...unauthorized.requestContext, authorizer: authorizer.next } }
+    : unauthorized;
   const report = await invoke(exchange, chosen, event);
   if ('responded' in report) return responded(report);
   return { httpResponse: respond(exchange, chosen, report.next), notes: exchange.notes };

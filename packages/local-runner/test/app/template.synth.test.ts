@@ -7,6 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import {
   AwsIntegration,
   type CfnRestApi,
+  CognitoUserPoolsAuthorizer,
   HttpIntegration,
   IdentitySource,
   LambdaIntegration,
@@ -16,6 +17,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { readLocalApp } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
@@ -92,16 +94,27 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
 });
 
 describe('readLocalApp refuses', () => {
-  test('a REQUEST authorizer', () => {
+  test('a Cognito user pool authorizer', () => {
+    expect(() =>
+      read((stack, api, fn) => {
+        const authorizer = new CognitoUserPoolsAuthorizer(stack, 'Pool', {
+          cognitoUserPools: [new UserPool(stack, 'Users')],
+        });
+        api.root.addMethod('GET', new LambdaIntegration(fn), { authorizer });
+      }),
+    ).toThrow(/authorization type COGNITO_USER_POOLS \(only NONE and CUSTOM\)/);
+  });
+
+  test("a REQUEST authorizer's identity source that is not a header, query string, stage variable or context value", () => {
     expect(() =>
       read((stack, api, fn) => {
         const authorizer = new RequestAuthorizer(stack, 'Request', {
           handler: fn,
-          identitySources: [IdentitySource.header('X-Key')],
+          identitySources: [IdentitySource.header('X-Key'), 'method.request.path.id'],
         });
         api.root.addMethod('GET', new LambdaIntegration(fn), { authorizer });
       }),
-    ).toThrow(/authorizer type REQUEST \(only TOKEN\)/);
+    ).toThrow(/^Request\w+: identity source method\.request\.path\.id$/);
   });
 
   test('every method whose integration is neither a Lambda proxy nor a mock, each named with what it is', () => {

@@ -1,7 +1,7 @@
 // API Gateway's TOKEN authorizer result cache, locally: per token for the TTL, then the function is asked again;
 // TTL 0 asks it every time. The clock is stepped, not waited for.
 import { afterEach, expect, jest, test } from '@jest/globals';
-import { LocalTokenAuthorizer } from '../../src/gateway/authorizer.ts';
+import { LocalLambdaAuthorizer } from '../../src/gateway/authorizer.ts';
 import type { FunctionPool, InvocationReport } from '../../src/lambda/pool.ts';
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api/test/GET/secured';
@@ -23,9 +23,10 @@ const allowingPool = () => {
 };
 
 const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool>) =>
-  new LocalTokenAuthorizer(
+  new LocalLambdaAuthorizer(
     {
       id: 'Authorizer',
+      type: 'TOKEN',
       functionId: 'AuthorizerFunction',
       headerName: 'Authorization',
       validation: undefined,
@@ -33,8 +34,15 @@ const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool
     },
     pool as unknown as FunctionPool,
   );
-const ask = (authorizer: LocalTokenAuthorizer, token = 'Bearer a') =>
-  authorizer.authorize({ Authorization: [token] }, methodArn);
+const ask = (authorizer: LocalLambdaAuthorizer, token = 'Bearer a') =>
+  authorizer.authorize({
+    headers: { Authorization: [token] },
+    query: new URLSearchParams(),
+    methodArn,
+    parts: () => {
+      throw new Error('a TOKEN authorizer reads no other part of the request');
+    },
+  });
 
 afterEach(() => {
   jest.restoreAllMocks();

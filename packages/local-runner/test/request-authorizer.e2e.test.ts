@@ -1,0 +1,102 @@
+// REQUEST authorizers as API Gateway runs them ("Use API Gateway Lambda authorizers", "Input to an API Gateway Lambda
+// authorizer", https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-lambda-authorizer-input.html):
+// every identity source required (missing, null or empty: 401, the function never invoked; AWS Knowledge Center, "Why
+// am I getting API Gateway 401 Unauthorized errors after creating a Lambda authorizer?"), the request's parts as the
+// event (judged by @aws-lambda-powertools/parser's schema), the result cached by the identity sources' values, and
+// without identity sources and cache, every request invoking it.
+import { APIGatewayRequestAuthorizerEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { synthesizeRequestAuthorizerApp } from './fixtures/request-authorizer-app.ts';
+
+let api: LocalApi;
+beforeAll(async () => {
+  api = await startLocalApi({
+    cloudAssemblyDir: synthesizeRequestAuthorizerApp(),
+    port: 0,
+    dataDir: undefined,
+    maxWorkers: 1,
+    log: () => undefined,
+    functionLog: () => undefined,
+  });
+}, 60_000);
+afterAll(async () => {
+  await api?.close();
+});
+
+const get = async (path: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(`${api.url}${path}`, { headers });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+};
+const cachedInvocations = () => api.invocations('CachedAuthorizerFunction');
+
+describe('identity sources: a header, a query string, a stage variable, a context value', () => {
+  test.each([
+    ['without the header', '/v1/tenant?token=allow', {}],
+    ['with the header empty', '/v1/tenant?token=allow', { 'X-Tenant': '' }],
+    ['without the query string', '/v1/tenant', { 'X-Tenant': 'acme' }],
+    ['with the query string empty', '/v1/tenant?token=', { 'X-Tenant': 'acme' }],
+  ])('%s: 401, and the authorizer is not invoked', async (_case, path, headers) => {
+    const before = cachedInvocations();
+    expect(await get(path, headers)).toEqual({ status: 401, body: { message: 'Unauthorized' } });
+    expect(cachedInvocations()).toBe(before);
+  });
+
+  test("all there: the authorizer gets the request's parts, and the function what it allowed", async () => {
+    const { status, body } = await get('/v1/tenant?token=allow&page=2', { 'X-Tenant': 'acme' });
+    expect(status).toBe(200);
+    const { event } = body as {
+      event: {
+        headers: Record<string, string>;
+        requestContext: { requestId: string; authorizer: Record<string, unknown> };
+      };
+    };
+    const { authorizer } = event.requestContext;
+    expect(authorizer).toMatchObject({ principalId: 'request-user', tenant: 'acme' });
+    const delivered = JSON.parse(String(authorizer.event)) as Record<string, unknown> & {
+      requestContext: { requestId: string };
+    };
+    expect(APIGatewayRequestAuthorizerEventSchema.safeParse(delivered).error).toBeUndefined();
+    expect(delivered).toMatchObject({
+      type: 'REQUEST',
+      methodArn: expect.stringMatching(/^arn:aws:execute-api:us-east-1:000000000000:\w+\/v1\/GET\/tenant$/),
+      resource: '/tenant',
+      path: '/tenant',
+      httpMethod: 'GET',
+      headers: { 'X-Tenant': 'acme' },
+      queryStringParameters: { token: 'allow', page: '2' },
+      stageVariables: { tier: 'gold' },
+    });
+    expect(delivered).not.toHaveProperty('body');
+    // One request: the authorizer's view of it is the function's.
+    expect(delivered.requestContext.requestId).toBe(event.requestContext.requestId);
+    expect(delivered).toMatchObject({ headers: { 'X-Amzn-Trace-Id': event.headers['X-Amzn-Trace-Id'] } });
+  });
+
+  test('cached by the identity sources: a part that is not one changes nothing, a source that changes invokes it again', async () => {
+    expect((await get('/v1/tenant?token=allow', { 'X-Tenant': 'cache' })).status).toBe(200);
+    const first = cachedInvocations();
+    expect((await get('/v1/tenant?token=allow&page=9', { 'X-Tenant': 'cache', 'X-Other': 'x' })).status).toBe(200);
+    expect(cachedInvocations()).toBe(first);
+    expect((await get('/v1/tenant?token=allow', { 'X-Tenant': 'another' })).status).toBe(200);
+    expect(cachedInvocations()).toBe(first + 1);
+  });
+
+  test("its policy decides: an explicit deny is 403; an error 'Unauthorized' is 401", async () => {
+    expect(await get('/v1/tenant?token=deny', { 'X-Tenant': 'acme' })).toEqual({
+      status: 403,
+      body: { message: 'User is not authorized to access this resource with an explicit deny' },
+    });
+    expect(await get('/v1/tenant?token=unauthorized', { 'X-Tenant': 'acme' })).toEqual({
+      status: 401,
+      body: { message: 'Unauthorized' },
+    });
+  });
+});
+
+test('no identity source and no cache: every request invokes the authorizer, whatever it carries', async () => {
+  const before = api.invocations('UncachedAuthorizerFunction');
+  expect((await get('/v1/open')).status).toBe(200);
+  expect((await get('/v1/open')).status).toBe(200);
+  expect(api.invocations('UncachedAuthorizerFunction')).toBe(before + 2);
+});
