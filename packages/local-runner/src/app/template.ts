@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
+import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 
 export type { LocalFunction } from './functions.ts';
 
@@ -49,6 +50,8 @@ interface RouteBase {
   /** `ANY` or an HTTP method. */
   method: string;
   authorizerId: string | undefined;
+  /** What API Gateway checks of a request before its integration, when the method has a request validator. */
+  validation: RequestValidation | undefined;
 }
 
 /** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
@@ -213,6 +216,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       authorizerId: undefined as string | undefined,
     };
     const where = `${id} (${base.method} ${base.resourcePath})`;
+    const validation = readRequestValidation(properties, resources, apiId, where);
     const integration = (properties.Integration ?? {}) as Record<string, unknown>;
     const unsupported = unsupportedIntegration(integration);
     if (unsupported !== undefined) {
@@ -225,7 +229,8 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
     }
     if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${where}: API keys`);
     if (authorization === 'CUSTOM') base.authorizerId = refOf(properties.AuthorizerId);
-    if (integration.Type === 'MOCK') return [{ ...base, integration: 'mock', ...readMockIntegration(integration, id) }];
+    if (integration.Type === 'MOCK')
+      return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
     if (integration.ContentHandling !== undefined) {
       throw new UnsupportedTemplateError(
@@ -235,6 +240,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
     return [
       {
         ...base,
+        validation,
         integration: 'proxy',
         ...functionOfUri(integration.Uri, id, resources),
         integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),

@@ -10,6 +10,8 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
   API_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
+  BAD_REQUEST_BODY: { status: 400, message: 'Invalid request body' },
+  BAD_REQUEST_PARAMETERS: { status: 400, message: 'Missing required request parameters' },
   INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
   MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },
   REQUEST_TOO_LARGE: { status: 413, message: 'Request Too Long' },

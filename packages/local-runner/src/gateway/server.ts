@@ -13,6 +13,7 @@ import type { Scalar } from '../scalar.ts';
 import type { LocalLambdaAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
+import { validationFailure } from './request-validation.ts';
 import {
   errorResponse,
   type HttpResponse,
@@ -195,6 +196,30 @@ const authorize = async (
   };
 };
 
+/**
+ * 3b. Validate: the method's request validator, after its authorizer (the order of API Gateway's execution logs: the
+ * authorizer, then "Request validation failed"), before the integration.
+ */
+const validate = (
+  exchange: Exchange,
+  { validation }: LocalRoute,
+  headers: ReturnType<typeof headersAsSent>,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+) => {
+  if (!validation) return undefined;
+  const failure = validationFailure(validation, {
+    headers: headers.all,
+    query: exchange.url.searchParams,
+    pathParameters,
+    contentType: exchange.request.headers['content-type'],
+    body,
+  });
+  if (!failure) return undefined;
+  exchange.notes.push(`request validation failed: ${failure.message}`);
+  return gatewayResponse(exchange, failure.responseType, failure.message);
+};
+
 /** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
 const invoke = async (
   exchange: Exchange,
@@ -320,6 +345,8 @@ const handle = async (
   };
   const authorizer = await authorize(exchange, chosen, headers, requestEvent);
   if ('responded' in authorizer) return responded(authorizer);
+  const invalid = validate(exchange, chosen, headers, found.next.parameters, body.next);
+  if (invalid) return responded(invalid);
   if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
   const unauthorized = requestEvent();
   const event = authorizer.next

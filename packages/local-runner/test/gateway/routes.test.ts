@@ -16,6 +16,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   method,
   functionId: `${method} ${resourcePath}`,
   authorizerId: undefined,
+  validation: undefined,
   integrationTimeoutMs: 29_000,
 });
 
