@@ -10,6 +10,7 @@ import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
+import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
 import {
   devIssuerVariables,
   type IssuerIdentity,
@@ -212,9 +213,13 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   };
 };
 
-const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>): Deployment => {
-  const authorizers = new Map<string, LocalLambdaAuthorizer>();
+const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKey: SigningKey): Deployment => {
+  const authorizers: Deployment['authorizers'] = new Map();
   for (const authorizer of app.authorizers.values()) {
+    if (authorizer.type === 'COGNITO_USER_POOLS') {
+      authorizers.set(authorizer.id, new LocalUserPoolAuthorizer(authorizer, signingKey));
+      continue;
+    }
     const pool = pools.get(authorizer.functionId);
     if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new LocalLambdaAuthorizer(authorizer, pool));
@@ -233,7 +238,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   if (app.unreachedFunctions.length > 0)
     options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);
   const services = await startServices(app, options);
-  let deployment = deploymentOf(app, services.pools);
+  let deployment = deploymentOf(app, services.pools, services.signingKey);
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   const server = createGateway({
@@ -268,7 +273,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       const next = read(cloudAssemblyDir);
       await services.database.createTables(next.tables);
       const previous = deployment;
-      deployment = deploymentOf(next, services.poolsFor(next));
+      deployment = deploymentOf(next, services.poolsFor(next), services.signingKey);
       for (const pool of previous.pools.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);

@@ -7,7 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { localPoolId, poolIssuer } from '../src/app/user-pools.ts';
 import { RunnerError } from '../src/errors.ts';
+import { signPoolToken } from '../src/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../src/local-api.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 
@@ -185,13 +187,43 @@ describe('token-authorizer-node18', () => {
 describe('cognito-api', () => {
   const app = startBeforeAll('cognito-api');
 
-  // On AWS, GET /prod/HELLO without a token is 401 {"message":"Unauthorized"}; with a user pool ID token the function
-  // runs (documented: 201 "Hello world!"; as synthesized its asset holds helloworld.ts alone, which Lambda's runtime
-  // cannot load, so a 502).
-  test('today: refused, Cognito user pool authorizers are not served; on AWS GET /HELLO answers 401 without a token and runs the function with a user pool token', () => {
-    expect(refusal(app)).toBe(
-      'helloWorldLambdaRestApiHELLOGET6E88F46C (GET /HELLO): authorization type COGNITO_USER_POOLS (only NONE and CUSTOM)',
-    );
+  const pool = 'userPoolDC9497E0';
+  const token = (tokenUse: 'id' | 'access', issuer = poolIssuer(localPoolId(pool)), expiresIn = 3600) => {
+    const api = served(app);
+    return signPoolToken(api.signingKey, {
+      issuer,
+      clientId: 'local-client',
+      tokenUse,
+      sub: 'ana',
+      scope: '',
+      expiresIn,
+    });
+  };
+
+  test('GET /prod/HELLO without a token: 401, API Gateway itself', async () => {
+    expect(await call(served(app), 'GET', '/prod/HELLO')).toMatchObject({
+      status: 401,
+      body: '{"message":"Unauthorized"}',
+    });
+  });
+
+  test("with its pool's ID token (the development issuer's): the function is invoked; as published its asset holds helloworld.ts alone, which no Node.js runtime loads, so its init fails (502), on AWS too", async () => {
+    const api = served(app);
+    const response = await call(api, 'GET', '/prod/HELLO', { authorization: await token('id') });
+    expect(response).toMatchObject({ status: 502, body: internalServerError });
+    await app.functionLog.seen(/^helloWorldFunction00C940B5: .*Runtime\.ImportModuleError.*helloworld/);
+  });
+
+  test.each([
+    ['an access token, for a method without scopes', () => token('access')],
+    ['an ID token of another pool', () => token('id', poolIssuer('us-east-1_Elsewhere'))],
+    ['an expired ID token', () => token('id', undefined, -60)],
+  ])('%s: 401, the function not invoked', async (_case, make) => {
+    const api = served(app);
+    const before = api.invocations('helloWorldFunction00C940B5');
+    const response = await call(api, 'GET', '/prod/HELLO', { authorization: await make() });
+    expect(response).toMatchObject({ status: 401, body: '{"message":"Unauthorized"}' });
+    expect(api.invocations('helloWorldFunction00C940B5')).toBe(before);
   });
 });
 

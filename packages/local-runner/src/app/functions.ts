@@ -63,13 +63,16 @@ export type LayerDirs = Record<string, string>;
 /**
  * Lambda's handler setting `file.export`: the module file in the asset folder, looked for as the runtime does (`.js`,
  * then `.mjs`, then `.cjs`: UserFunction.js in aws/aws-lambda-nodejs-runtime-interface-client), and the export's name.
+ * A module that is not there is the runtime's init error, not a refusal.
  */
 const nodeModule = (assetDir: string, handler: string, id: string): FunctionCode => {
   const dot = handler.lastIndexOf('.');
   const [file, exportName] = [handler.slice(0, dot), handler.slice(dot + 1)];
-  const modulePath = ['.js', '.mjs', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync);
-  if (dot < 1 || !modulePath)
-    throw new UnsupportedTemplateError(`${id}: no module for handler ${handler} in ${assetDir}`);
+  if (dot < 1) throw new UnsupportedTemplateError(`${id}: handler ${handler} names no module (file.export)`);
+  // None there: the deploy would succeed, and each init fail to find it (Runtime.ImportModuleError), here too.
+  const modulePath =
+    ['.js', '.mjs', '.cjs'].map((extension) => join(assetDir, `${file}${extension}`)).find(existsSync) ??
+    join(assetDir, `${file}.js`);
   return { language: 'nodejs', modulePath, exportName };
 };
 

@@ -1,19 +1,15 @@
 // The template's intrinsic functions and pseudo parameters, resolved where they have a local meaning.
 import { RunnerError } from '../errors.ts';
 import { isScalar } from '../scalar.ts';
+import { localAws } from './local-aws.ts';
 import type { LocalApp } from './template.ts';
+import { localPoolId, poolArn, poolIssuer } from './user-pools.ts';
 
 export class UnresolvableValueError extends RunnerError {
   override name = 'UnresolvableValueError';
 }
 
-/** Pseudo parameters as the local runner answers them. */
-export const localAws = {
-  region: 'us-east-1',
-  accountId: '000000000000',
-  partition: 'aws',
-  urlSuffix: 'amazonaws.com',
-};
+export { localAws };
 
 /** Resolves Ref (a table's name, a function's), Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
 export const resolveValue = (value: unknown, app: LocalApp): string => {
@@ -29,6 +25,17 @@ export const resolveValue = (value: unknown, app: LocalApp): string => {
       const table = app.tables.find((candidate) => candidate.id === id);
       if (table && attribute === 'Arn') {
         return `arn:aws:dynamodb:${localAws.region}:${localAws.accountId}:table/${table.tableName}`;
+      }
+      // A user pool's attributes, for the pool the development issuer stands in for (user-pools.ts).
+      if (app.resources[id]?.Type === 'AWS::Cognito::UserPool') {
+        const poolId = localPoolId(id);
+        const attributes: Record<string, string> = {
+          Arn: poolArn(poolId),
+          ProviderURL: poolIssuer(poolId),
+          ProviderName: poolIssuer(poolId).slice('https://'.length),
+          UserPoolId: poolId,
+        };
+        if (attributes[attribute] !== undefined) return attributes[attribute];
       }
     }
   }
@@ -46,7 +53,10 @@ const resolveRef = (id: string, app: LocalApp): string => {
   if (pseudo[id]) return pseudo[id];
   const table = app.tables.find((candidate) => candidate.id === id);
   if (table) return table.tableName;
-  // A function's Ref is its name, which locally is its logical id (its AWS_LAMBDA_FUNCTION_NAME).
-  if (app.resources[id]?.Type === 'AWS::Lambda::Function') return id;
+  // A function's Ref is its name, which locally is its logical id (its AWS_LAMBDA_FUNCTION_NAME); a user pool's, its
+  // local id; an app client's, locally its logical id.
+  const type = app.resources[id]?.Type;
+  if (type === 'AWS::Lambda::Function' || type === 'AWS::Cognito::UserPoolClient') return id;
+  if (type === 'AWS::Cognito::UserPool') return localPoolId(id);
   throw new UnresolvableValueError(`{"Ref":"${id}"}`);
 };

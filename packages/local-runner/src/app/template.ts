@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
+import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
 
 export type { LocalFunction } from './functions.ts';
 
@@ -42,7 +43,21 @@ interface LocalRequestAuthorizerDefinition extends AuthorizerBase {
   identitySources: IdentitySource[];
 }
 
-export type LocalAuthorizer = LocalTokenAuthorizerDefinition | LocalRequestAuthorizerDefinition;
+/** A Cognito user pool authorizer: a token of one of its pools in one header (the development issuer signs them). */
+export interface LocalUserPoolAuthorizerDefinition {
+  id: string;
+  type: 'COGNITO_USER_POOLS';
+  ttlSeconds: number;
+  headerName: string;
+  validation: RegExp | undefined;
+  /** The ids of the pools whose tokens it takes. */
+  poolIds: string[];
+}
+
+/** An authorizer that invokes a function. */
+export type LocalLambdaAuthorizerDefinition = LocalTokenAuthorizerDefinition | LocalRequestAuthorizerDefinition;
+
+type LocalAuthorizer = LocalLambdaAuthorizerDefinition | LocalUserPoolAuthorizerDefinition;
 
 interface RouteBase {
   /** The resource path as in the template, e.g. `/items` or `/items/{id}`. */
@@ -50,6 +65,8 @@ interface RouteBase {
   /** `ANY` or an HTTP method. */
   method: string;
   authorizerId: string | undefined;
+  /** The method's AuthorizationScopes (a user pool authorizer's). */
+  authorizationScopes: string[];
   /** What API Gateway checks of a request before its integration, when the method has a request validator. */
   validation: RequestValidation | undefined;
 }
@@ -110,6 +127,8 @@ export interface LocalApp {
   gatewayResponses: Map<string, LocalGatewayResponse>;
   /** The functions a route or an authorizer reaches: those served. */
   functions: Map<string, LocalFunction>;
+  /** The template's Cognito user pools, whose tokens the development issuer signs. */
+  userPools: LocalUserPool[];
   /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
   unreachedFunctions: string[];
   tables: LocalTable[];
@@ -168,11 +187,29 @@ const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) 
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
     if (refOf(properties.RestApiId) !== apiId) continue;
-    const base = {
-      id,
-      ...functionOfUri(properties.AuthorizerUri, id, resources),
-      ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 300),
-    };
+    const ttlSeconds = Number(properties.AuthorizerResultTtlInSeconds ?? 300);
+    const expression = properties.IdentityValidationExpression;
+    // API Gateway matches the whole value, as Java's matches() does.
+    const validation = typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined;
+    if (properties.Type === 'COGNITO_USER_POOLS') {
+      const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
+      if (!source?.[1])
+        throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
+      const poolIds = ((properties.ProviderARNs ?? []) as unknown[]).map((arn) => {
+        const [poolLogicalId, attribute] = getAttOf(arn) ?? [];
+        const poolId =
+          attribute === 'Arn' && poolLogicalId !== undefined
+            ? localPoolId(poolLogicalId)
+            : typeof arn === 'string'
+              ? /:userpool\/([^/]+)$/.exec(arn)?.[1]
+              : undefined;
+        if (poolId === undefined) throw new UnsupportedTemplateError(`${id}: user pool ${JSON.stringify(arn)}`);
+        return poolId;
+      });
+      authorizers.set(id, { id, type: 'COGNITO_USER_POOLS', ttlSeconds, headerName: source[1], validation, poolIds });
+      continue;
+    }
+    const base = { id, ...functionOfUri(properties.AuthorizerUri, id, resources), ttlSeconds };
     if (properties.Type === 'REQUEST') {
       authorizers.set(id, {
         ...base,
@@ -182,17 +219,12 @@ const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) 
       continue;
     }
     if (properties.Type !== 'TOKEN')
-      throw new UnsupportedTemplateError(`${id}: authorizer type ${String(properties.Type)} (only TOKEN and REQUEST)`);
+      throw new UnsupportedTemplateError(
+        `${id}: authorizer type ${String(properties.Type)} (only TOKEN, REQUEST and COGNITO_USER_POOLS)`,
+      );
     const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
     if (!source?.[1]) throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
-    const expression = properties.IdentityValidationExpression;
-    authorizers.set(id, {
-      ...base,
-      type: 'TOKEN',
-      headerName: source[1],
-      // API Gateway matches the whole value, as Java's matches() does.
-      validation: typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined,
-    });
+    authorizers.set(id, { ...base, type: 'TOKEN', headerName: source[1], validation });
   }
   return authorizers;
 };
@@ -214,6 +246,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       resourcePath: pathOf(properties.ResourceId) || '/',
       method: String(properties.HttpMethod),
       authorizerId: undefined as string | undefined,
+      authorizationScopes: [] as string[],
     };
     const where = `${id} (${base.method} ${base.resourcePath})`;
     const validation = readRequestValidation(properties, resources, apiId, where);
@@ -224,11 +257,17 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       return [];
     }
     const authorization = String(properties.AuthorizationType ?? 'NONE');
-    if (!['NONE', 'CUSTOM'].includes(authorization)) {
-      throw new UnsupportedTemplateError(`${where}: authorization type ${authorization} (only NONE and CUSTOM)`);
+    if (!['NONE', 'CUSTOM', 'COGNITO_USER_POOLS'].includes(authorization)) {
+      throw new UnsupportedTemplateError(
+        `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
+      );
     }
     if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${where}: API keys`);
-    if (authorization === 'CUSTOM') base.authorizerId = refOf(properties.AuthorizerId);
+    if (authorization !== 'NONE') base.authorizerId = refOf(properties.AuthorizerId);
+    // A user pool authorizer takes an access token with one of these, or, without them, an ID token.
+    base.authorizationScopes = Array.isArray(properties.AuthorizationScopes)
+      ? properties.AuthorizationScopes.map(String)
+      : [];
     if (integration.Type === 'MOCK')
       return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
@@ -442,7 +481,7 @@ export const readLocalApp = (
   const authorizers = readAuthorizers(resources, apiId);
   const reached = new Set([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
-    ...[...authorizers.values()].map((authorizer) => authorizer.functionId),
+    ...[...authorizers.values()].flatMap((authorizer) => ('functionId' in authorizer ? [authorizer.functionId] : [])),
   ]);
   const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached, layerDirs);
   return {
@@ -456,6 +495,7 @@ export const readLocalApp = (
     routes,
     authorizers,
     gatewayResponses: readGatewayResponses(resources, apiId),
+    userPools: readUserPools(resources),
     functions,
     unreachedFunctions: unreached,
     tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({

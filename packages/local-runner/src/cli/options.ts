@@ -78,6 +78,17 @@ export const options = {
     default: '9229',
     help: "the first debugged function's inspector port; the next ones follow it (0: each a free one)",
   },
+  pool: {
+    type: 'string',
+    placeholder: 'ID',
+    help: "a token of that Cognito user pool (its logical id), which the app's user pool authorizers take",
+  },
+  'token-use': {
+    type: 'string',
+    placeholder: 'id|access',
+    default: 'id',
+    help: 'with --pool: an ID token (methods without scopes take it) or an access token (methods with scopes)',
+  },
   sub: { type: 'string', placeholder: 'SUBJECT', default: 'local-developer', help: "the token's subject" },
   scope: {
     type: 'string',

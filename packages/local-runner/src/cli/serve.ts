@@ -123,6 +123,10 @@ const banner = async (
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+    ...api.app.userPools.map(
+      ({ logicalId }) =>
+        `User pool ${logicalId}: its tokens with \`npx cdk-local-runner token --pool ${logicalId} [--token-use access]\``,
+    ),
     ...[...api.inspectPorts].map(
       ([functionId, port]) =>
         `Debugger: ${functionId} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"} (attach to it; no timeout cuts a pause off)`,

@@ -1,6 +1,9 @@
-// `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout.
-import { readLocalApp } from '../app/template.ts';
-import { devIssuerScope, loadSigningKey, signDevToken } from '../issuer/dev-issuer.ts';
+// `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
+// TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take.
+import { type LocalApp, readLocalApp } from '../app/template.ts';
+import { poolIssuer } from '../app/user-pools.ts';
+import { RunnerError } from '../errors.ts';
+import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
 import { readConfig } from './config.ts';
 import { cloudAssemblyOf, commandFailed, dataDirOf, parseCommandLine } from './options.ts';
 
@@ -10,25 +13,55 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'context',
   'stack',
   'api',
+  'pool',
+  'token-use',
   'sub',
   'scope',
   'expires-in',
 ]);
+/** A user pool's token for `app`: the pool by logical id, its first app client, and (access) the scopes its methods ask. */
+const poolToken = (app: LocalApp, name: string) => {
+  const pool = app.userPools.find(({ logicalId }) => logicalId === name);
+  if (!pool)
+    throw new RunnerError(
+      `--pool ${name}: no such user pool; the app's are ${app.userPools.map(({ logicalId }) => logicalId).join(', ') || 'none'}`,
+    );
+  const tokenUse = values['token-use'];
+  if (tokenUse !== 'id' && tokenUse !== 'access') throw new RunnerError(`--token-use ${tokenUse}: id or access`);
+  const takenBy = new Set(
+    [...app.authorizers.values()].flatMap((authorizer) =>
+      authorizer.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId) ? [authorizer.id] : [],
+    ),
+  );
+  const methodScopes = app.routes.flatMap((route) =>
+    route.authorizerId !== undefined && takenBy.has(route.authorizerId) ? route.authorizationScopes : [],
+  );
+  return {
+    issuer: poolIssuer(pool.poolId),
+    clientId: pool.clientIds[0] ?? 'local-client',
+    tokenUse,
+    scope: values.scope ?? [...new Set(methodScopes)].join(' '),
+  } as const;
+};
+
 try {
   const config = readConfig(process.cwd());
   const dataDir = dataDirOf(values, config);
-  const scope =
-    values.scope ??
-    devIssuerScope(
-      readLocalApp(
-        cloudAssemblyOf(values, () => undefined),
-        { stackName: values.stack, apiName: values.api },
-      ),
-    ) ??
-    '';
+  const app = () =>
+    readLocalApp(
+      cloudAssemblyOf(values, () => undefined),
+      { stackName: values.stack, apiName: values.api },
+    );
   const expiresIn = /^\d+$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in'];
+  // Checked before the key is read: a wrong pool creates no key.
+  const pool = values.pool === undefined ? undefined : poolToken(app(), values.pool);
   const key = await loadSigningKey(dataDir, config.tokenIssuer);
-  console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));
+  if (pool !== undefined) {
+    console.log(await signPoolToken(key, { sub: values.sub, expiresIn, ...pool }));
+  } else {
+    const scope = values.scope ?? devIssuerScope(app()) ?? '';
+    console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));
+  }
 } catch (error) {
   commandFailed('cdk-local-runner token', error);
 }

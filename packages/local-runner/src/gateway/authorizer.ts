@@ -1,15 +1,17 @@
 // API Gateway's Lambda authorizer semantics (TOKEN and REQUEST): the checks before any invocation, the event, the
 // result cache, the policy evaluated against each method ARN, and which failure becomes which gateway response.
 
-import type { IdentitySource, LocalAuthorizer } from '../app/template.ts';
+import type { IdentitySource, LocalLambdaAuthorizerDefinition } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
 import { withinTime } from './time-limit.ts';
 
 /** What API Gateway decides for one request. */
-type AuthorizerDecision =
+export type AuthorizerDecision =
   | { allowed: true; principalId: string; context: Record<string, string | number | boolean> }
+  /** A user pool authorizer's: the token's claims, which the function gets as `authorizer.claims`. */
+  | { allowed: true; claims: Record<string, string> }
   | { allowed: false; responseType: string; message: string; context?: AuthorizerResult['context'] };
 
 interface AuthorizerResult {
@@ -23,7 +25,7 @@ const authorizerTimeoutMs = 10_000;
 /** The quota "Lambda authorizer response size": 8 KB, of the result's JSON in UTF-8 bytes. */
 const maxResultBytes = 8 * 1024;
 
-const refuse = (responseType: string, message: string): AuthorizerDecision => ({
+export const refuse = (responseType: string, message: string): AuthorizerDecision => ({
   allowed: false,
   responseType,
   message,
@@ -102,7 +104,7 @@ export interface AuthorizerRequest {
 }
 
 /** A header's values, whatever the case of its name. */
-const headerValues = (headers: Record<string, string[]>, name: string) => {
+export const headerValues = (headers: Record<string, string[]>, name: string) => {
   const wanted = name.toLowerCase();
   return Object.entries(headers).flatMap(([sent, values]) => (sent.toLowerCase() === wanted ? values : []));
 };
@@ -141,11 +143,11 @@ const identityOf = (sources: IdentitySource[], request: AuthorizerRequest) => {
  * failure becomes which gateway response.
  */
 export class LocalLambdaAuthorizer {
-  readonly #definition: LocalAuthorizer;
+  readonly #definition: LocalLambdaAuthorizerDefinition;
   readonly #pool: FunctionPool;
   readonly #cache = new Map<string, { result: AuthorizerResult; expires: number }>();
 
-  constructor(definition: LocalAuthorizer, pool: FunctionPool) {
+  constructor(definition: LocalLambdaAuthorizerDefinition, pool: FunctionPool) {
     this.#definition = definition;
     this.#pool = pool;
   }

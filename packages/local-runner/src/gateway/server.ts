@@ -23,6 +23,7 @@ import {
 } from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
 import { withinTime } from './time-limit.ts';
+import { LocalUserPoolAuthorizer } from './user-pool-authorizer.ts';
 
 /** API Gateway's payload limit. */
 const maxPayloadBytes = 10 * 1024 * 1024;
@@ -85,7 +86,7 @@ const withoutStage = (url: URL, app: LocalApp) => {
 export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
-  authorizers: Map<string, LocalLambdaAuthorizer>;
+  authorizers: Map<string, LocalLambdaAuthorizer | LocalUserPoolAuthorizer>;
 }
 
 interface GatewayOptions {
@@ -154,13 +155,13 @@ const route = (exchange: Exchange, resources: CompiledResource[]): Step<NonNulla
  */
 const authorize = async (
   exchange: Exchange,
-  { authorizerId }: LocalRoute,
+  { authorizerId, authorizationScopes }: LocalRoute,
   headers: ReturnType<typeof headersAsSent>,
   partsOf: () => ReturnType<typeof proxyEvent>,
 ): Promise<Step<Record<string, unknown> | undefined>> => {
   if (authorizerId === undefined) return { next: undefined };
-  const lambdaAuthorizer = exchange.deployment.authorizers.get(authorizerId);
-  if (!lambdaAuthorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
+  const authorizer = exchange.deployment.authorizers.get(authorizerId);
+  if (!authorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
   const { app } = exchange.deployment;
   const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
@@ -177,14 +178,17 @@ const authorize = async (
       stageVariables: rest.stageVariables ?? {},
     };
   };
-  const { decision, report } = await lambdaAuthorizer.authorize({
-    headers: headers.all,
-    query: exchange.url.searchParams,
-    methodArn,
-    parts,
-  });
-  noteColdStart(exchange, lambdaAuthorizer.functionId, report);
+  const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, parts };
+  if (authorizer instanceof LocalUserPoolAuthorizer) {
+    const { decision } = await authorizer.authorize(request, authorizationScopes);
+    if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message);
+    // The token's claims, as a user pool authorizer hands them on.
+    return { next: 'claims' in decision ? { claims: decision.claims } : undefined };
+  }
+  const { decision, report } = await authorizer.authorize(request);
+  noteColdStart(exchange, authorizer.functionId, report);
   if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
+  if (!('context' in decision)) return { next: undefined };
   return {
     next: {
       // The function receives the context's numbers and booleans as strings ("Output from an API Gateway Lambda

@@ -1,5 +1,6 @@
 // The development token issuer: an ES256 key created once in the data folder, its JWKS served on loopback, and
 // tokens signed with it. The authorizer's environment points at it, so local tokens pass the real authorizer code.
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -136,6 +137,38 @@ interface TokenOptions {
   /** Seconds, or a jose time span such as `2h`. */
   expiresIn: string | number;
 }
+
+/**
+ * A Cognito user pool's token, as Cognito shapes it ("Understanding user pool JSON web tokens" in the Cognito guide):
+ * an ID token (`token_use` id, the client as `aud`, `cognito:username`) or an access token (`token_use` access,
+ * `client_id`, `scope`, `username`), issued by the pool's issuer URL and signed by the development issuer's key, which
+ * the runner's user pool authorizers trust in Cognito's place.
+ */
+export const signPoolToken = (
+  key: SigningKey,
+  {
+    issuer,
+    clientId,
+    tokenUse,
+    sub,
+    scope,
+    expiresIn,
+  }: TokenOptions & { issuer: string; clientId: string; tokenUse: 'id' | 'access' },
+) => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims =
+    tokenUse === 'id'
+      ? { 'cognito:username': sub, token_use: 'id', auth_time: now }
+      : { client_id: clientId, username: sub, token_use: 'access', scope, auth_time: now };
+  const jwt = new SignJWT({ ...claims, origin_jti: randomUUID(), event_id: randomUUID() })
+    .setProtectedHeader({ alg: algorithm, kid: key.kid })
+    .setIssuer(issuer)
+    .setSubject(sub)
+    .setJti(randomUUID())
+    .setIssuedAt(now)
+    .setExpirationTime(typeof expiresIn === 'number' ? now + expiresIn : expiresIn);
+  return (tokenUse === 'id' ? jwt.setAudience(clientId) : jwt).sign(key.privateKey);
+};
 
 export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOptions) =>
   new SignJWT({ scope, client_id: 'local-client' })

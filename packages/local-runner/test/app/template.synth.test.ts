@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import {
+  AuthorizationType,
   AwsIntegration,
   type CfnRestApi,
-  CognitoUserPoolsAuthorizer,
   HttpIntegration,
   IdentitySource,
   LambdaIntegration,
@@ -17,7 +17,6 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { UserPool } from 'aws-cdk-lib/aws-cognito';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { readLocalApp } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
@@ -83,6 +82,7 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
       resourcePath: '/plants',
       method: 'OPTIONS',
       authorizerId: undefined,
+      authorizationScopes: [],
       statusCode: 204,
       headers: expect.objectContaining({
         'Access-Control-Allow-Origin': 'https://app.example.com',
@@ -94,15 +94,12 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
 });
 
 describe('readLocalApp refuses', () => {
-  test('a Cognito user pool authorizer', () => {
+  test('IAM authorization, which nothing local can check a signature against', () => {
     expect(() =>
-      read((stack, api, fn) => {
-        const authorizer = new CognitoUserPoolsAuthorizer(stack, 'Pool', {
-          cognitoUserPools: [new UserPool(stack, 'Users')],
-        });
-        api.root.addMethod('GET', new LambdaIntegration(fn), { authorizer });
+      read((_stack, api, fn) => {
+        api.root.addMethod('GET', new LambdaIntegration(fn), { authorizationType: AuthorizationType.IAM });
       }),
-    ).toThrow(/authorization type COGNITO_USER_POOLS \(only NONE and CUSTOM\)/);
+    ).toThrow(/authorization type AWS_IAM \(only NONE, CUSTOM and COGNITO_USER_POOLS\)/);
   });
 
   test("a REQUEST authorizer's identity source that is not a header, query string, stage variable or context value", () => {

@@ -17,6 +17,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   functionId: `${method} ${resourcePath}`,
   authorizerId: undefined,
   validation: undefined,
+  authorizationScopes: [],
   integrationTimeoutMs: 29_000,
 });
 

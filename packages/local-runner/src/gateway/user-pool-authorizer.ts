@@ -1,0 +1,51 @@
+// API Gateway's Cognito user pool authorizer (COGNITO_USER_POOLS, "Control access to REST APIs using Amazon Cognito
+// user pools as an authorizer"): a token of one of its pools in its header, valid (signature, issuer, expiry); without
+// scopes on the method an ID token, with them an access token that carries one of them (re:Post "need access token as
+// header in cognito", and AWS::ApiGateway::Method's AuthorizationScopes); anything else is 401. Locally no Cognito
+// runs: the development issuer signs each pool's tokens (`cdk-local-runner token --pool`), under the pool's issuer URL.
+import { type CryptoKey, importJWK, jwtVerify } from 'jose';
+import type { LocalUserPoolAuthorizerDefinition } from '../app/template.ts';
+import { poolIssuer } from '../app/user-pools.ts';
+import type { SigningKey } from '../issuer/dev-issuer.ts';
+import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';
+
+export class LocalUserPoolAuthorizer {
+  readonly #definition: LocalUserPoolAuthorizerDefinition;
+  readonly #key: Promise<CryptoKey>;
+
+  constructor(definition: LocalUserPoolAuthorizerDefinition, signingKey: SigningKey) {
+    this.#definition = definition;
+    this.#key = importJWK(signingKey.publicJwk, 'ES256') as Promise<CryptoKey>;
+  }
+
+  /** The decision for `request` on a method of `scopes` (its AuthorizationScopes). */
+  async authorize(request: AuthorizerRequest, scopes: string[]): Promise<{ decision: AuthorizerDecision }> {
+    const unauthorized = { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
+    const values = headerValues(request.headers, this.#definition.headerName);
+    const [sent = ''] = values;
+    // The token alone, or as a bearer token (the Cognito guide's "add them as bearer tokens to an Authorization
+    // header"); which of the two API Gateway takes we have not seen settled, so both are.
+    const token = sent.replace(/^Bearer /i, '');
+    const { validation } = this.#definition;
+    if (values.length !== 1 || token === '' || (validation && !validation.test(sent))) return unauthorized;
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jwtVerify(token, await this.#key, {
+        issuer: this.#definition.poolIds.map(poolIssuer),
+        algorithms: ['ES256'],
+      }));
+    } catch {
+      return unauthorized;
+    }
+    const granted = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
+    const fits =
+      scopes.length === 0
+        ? claims.token_use === 'id'
+        : claims.token_use === 'access' && scopes.some((scope) => granted.includes(scope));
+    if (!fits) return unauthorized;
+    // Each claim as text, as the function gets them (numbers too; an array's items joined by commas).
+    return {
+      decision: { allowed: true, claims: Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, String(v)])) },
+    };
+  }
+}

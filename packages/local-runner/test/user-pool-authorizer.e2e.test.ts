@@ -1,0 +1,136 @@
+// Cognito user pool authorizers (COGNITO_USER_POOLS) as API Gateway applies them ("Control access to REST APIs using
+// Amazon Cognito user pools as an authorizer"): a method without scopes takes an ID token, a method with scopes an
+// access token carrying one of them (re:Post, "need access token as header in cognito"; AWS::ApiGateway::Method's
+// AuthorizationScopes), anything else is 401 without the function; the function gets the token's claims. Locally the
+// development issuer signs each pool's tokens, under the pool's issuer URL; `cdk-local-runner token --pool` mints them.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { poolIssuer } from '../src/app/user-pools.ts';
+import { signPoolToken } from '../src/issuer/dev-issuer.ts';
+import { functionVariables } from '../src/lambda/variables.ts';
+import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { synthesizeUserPoolApp } from './fixtures/user-pool-app.ts';
+import { launch, launchedUntil, runnerBin, stopStarted } from './helpers/runner-process.ts';
+
+const poolId = 'us-east-1_Users';
+
+describe('served in process', () => {
+  let api: LocalApi;
+  beforeAll(async () => {
+    api = await startLocalApi({
+      cloudAssemblyDir: synthesizeUserPoolApp(),
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: () => undefined,
+      functionLog: () => undefined,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const token = (tokenUse: 'id' | 'access', scope = '') =>
+    signPoolToken(api.signingKey, {
+      issuer: poolIssuer(poolId),
+      clientId: 'WebClient',
+      tokenUse,
+      sub: 'ana',
+      scope,
+      expiresIn: 3600,
+    });
+  const get = async (path: string, authorization?: string) => {
+    const response = await fetch(`${api.url}/v1${path}`, {
+      headers: authorization === undefined ? {} : { Authorization: authorization },
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const eventOf = (body: Record<string, unknown>) =>
+    body.event as { requestContext: { authorizer: { claims: Record<string, string> } } };
+
+  test('a method without scopes takes an ID token, alone or as a bearer token; the function gets its claims as text', async () => {
+    const idToken = await token('id');
+    for (const authorization of [idToken, `Bearer ${idToken}`]) {
+      const { status, body } = await get('/profile', authorization);
+      expect(status).toBe(200);
+      const { claims } = eventOf(body).requestContext.authorizer;
+      expect(claims).toMatchObject({
+        sub: 'ana',
+        'cognito:username': 'ana',
+        token_use: 'id',
+        aud: 'WebClient',
+        iss: `https://cognito-idp.us-east-1.amazonaws.com/${poolId}`,
+      });
+      expect(claims.exp).toMatch(/^\d+$/);
+    }
+  });
+
+  test('a method with scopes takes an access token carrying one of them', async () => {
+    const { status, body } = await get('/plants', await token('access', 'plants/read plants/write'));
+    expect(status).toBe(200);
+    expect(eventOf(body).requestContext.authorizer.claims).toMatchObject({
+      token_use: 'access',
+      client_id: 'WebClient',
+      scope: 'plants/read plants/write',
+    });
+  });
+
+  test.each([
+    ['no token', '/profile', undefined],
+    ['an access token where an ID token is wanted', '/profile', () => token('access', 'plants/read')],
+    ['an ID token where an access token is wanted', '/plants', () => token('id')],
+    ['an access token without the scope', '/plants', () => token('access', 'plants/write')],
+    ['a token that is not a JWT', '/profile', () => Promise.resolve('not-a-jwt')],
+  ])('%s: 401, and the function is not invoked', async (_case, path, make) => {
+    const before = api.invocations('EchoFunction');
+    expect(await get(path, make && (await make()))).toEqual({ status: 401, body: { message: 'Unauthorized' } });
+    expect(api.invocations('EchoFunction')).toBe(before);
+  });
+
+  test("the pool's id, issuer URL and client id reach the function's variables as the runner stands in for them", () => {
+    const fn = api.app.functions.get('EchoFunction');
+    if (!fn) throw new Error('no EchoFunction');
+    expect(functionVariables(fn, api.app, {})).toMatchObject({
+      POOL_ID: poolId,
+      POOL_ISSUER: `https://cognito-idp.us-east-1.amazonaws.com/${poolId}`,
+      CLIENT_ID: 'WebClient',
+    });
+  });
+});
+
+describe('`cdk-local-runner token --pool` (the command line)', () => {
+  afterAll(stopStarted);
+
+  test("mints the pool's tokens with the data folder's key: an ID token by default, an access token with the methods' scopes", async () => {
+    const app = synthesizeUserPoolApp();
+    const dataDir = mkdtempSync(join(tmpdir(), 'local-runner-user-pool-data-'));
+    const started = launch(dataDir, { args: ['--app', app] });
+    const output = await launchedUntil(started, /is serving at (http:\/\/127\.0\.0\.1:\d+)/);
+    const url = /is serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    const mint = (...args: string[]) => {
+      const minted = spawnSync(
+        process.execPath,
+        [runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Users', ...args],
+        { encoding: 'utf8' },
+      );
+      expect(minted.stderr).toBe('');
+      return minted.stdout.trim();
+    };
+    const call = async (path: string, token: string) =>
+      (await fetch(`${url}/v1${path}`, { headers: { Authorization: token } })).status;
+    expect(await call('/profile', mint())).toBe(200);
+    expect(await call('/plants', mint('--token-use', 'access'))).toBe(200);
+    expect(await call('/plants', mint())).toBe(401);
+    const refused = spawnSync(
+      process.execPath,
+      [runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Admins'],
+      { encoding: 'utf8' },
+    );
+    expect(refused.stderr).toBe(
+      "cdk-local-runner token failed: --pool Admins: no such user pool; the app's are Users\n",
+    );
+  }, 60_000);
+});
