@@ -5,30 +5,17 @@
 // event (judged by @aws-lambda-powertools/parser's schema), the result cached by the identity sources' values, and
 // without identity sources and cache, every request invoking it.
 import { APIGatewayRequestAuthorizerEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { describe, expect, test } from '@jest/globals';
 import { synthesizeRequestAuthorizerApp } from './fixtures/request-authorizer-app.ts';
+import { servedBeforeAll } from './helpers/served-app.ts';
 
-let api: LocalApi;
-beforeAll(async () => {
-  api = await startLocalApi({
-    cloudAssemblyDir: synthesizeRequestAuthorizerApp(),
-    port: 0,
-    dataDir: undefined,
-    maxWorkers: 1,
-    log: () => undefined,
-    functionLog: () => undefined,
-  });
-}, 60_000);
-afterAll(async () => {
-  await api?.close();
-});
+const served = servedBeforeAll(synthesizeRequestAuthorizerApp);
 
 const get = async (path: string, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${api.url}${path}`, { headers });
+  const response = await fetch(`${served.api.url}${path}`, { headers });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
-const cachedInvocations = () => api.invocations('CachedAuthorizerFunction');
+const cachedInvocations = () => served.api.invocations('CachedAuthorizerFunction');
 
 describe('identity sources: a header, a query string, a stage variable, a context value', () => {
   test.each([
@@ -95,8 +82,8 @@ describe('identity sources: a header, a query string, a stage variable, a contex
 });
 
 test('no identity source and no cache: every request invokes the authorizer, whatever it carries', async () => {
-  const before = api.invocations('UncachedAuthorizerFunction');
+  const before = served.api.invocations('UncachedAuthorizerFunction');
   expect((await get('/v1/open')).status).toBe(200);
   expect((await get('/v1/open')).status).toBe(200);
-  expect(api.invocations('UncachedAuthorizerFunction')).toBe(before + 2);
+  expect(served.api.invocations('UncachedAuthorizerFunction')).toBe(before + 2);
 });

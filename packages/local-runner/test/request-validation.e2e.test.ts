@@ -4,27 +4,14 @@
 // type (JSON Schema draft 4), else 400 BAD_REQUEST_BODY; a content type without a model not validated, `$default` for
 // any; the function never invoked for a refused request. SAM CLI has had this request open since 2018 (aws-sam-cli
 // issue 364).
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { expect, test } from '@jest/globals';
 import { synthesizeRequestValidationApp } from './fixtures/request-validation-app.ts';
+import { servedBeforeAll } from './helpers/served-app.ts';
 
-let api: LocalApi;
-beforeAll(async () => {
-  api = await startLocalApi({
-    cloudAssemblyDir: synthesizeRequestValidationApp(),
-    port: 0,
-    dataDir: undefined,
-    maxWorkers: 1,
-    log: () => undefined,
-    functionLog: () => undefined,
-  });
-}, 60_000);
-afterAll(async () => {
-  await api?.close();
-});
+const served = servedBeforeAll(synthesizeRequestValidationApp);
 
 const send = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
-  const response = await fetch(`${api.url}/v1${path}`, {
+  const response = await fetch(`${served.api.url}/v1${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -54,9 +41,9 @@ test.each([
   ['not JSON', '{"id": 7,'],
   ['no body', ''],
 ])('%s: 400 Invalid request body, the function not invoked', async (_case, body) => {
-  const before = api.invocations('EchoFunction');
+  const before = served.api.invocations('EchoFunction');
   expect(await send('POST', '/plants', body, { 'X-Tenant': 'acme' })).toEqual(invalidBody);
-  expect(api.invocations('EchoFunction')).toBe(before);
+  expect(served.api.invocations('EchoFunction')).toBe(before);
 });
 
 test('required parameters missing or blank: 400 naming them, before the body is looked at', async () => {

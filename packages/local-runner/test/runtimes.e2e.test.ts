@@ -6,10 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { describe, expect, test } from '@jest/globals';
+import type { LocalApi } from '../src/local-api.ts';
 import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
-import { recordedLog } from './helpers/log-lines.ts';
+import { servedBeforeAll } from './helpers/served-app.ts';
 
 const greetingLayer = new URL('./fixtures/layers/greeting', import.meta.url).pathname;
 /** The node_modules folder this package's dependencies are installed in (the SDK's DynamoDB client among them). */
@@ -18,29 +18,11 @@ const installedPackages = join(
   '../..',
 );
 
-/** A runner on the app, its log and its functions' log (`<function id>: <line>`), started before the tests. */
-const runnerBeforeAll = (layerDirs: Record<string, string> = {}, runtimeSdk?: string) => {
-  const started = { api: undefined as LocalApi | undefined, log: recordedLog(), functionLog: recordedLog() };
-  beforeAll(async () => {
-    started.api = await startLocalApi({
-      cloudAssemblyDir: synthesizeRuntimesApp(),
-      layerDirs,
-      runtimeSdk,
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: started.log.log,
-      functionLog: (functionId, line) => started.functionLog.log(`${functionId}: ${line}`),
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await started.api?.close();
-  });
-  return started;
-};
+/** A runner on the app, with these layer folders and SDK folder. */
+const runnerBeforeAll = (layerDirs: Record<string, string> = {}, runtimeSdk?: string) =>
+  servedBeforeAll(synthesizeRuntimesApp, { layerDirs, runtimeSdk });
 
-const get = async (api: LocalApi | undefined, path: string) => {
-  if (!api) throw new Error('the runner did not start');
+const get = async (api: LocalApi, path: string) => {
   const response = await fetch(`${api.url}${path}`);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };

@@ -7,34 +7,21 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { poolIssuer } from '../src/app/user-pools.ts';
 import { signPoolToken } from '../src/issuer/dev-issuer.ts';
 import { functionVariables } from '../src/lambda/variables.ts';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
 import { synthesizeUserPoolApp } from './fixtures/user-pool-app.ts';
 import { launch, launchedUntil, runnerBin, stopStarted } from './helpers/runner-process.ts';
+import { servedBeforeAll } from './helpers/served-app.ts';
 
 const poolId = 'us-east-1_Users';
 
 describe('served in process', () => {
-  let api: LocalApi;
-  beforeAll(async () => {
-    api = await startLocalApi({
-      cloudAssemblyDir: synthesizeUserPoolApp(),
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: () => undefined,
-      functionLog: () => undefined,
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await api?.close();
-  });
+  const served = servedBeforeAll(synthesizeUserPoolApp);
 
   const token = (tokenUse: 'id' | 'access', scope = '') =>
-    signPoolToken(api.signingKey, {
+    signPoolToken(served.api.signingKey, {
       issuer: poolIssuer(poolId),
       clientId: 'WebClient',
       tokenUse,
@@ -43,7 +30,7 @@ describe('served in process', () => {
       expiresIn: 3600,
     });
   const get = async (path: string, authorization?: string) => {
-    const response = await fetch(`${api.url}/v1${path}`, {
+    const response = await fetch(`${served.api.url}/v1${path}`, {
       headers: authorization === undefined ? {} : { Authorization: authorization },
     });
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -85,15 +72,15 @@ describe('served in process', () => {
     ['an access token without the scope', '/plants', () => token('access', 'plants/write')],
     ['a token that is not a JWT', '/profile', () => Promise.resolve('not-a-jwt')],
   ])('%s: 401, and the function is not invoked', async (_case, path, make) => {
-    const before = api.invocations('EchoFunction');
+    const before = served.api.invocations('EchoFunction');
     expect(await get(path, make && (await make()))).toEqual({ status: 401, body: { message: 'Unauthorized' } });
-    expect(api.invocations('EchoFunction')).toBe(before);
+    expect(served.api.invocations('EchoFunction')).toBe(before);
   });
 
   test("the pool's id, issuer URL and client id reach the function's variables as the runner stands in for them", () => {
-    const fn = api.app.functions.get('EchoFunction');
+    const fn = served.api.app.functions.get('EchoFunction');
     if (!fn) throw new Error('no EchoFunction');
-    expect(functionVariables(fn, api.app, {})).toMatchObject({
+    expect(functionVariables(fn, served.api.app, {})).toMatchObject({
       POOL_ID: poolId,
       POOL_ISSUER: `https://cognito-idp.us-east-1.amazonaws.com/${poolId}`,
       CLIENT_ID: 'WebClient',

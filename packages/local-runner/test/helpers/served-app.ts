@@ -1,0 +1,34 @@
+// A runner serving an app in process for the tests of a file (or describe): started in beforeAll, closed in afterAll,
+// its log and its functions' log (`<function id>: <line>`) recorded for the tests to read and wait for.
+import { afterAll, beforeAll } from '@jest/globals';
+import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../src/local-api.ts';
+import { recordedLog } from './log-lines.ts';
+
+export const servedBeforeAll = (synthesize: () => string, options: Partial<LocalApiOptions> = {}) => {
+  let started: LocalApi | undefined;
+  const log = recordedLog();
+  const functionLog = recordedLog();
+  beforeAll(async () => {
+    started = await startLocalApi({
+      cloudAssemblyDir: synthesize(),
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: log.log,
+      functionLog: (functionId, line) => functionLog.log(`${functionId}: ${line}`),
+      ...options,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  return {
+    log,
+    functionLog,
+    /** The runner (a test fails if it did not start). */
+    get api(): LocalApi {
+      if (!started) throw new Error('the runner did not start');
+      return started;
+    },
+  };
+};
