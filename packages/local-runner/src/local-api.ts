@@ -4,7 +4,7 @@
 
 import type { LayerDirs } from './app/functions.ts';
 import { resolveValue } from './app/intrinsics.ts';
-import { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
+import { type LocalApp, type LocalFunction, readLocalApis, stackApp } from './app/template.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
@@ -27,7 +27,7 @@ import { listenOnLoopback } from './loopback.ts';
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
   stackName?: string;
-  /** The REST API, by logical id, when the stack has several. */
+  /** The REST API, by logical id, to serve alone; by default each of the stack's, each at its own address. */
   apiName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;
@@ -62,6 +62,8 @@ export interface LocalApi {
   /** The app being served (another after a reload). */
   readonly app: LocalApp;
   signingKey: SigningKey;
+  /** Each REST API served (the stack's, or the one `apiName` names), at its own address: `url` and `app` are the first's. */
+  readonly apis: { url: string; app: LocalApp }[];
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** The inspector's port of each function debugged (`inspect`). */
@@ -228,69 +230,87 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKe
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
-  const read = (dir: string) =>
-    readLocalApp(dir, {
-      stackName: options.stackName,
-      apiName: options.apiName,
-      layerDirs: options.layerDirs,
-    });
-  const app = read(options.cloudAssemblyDir);
+  const readAll = (dir: string) =>
+    readLocalApis(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
+  const apps = readAll(options.cloudAssemblyDir);
+  const app = stackApp(apps);
   if (app.unreachedFunctions.length > 0)
     options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);
   const services = await startServices(app, options);
-  let deployment = deploymentOf(app, services.pools, services.signingKey);
+  let pools = services.pools;
+  let deployments = apps.map((api) => deploymentOf(api, pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
-  const server = createGateway({
-    deployment: () => deployment,
-    log: options.log,
-    ...(options.runnerPages && { runnerPages: options.runnerPages }),
-  });
-  let url: string;
+  // Each REST API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
+  const servers = deployments.map((_, index) =>
+    createGateway({
+      deployment: () => deployments[index] as Deployment,
+      log: options.log,
+      ...(index === 0 && options.runnerPages && { runnerPages: options.runnerPages }),
+    }),
+  );
+  const urls: string[] = [];
   try {
-    url = await listenOnLoopback(server, options.port);
+    for (const [index, server] of servers.entries())
+      urls.push(await listenOnLoopback(server, options.port === 0 ? 0 : options.port + index));
   } catch (error) {
+    for (const server of servers) server.close();
     await services.close();
     const { code } = error as NodeJS.ErrnoException;
     if (code === 'EADDRINUSE')
-      throw new RunnerError(`port ${options.port} is in use: choose another, or 0 for any free one`);
+      throw new RunnerError(`port ${options.port + urls.length} is in use: choose another, or 0 for any free one`);
     throw error;
   }
+  const first = () => deployments[0] as Deployment;
   return {
-    url,
+    url: urls[0] as string,
     get app() {
-      return deployment.app;
+      return first().app;
+    },
+    get apis() {
+      return deployments.map((deployment, index) => ({ url: urls[index] as string, app: deployment.app }));
     },
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
     inspectPorts: services.inspectPorts,
     invocations: (functionId) => {
-      const pool = deployment.pools.get(functionId);
-      if (!pool) throw new Error(`no function ${functionId} in ${deployment.app.stackName}`);
+      const pool = pools.get(functionId);
+      if (!pool) throw new Error(`no function ${functionId} in ${first().app.stackName}`);
       return pool.invocations;
     },
     reload: async (cloudAssemblyDir) => {
-      const next = read(cloudAssemblyDir);
-      await services.database.createTables(next.tables);
-      const previous = deployment;
-      deployment = deploymentOf(next, services.poolsFor(next), services.signingKey);
-      for (const pool of previous.pools.values()) {
+      const next = readAll(cloudAssemblyDir);
+      const ids = (list: { apiId: string }[]) => list.map(({ apiId }) => apiId).join(', ');
+      if (ids(next) !== ids(deployments.map(({ app: served }) => served))) {
+        options.log(
+          `the stack's REST APIs are now ${ids(next)}: restart the runner to serve them (still serving the last synth)`,
+        );
+        return;
+      }
+      const nextApp = stackApp(next);
+      await services.database.createTables(nextApp.tables);
+      const previous = pools;
+      pools = services.poolsFor(nextApp);
+      deployments = next.map((api) => deploymentOf(api, pools, services.signingKey));
+      for (const pool of previous.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);
       }
     },
     close: async (graceMs = Number.POSITIVE_INFINITY) => {
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      const drained = Promise.all(
+        servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
+      );
       const cutOff = Number.isFinite(graceMs)
         ? setTimeout(() => {
             options.log(`requests still in flight after ${graceMs / 1000} s: stopping anyway`);
-            server.closeAllConnections();
+            for (const server of servers) server.closeAllConnections();
           }, graceMs)
         : undefined;
       await drained;
       clearTimeout(cutOff);
       await Promise.all(draining);
-      await services.close([...deployment.pools.values()]);
+      await services.close([...pools.values()]);
     },
   };
 };

@@ -66,8 +66,9 @@ const refusal = ({ api, error }: Started) => {
   return (error as RunnerError).message;
 };
 
+/** A request to `api` (the runner's first REST API, or one of `apis`). */
 const call = async (
-  api: LocalApi,
+  api: { url: string },
   method: string,
   path: string,
   headers: Record<string, string> = {},
@@ -437,10 +438,12 @@ describe('cdk-workshop', () => {
   const both = startBeforeAll('cdk-workshop');
   const endpoint = startBeforeAll('cdk-workshop', { apiName: 'EndpointEEF1FD8F' });
 
-  test('two REST APIs in the stack: the runner serves one at a time, naming them and the option that chooses', () => {
-    expect(refusal(both)).toBe(
-      'CdkWorkshop has 2 REST APIs (EndpointEEF1FD8F, ViewHitCounterViewerEndpoint5A0EF326): the runner serves one at a time, choose one with --api ID',
-    );
+  test('two REST APIs in the stack: both served, each at its own address; --api serves one alone', () => {
+    expect(served(both).apis.map(({ app }) => app.apiId)).toEqual([
+      'EndpointEEF1FD8F',
+      'ViewHitCounterViewerEndpoint5A0EF326',
+    ]);
+    expect(served(endpoint).apis.map(({ app }) => app.apiId)).toEqual(['EndpointEEF1FD8F']);
   });
 
   test('today: --api EndpointEEF1FD8F serves the hit counter, whose init fails: its nodejs14.x runtime provides the SDK v2 (aws-sdk), which the app does not install, and the error says how; on AWS GET /prod/ answers 200 "Hello, CDK! You\'ve hit /" (the workshop\'s pages)', async () => {
@@ -457,13 +460,17 @@ describe('cdk-workshop', () => {
 // functions on nodejs22.x and python3.10 (arm64) sharing a layer (uuid and a module of its own under nodejs/, Faker
 // under python/, which the fixture leaves out for size: SOURCE.md), and a DynamoDB table.
 describe('dev-guide-layers', () => {
-  const layerApi = startBeforeAll('dev-guide-layers', { apiName: 'layerapiAC332579' });
-  const dynamoDbApi = startBeforeAll('dev-guide-layers', { apiName: 'dynamodbapi071570C2' });
-  const simpleApi = startBeforeAll('dev-guide-layers', { apiName: 'simpleapi198F28E6' });
+  // Its three REST APIs served at once, each at its own address.
+  const app = startBeforeAll('dev-guide-layers');
+  const apiNamed = (id: string) => {
+    const found = served(app).apis.find((api) => api.app.apiId === id);
+    if (!found) throw new Error(`${id} is not served`);
+    return found;
+  };
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
   test("GET /prod/node: an ES module importing the layer's package (uuid) and its own module by /opt path", async () => {
-    const response = await call(served(layerApi), 'GET', '/prod/node');
+    const response = await call(apiNamed('layerapiAC332579'), 'GET', '/prod/node');
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)).toEqual({ generatedId: expect.stringMatching(uuid) });
     // Its Access-Control-Allow-Origin is process.env.CORS_ORIGIN, which this function's environment lacks: the
@@ -473,17 +480,17 @@ describe('dev-guide-layers', () => {
   });
 
   test("GET /prod/python: its layer's Faker is left out of the fixture, so the init fails as it would on AWS without it (502)", async () => {
-    expect(await call(served(layerApi), 'GET', '/prod/python')).toMatchObject({
+    expect(await call(apiNamed('layerapiAC332579'), 'GET', '/prod/python')).toMatchObject({
       status: 502,
       body: internalServerError,
     });
-    await layerApi.functionLog.seen(
+    await app.functionLog.seen(
       /^layerfunctionpython0E4668BE: \[ERROR\] Runtime\.ImportModuleError: Unable to import module 'main': No module named 'faker'/,
     );
   });
 
   test('the dynamodb API: create, list, get by owner, replace, and the 502 of a get without a query string (its code)', async () => {
-    const api = served(dynamoDbApi);
+    const api = apiNamed('dynamodbapi071570C2');
     const created = await call(
       api,
       'POST',
@@ -504,11 +511,15 @@ describe('dev-guide-layers', () => {
     expect((await call(api, 'GET', `/prod/objects/${objectId}`)).status).toBe(502);
   });
 
-  test('GET /prod/ of the simple API: 200 or 500, at random (its code); the other APIs are named at start', async () => {
-    const response = await call(served(simpleApi), 'GET', '/prod/');
+  test('GET /prod/ of the simple API: 200 or 500, at random (its code); each API at an address of its own', async () => {
+    const response = await call(apiNamed('simpleapi198F28E6'), 'GET', '/prod/');
     expect(response.status === 200 || response.status === 500).toBe(true);
     expect(JSON.parse(response.body)).toMatchObject({ success: response.status === 200 });
-    expect(served(simpleApi).app.otherApiIds).toEqual(['layerapiAC332579', 'dynamodbapi071570C2']);
+    const { apis } = served(app);
+    expect(apis.map((api) => api.app.apiId)).toEqual(['simpleapi198F28E6', 'layerapiAC332579', 'dynamodbapi071570C2']);
+    expect(new Set(apis.map(({ url }) => url)).size).toBe(3);
+    // An API answers its own routes alone: the simple API has no /prod/node.
+    expect((await call(apiNamed('simpleapi198F28E6'), 'GET', '/prod/node')).status).toBe(403);
   });
 });
 

@@ -408,18 +408,8 @@ const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: str
   return responses;
 };
 
-/**
- * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
- * id), read into a LocalApp.
- */
-export const readLocalApp = (
-  cloudAssemblyDir: string,
-  {
-    stackName,
-    apiName,
-    layerDirs = {},
-  }: { stackName?: string | undefined; apiName?: string | undefined; layerDirs?: LayerDirs } = {},
-): LocalApp => {
+/** The chosen stack's name and resources: the one stack in `cloudAssemblyDir`, or `stackName`. */
+const stackOf = (cloudAssemblyDir: string, stackName: string | undefined) => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
@@ -443,7 +433,49 @@ export const readLocalApp = (
   const template = JSON.parse(
     readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
   ) as CfnTemplate;
-  const { Resources: resources } = template;
+  return { name, resources: template.Resources };
+};
+
+interface ReadOptions {
+  stackName?: string | undefined;
+  apiName?: string | undefined;
+  layerDirs?: LayerDirs;
+}
+
+/**
+ * Every REST API of the chosen stack, each read as `readLocalApp` reads one (`apiName` given: that one alone), to be
+ * served at once, each at its own address.
+ */
+export const readLocalApis = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalApp[] => {
+  if (options.apiName !== undefined) return [readLocalApp(cloudAssemblyDir, options)];
+  const ids = ofType(stackOf(cloudAssemblyDir, options.stackName).resources, 'AWS::ApiGateway::RestApi').map(
+    ([id]) => id,
+  );
+  return ids.length <= 1
+    ? [readLocalApp(cloudAssemblyDir, options)]
+    : ids.map((apiName) => readLocalApp(cloudAssemblyDir, { ...options, apiName }));
+};
+
+/**
+ * What the APIs of one stack share, as one app: every function any of them reaches (their pools are the stack's),
+ * and the others, which none reaches, listed.
+ */
+export const stackApp = (apps: LocalApp[]): LocalApp => {
+  const [first, ...others] = apps;
+  if (!first) throw new UnsupportedTemplateError('no REST API to serve');
+  const functions = new Map([first, ...others].flatMap((app) => [...app.functions]));
+  return { ...first, functions, unreachedFunctions: first.unreachedFunctions.filter((id) => !functions.has(id)) };
+};
+
+/**
+ * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
+ * id), read into a LocalApp.
+ */
+export const readLocalApp = (
+  cloudAssemblyDir: string,
+  { stackName, apiName, layerDirs = {} }: ReadOptions = {},
+): LocalApp => {
+  const { name, resources } = stackOf(cloudAssemblyDir, stackName);
 
   const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
   const apiIds = apis.map(([id]) => id).join(', ');

@@ -1,7 +1,7 @@
 // `cdk-local-runner invoke <function id> <event.json>`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`. Prints the result as JSON.
 import { readFileSync } from 'node:fs';
-import { readLocalApp } from '../app/template.ts';
+import { readLocalApis, stackApp } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';
@@ -38,11 +38,13 @@ const log = (line: string) => console.error(line);
 try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const app = readLocalApp(cloudAssemblyOf(values, log), {
-    stackName: values.stack,
-    apiName: values.api,
-    layerDirs: layerDirsOf(values),
-  });
+  const app = stackApp(
+    readLocalApis(cloudAssemblyOf(values, log), {
+      stackName: values.stack,
+      apiName: values.api,
+      layerDirs: layerDirsOf(values),
+    }),
+  );
   if (app.unreachedFunctions.includes(functionId))
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!app.functions.has(functionId)) {

@@ -109,16 +109,23 @@ const banner = async (
   // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
   const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
-  const routes = api.app.routes.map(
-    (route) =>
-      `  ${route.method} ${api.url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-  );
+  const routesOf = ({ url, app }: LocalApi['apis'][number]) =>
+    app.routes.map(
+      (route) =>
+        `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+    );
+  const several = api.apis.length > 1;
+  const chosen = !several && api.app.otherApiIds.length > 0;
   return [
     '',
-    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}${api.app.otherApiIds.length > 0 ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
-    ...routes,
-    ...(api.app.otherApiIds.length > 0
-      ? [`The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (serve one with --api ID)`]
+    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}${chosen ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    // Several REST APIs, each at its own address, each with its routes.
+    ...api.apis.flatMap((served) => [
+      ...(several ? [`REST API ${served.app.apiId} at ${served.url}:`] : []),
+      ...routesOf(served),
+    ]),
+    ...(chosen
+      ? [`The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (without --api, each is served)`]
       : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,

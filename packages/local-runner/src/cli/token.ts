@@ -1,6 +1,6 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take.
-import { type LocalApp, readLocalApp } from '../app/template.ts';
+import { type LocalApp, readLocalApis, stackApp } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
@@ -20,7 +20,8 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'expires-in',
 ]);
 /** A user pool's token for `app`: the pool by logical id, its first app client, and (access) the scopes its methods ask. */
-const poolToken = (app: LocalApp, name: string) => {
+const poolToken = (apps: LocalApp[], name: string) => {
+  const app = stackApp(apps);
   const pool = app.userPools.find(({ logicalId }) => logicalId === name);
   if (!pool)
     throw new RunnerError(
@@ -33,9 +34,11 @@ const poolToken = (app: LocalApp, name: string) => {
       authorizer.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId) ? [authorizer.id] : [],
     ),
   );
-  const methodScopes = app.routes.flatMap((route) =>
-    route.authorizerId !== undefined && takenBy.has(route.authorizerId) ? route.authorizationScopes : [],
-  );
+  const methodScopes = apps
+    .flatMap(({ routes }) => routes)
+    .flatMap((route) =>
+      route.authorizerId !== undefined && takenBy.has(route.authorizerId) ? route.authorizationScopes : [],
+    );
   return {
     issuer: poolIssuer(pool.poolId),
     clientId: pool.clientIds[0] ?? 'local-client',
@@ -47,19 +50,19 @@ const poolToken = (app: LocalApp, name: string) => {
 try {
   const config = readConfig(process.cwd());
   const dataDir = dataDirOf(values, config);
-  const app = () =>
-    readLocalApp(
+  const apps = () =>
+    readLocalApis(
       cloudAssemblyOf(values, () => undefined),
       { stackName: values.stack, apiName: values.api },
     );
   const expiresIn = /^\d+$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in'];
   // Checked before the key is read: a wrong pool creates no key.
-  const pool = values.pool === undefined ? undefined : poolToken(app(), values.pool);
+  const pool = values.pool === undefined ? undefined : poolToken(apps(), values.pool);
   const key = await loadSigningKey(dataDir, config.tokenIssuer);
   if (pool !== undefined) {
     console.log(await signPoolToken(key, { sub: values.sub, expiresIn, ...pool }));
   } else {
-    const scope = values.scope ?? devIssuerScope(app()) ?? '';
+    const scope = values.scope ?? devIssuerScope(stackApp(apps())) ?? '';
     console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));
   }
 } catch (error) {
