@@ -12,6 +12,7 @@ import {
   APIGatewayRequestAuthorizerEventSchema,
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
+import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { endTemporaryFolder, testRunMark } from './helpers/test-run.ts';
 
 /** The processes carrying this run's mark, but jest's own workers: their pid and command line. */
@@ -59,7 +60,7 @@ const checkProcesses = () => {
 
 /**
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: packages/local-runner/src/lambda/event-log.ts) against the schema
- * of its kind: a TOKEN or REQUEST authorizer's, else a REST API's proxy event. Answers how many were checked.
+ * of its kind: a TOKEN or REQUEST authorizer's, an HTTP API's (payload 2.0), else a REST API's proxy event. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -67,13 +68,18 @@ const checkEvents = (folder: string) => {
   for (const file of readdirSync(folder).filter((name) => name.endsWith('.jsonl'))) {
     for (const line of readFileSync(join(folder, file), 'utf8').split('\n')) {
       if (line === '') continue;
-      const { functionId, event } = JSON.parse(line) as { functionId: string; event: { type?: unknown } };
+      const { functionId, event } = JSON.parse(line) as {
+        functionId: string;
+        event: { type?: unknown; version?: unknown };
+      };
       const schema =
         event.type === 'TOKEN'
           ? APIGatewayTokenAuthorizerEventSchema
           : event.type === 'REQUEST'
             ? APIGatewayRequestAuthorizerEventSchema
-            : APIGatewayProxyEventSchema;
+            : event.version === '2.0'
+              ? APIGatewayProxyEventV2Schema
+              : APIGatewayProxyEventSchema;
       const result = schema.safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {

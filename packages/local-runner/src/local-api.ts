@@ -9,6 +9,7 @@ import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
+import { LocalJwtAuthorizer } from './gateway/http-api.ts';
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
 import {
@@ -226,7 +227,10 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKe
     if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new LocalLambdaAuthorizer(authorizer, pool));
   }
-  return { app, pools, authorizers };
+  const jwtAuthorizers = new Map(
+    [...(app.httpApi?.authorizers.values() ?? [])].map((jwt) => [jwt.id, new LocalJwtAuthorizer(jwt, app, signingKey)]),
+  );
+  return { app, pools, authorizers, jwtAuthorizers };
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {

@@ -233,10 +233,12 @@ describe('cognito-api', () => {
 describe('http-api', () => {
   const app = startBeforeAll('http-api');
 
-  test('today: refused, HTTP APIs are not served; on AWS GET / answers 200 "Hello World!" (its README)', () => {
-    expect(refusal(app)).toBe(
-      'HttpApiLambdaStack: HttpApiF5A9A8A7 is an HTTP or WebSocket API (AWS::ApiGatewayV2::Api), which the runner does not serve: it serves a REST API (AWS::ApiGateway::RestApi)',
-    );
+  test('GET / answers 200 "Hello World!" (its README); a path no route has, the HTTP API\'s 404', async () => {
+    expect(await call(served(app), 'GET', '/')).toMatchObject({ status: 200, body: 'Hello World!' });
+    expect(await call(served(app), 'GET', '/elsewhere')).toMatchObject({
+      status: 404,
+      body: JSON.stringify({ message: 'Not Found' }),
+    });
   });
 });
 
@@ -375,9 +377,38 @@ describe('lambda-trilogy', () => {
 // an HTTP API whose GET /protected goes through a JWT authorizer on a Cognito user pool.
 describe('http-api-jwt', () => {
   const app = startBeforeAll('http-api-jwt');
+  const poolToken = (tokenUse: 'id' | 'access', issuer = poolIssuer(localPoolId('userPoolDC9497E0'))) =>
+    signPoolToken(served(app).signingKey, {
+      issuer,
+      clientId: 'userPoolClientB67490F4',
+      tokenUse,
+      sub: 'ana',
+      scope: '',
+      expiresIn: 3600,
+    });
 
-  test('today: refused, HTTP APIs are not served; on AWS GET /unprotected answers "Hello Unprotected Space" and GET /protected needs a user pool access token (its README)', () => {
-    expect(refusal(app)).toMatch(/^HttpApiCognitoLambdaStack: httpApi\w+ is an HTTP or WebSocket API/);
+  test('GET /unprotected: "Hello Unprotected Space!" (its README)', async () => {
+    expect(await call(served(app), 'GET', '/unprotected')).toMatchObject({
+      status: 200,
+      body: 'Hello Unprotected Space!',
+    });
+  });
+
+  test('GET /protected with its user pool\'s access token (its README), or ID token: "Hello Protected Space!"', async () => {
+    for (const tokenUse of ['access', 'id'] as const) {
+      const response = await call(served(app), 'GET', '/protected', { authorization: await poolToken(tokenUse) });
+      expect(response).toMatchObject({ status: 200, body: 'Hello Protected Space!' });
+    }
+  });
+
+  test("GET /protected without a token, or with another issuer's: 401, the function not invoked", async () => {
+    const api = served(app);
+    const before = api.invocations('protectedFnBDFE9A2C');
+    const unauthorized = { status: 401, body: JSON.stringify({ message: 'Unauthorized' }) };
+    expect(await call(api, 'GET', '/protected')).toMatchObject(unauthorized);
+    const elsewhere = await poolToken('access', poolIssuer('us-east-1_Elsewhere'));
+    expect(await call(api, 'GET', '/protected', { authorization: elsewhere })).toMatchObject(unauthorized);
+    expect(api.invocations('protectedFnBDFE9A2C')).toBe(before);
   });
 });
 
@@ -393,7 +424,9 @@ describe('waf-multistack', () => {
     expect(refusal(both)).toBe(
       `${assemblyOf('waf-multistack')} has 2 stacks (WAFAPIGatewayApi, WAFAPIGatewayWaf): choose one with --stack NAME`,
     );
-    expect(refusal(wafStack)).toBe('WAFAPIGatewayWaf: no REST API (AWS::ApiGateway::RestApi) to serve');
+    expect(refusal(wafStack)).toBe(
+      'WAFAPIGatewayWaf: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve',
+    );
   });
 
   test('WAFAPIGatewayApi: GET /prod answers Success path: "/" (its README), and the greedy proxy any path and method', async () => {

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
+import { type LocalHttpApi, readHttpApi } from './http-api.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
 
@@ -113,8 +114,10 @@ export interface LocalTable {
 export interface LocalApp {
   stackName: string;
   apiId: string;
-  /** The stack's other REST APIs, not served (`--api ID` serves one of them instead). */
+  /** The stack's other APIs (REST and HTTP), not served by this app (each has its own). */
   otherApiIds: string[];
+  /** Set when the API is an HTTP API (its routes, stage and JWT authorizers); the REST fields are then empty. */
+  httpApi: LocalHttpApi | undefined;
   stageName: string;
   /** The stage's variables (`stageVariables` of the events), with the values the template gives them. */
   stageVariables: Record<string, string>;
@@ -144,8 +147,9 @@ const functionOfUri = (
   where: string,
   resources: Record<string, CfnResource>,
 ): { functionId: string; qualifier?: string } => {
+  // A REST API's URI joins the function's ARN into an API Gateway path; an HTTP API's IntegrationUri is the ARN.
   const parts =
-    typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [];
+    typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [uri];
   const targets = parts.flatMap((part): { functionId: string; qualifier?: string }[] => {
     const att = getAttOf(part);
     if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
@@ -448,7 +452,8 @@ interface ReadOptions {
  */
 export const readLocalApis = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalApp[] => {
   if (options.apiName !== undefined) return [readLocalApp(cloudAssemblyDir, options)];
-  const ids = ofType(stackOf(cloudAssemblyDir, options.stackName).resources, 'AWS::ApiGateway::RestApi').map(
+  const { resources } = stackOf(cloudAssemblyDir, options.stackName);
+  const ids = [...ofType(resources, 'AWS::ApiGateway::RestApi'), ...ofType(resources, 'AWS::ApiGatewayV2::Api')].map(
     ([id]) => id,
   );
   return ids.length <= 1
@@ -476,26 +481,51 @@ export const readLocalApp = (
   { stackName, apiName, layerDirs = {} }: ReadOptions = {},
 ): LocalApp => {
   const { name, resources } = stackOf(cloudAssemblyDir, stackName);
+  const restApis = ofType(resources, 'AWS::ApiGateway::RestApi').map(([id]) => id);
+  const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
+  const allIds = [...restApis, ...httpApis];
+  const chosen = apiName === undefined ? allIds : allIds.filter((id) => id === apiName);
+  if (apiName !== undefined && chosen.length === 0)
+    throw new UnsupportedTemplateError(`${name} has no API ${apiName}; its APIs: ${allIds.join(', ') || 'none'}`);
+  const [apiId] = chosen;
+  if (apiId === undefined)
+    throw new UnsupportedTemplateError(`${name}: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`);
+  if (chosen.length > 1)
+    throw new UnsupportedTemplateError(
+      `${name} has ${chosen.length} APIs (${allIds.join(', ')}): the runner serves one at a time, choose one with --api ID`,
+    );
+  const otherApiIds = allIds.filter((id) => id !== apiId);
+  const tables = ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
+    id,
+    tableName: String(props(resource).TableName ?? id),
+    properties: props(resource),
+  }));
+  const shared = { stackName: name, apiId, otherApiIds, userPools: readUserPools(resources), tables, resources };
 
-  const apis = ofType(resources, 'AWS::ApiGateway::RestApi');
-  const apiIds = apis.map(([id]) => id).join(', ');
-  const chosenApis = apiName === undefined ? apis : apis.filter(([id]) => id === apiName);
-  if (apiName !== undefined && chosenApis.length === 0)
-    throw new UnsupportedTemplateError(`${name} has no REST API ${apiName}; its REST APIs: ${apiIds || 'none'}`);
-  const [api] = chosenApis;
-  if (!api) {
-    const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
-    throw new UnsupportedTemplateError(
-      httpApis.length > 0
-        ? `${name}: ${httpApis.join(', ')} ${httpApis.length > 1 ? 'are HTTP or WebSocket APIs' : 'is an HTTP or WebSocket API'} (AWS::ApiGatewayV2::Api), which the runner does not serve: it serves a REST API (AWS::ApiGateway::RestApi)`
-        : `${name}: no REST API (AWS::ApiGateway::RestApi) to serve`,
+  if (httpApis.includes(apiId)) {
+    const httpApi = readHttpApi(resources, apiId, (uri, where) => functionOfUri(uri, where, resources));
+    const { functions, unreached } = readFunctions(
+      resources,
+      cloudAssemblyDir,
+      new Set(httpApi.routes.map(({ functionId }) => functionId)),
+      layerDirs,
     );
+    return {
+      ...shared,
+      stageName: httpApi.stageName,
+      stageVariables: httpApi.stageVariables,
+      deployment: 'local',
+      binaryMediaTypes: [],
+      routes: [],
+      authorizers: new Map(),
+      gatewayResponses: new Map(),
+      httpApi,
+      functions,
+      unreachedFunctions: unreached,
+    };
   }
-  if (chosenApis.length > 1)
-    throw new UnsupportedTemplateError(
-      `${name} has ${apis.length} REST APIs (${apiIds}): the runner serves one at a time, choose one with --api ID`,
-    );
-  const [apiId, apiResource] = api;
+
+  const apiResource = resources[apiId] as CfnResource;
   const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
@@ -517,9 +547,7 @@ export const readLocalApp = (
   ]);
   const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached, layerDirs);
   return {
-    stackName: name,
-    apiId,
-    otherApiIds: apis.map(([id]) => id).filter((id) => id !== apiId),
+    ...shared,
     stageName,
     stageVariables: variables as Record<string, string>,
     deployment: refOf(stage.DeploymentId) ?? 'local',
@@ -527,14 +555,8 @@ export const readLocalApp = (
     routes,
     authorizers,
     gatewayResponses: readGatewayResponses(resources, apiId),
-    userPools: readUserPools(resources),
+    httpApi: undefined,
     functions,
     unreachedFunctions: unreached,
-    tables: ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
-      id,
-      tableName: String(props(resource).TableName ?? id),
-      properties: props(resource),
-    })),
-    resources,
   };
 };

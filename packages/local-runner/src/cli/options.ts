@@ -83,6 +83,12 @@ export const options = {
     placeholder: 'ID',
     help: "a token of that Cognito user pool (its logical id), which the app's user pool authorizers take",
   },
+  issuer: {
+    type: 'string',
+    placeholder: 'URL',
+    help: "a token of that issuer (an HTTP API's JWT authorizer's), with --audience; signed by the development issuer",
+  },
+  audience: { type: 'string', placeholder: 'AUDIENCE', help: 'with --issuer: its `aud`' },
   'token-use': {
     type: 'string',
     placeholder: 'id|access',

@@ -110,10 +110,12 @@ const banner = async (
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
   const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
   const routesOf = ({ url, app }: LocalApi['apis'][number]) =>
-    app.routes.map(
-      (route) =>
-        `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-    );
+    app.httpApi
+      ? app.httpApi.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+      : app.routes.map(
+          (route) =>
+            `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+        );
   const several = api.apis.length > 1;
   const chosen = !several && api.app.otherApiIds.length > 0;
   return [
@@ -121,7 +123,7 @@ const banner = async (
     `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}${chosen ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
     // Several REST APIs, each at its own address, each with its routes.
     ...api.apis.flatMap((served) => [
-      ...(several ? [`REST API ${served.app.apiId} at ${served.url}:`] : []),
+      ...(several ? [`${served.app.httpApi ? 'HTTP' : 'REST'} API ${served.app.apiId} at ${served.url}:`] : []),
       ...routesOf(served),
     ]),
     ...(chosen

@@ -15,6 +15,8 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'api',
   'pool',
   'token-use',
+  'issuer',
+  'audience',
   'sub',
   'scope',
   'expires-in',
@@ -61,6 +63,10 @@ try {
   const key = await loadSigningKey(dataDir, config.tokenIssuer);
   if (pool !== undefined) {
     console.log(await signPoolToken(key, { sub: values.sub, expiresIn, ...pool }));
+  } else if (values.issuer !== undefined) {
+    // Another issuer's token, for an HTTP API's JWT authorizer that names it: the development issuer's key signs it.
+    const issuer = { ...key, issuer: values.issuer, audience: values.audience ?? '' };
+    console.log(await signDevToken(issuer, { sub: values.sub, scope: values.scope ?? '', expiresIn }));
   } else {
     const scope = values.scope ?? devIssuerScope(stackApp(apps())) ?? '';
     console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));

@@ -16,7 +16,7 @@ const parameter = (part: string) => /^\{([^+]+)\}$/.exec(part)?.[1];
 const specificity = (part: string) => (greedy(part) ? 0 : parameter(part) ? 1 : 2);
 
 /** The first segment where two resource paths differ decides: the more specific one first. */
-const moreSpecificFirst = (a: CompiledResource, b: CompiledResource) => {
+export const moreSpecificFirst = (a: { segments: string[] }, b: { segments: string[] }) => {
   for (let index = 0; index < Math.min(a.segments.length, b.segments.length); index += 1) {
     const difference = specificity(b.segments[index] ?? '') - specificity(a.segments[index] ?? '');
     if (difference !== 0) return difference;
@@ -45,7 +45,7 @@ export const compileRoutes = (routes: LocalRoute[]): CompiledResource[] => {
  * The path parameters when `resource` matches the request's `segments`, else undefined. Their values are the
  * segments as sent, percent-encoding and all, as a REST API delivers them (`space%20value`; docs/local-runner.md).
  */
-const match = (resource: string[], segments: string[]) => {
+export const match = (resource: string[], segments: string[]) => {
   const parameters: Record<string, string> = {};
   for (const [index, part] of resource.entries()) {
     const greedyName = greedy(part);

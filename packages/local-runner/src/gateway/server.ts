@@ -12,6 +12,7 @@ import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import type { LocalLambdaAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
+import { handleHttpApi, type LocalJwtAuthorizer } from './http-api.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import { validationFailure } from './request-validation.ts';
 import {
@@ -87,7 +88,21 @@ export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
   authorizers: Map<string, LocalLambdaAuthorizer | LocalUserPoolAuthorizer>;
+  /** An HTTP API's JWT authorizers (http-api.ts), when the app is an HTTP API. */
+  jwtAuthorizers: Map<string, LocalJwtAuthorizer>;
 }
+
+/** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's. */
+const handleAny = (request: IncomingMessage, deployment: Deployment) => {
+  const { httpApi } = deployment.app;
+  return httpApi
+    ? handleHttpApi(request, requestUrl(request), {
+        api: httpApi,
+        pools: deployment.pools,
+        authorizers: deployment.jwtAuthorizers,
+      })
+    : handle(request, deployment);
+};
 
 interface GatewayOptions {
   /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
@@ -378,7 +393,7 @@ export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions):
       const started = performance.now();
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
-      handle(request, deployment())
+      handleAny(request, deployment())
         .then(({ httpResponse: { status, headers, body }, notes }) => {
           // Once the server is closing, close each connection after its response instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;

@@ -18,7 +18,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { readLocalApp } from '../../src/app/template.ts';
+import { readLocalApis, readLocalApp } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
 const code = () => Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname);
@@ -132,14 +132,16 @@ describe('readLocalApp refuses', () => {
     );
   });
 
-  test('an HTTP API, saying what it is and what the runner serves', () => {
+  test('a WebSocket API, saying what it is', () => {
     expect(() =>
       readAssembly((stack) => {
-        new CfnApi(stack, 'HttpApi', { name: 'items', protocolType: 'HTTP' });
+        new CfnApi(stack, 'Chat', {
+          name: 'chat',
+          protocolType: 'WEBSOCKET',
+          routeSelectionExpression: '$request.body.action',
+        });
       }),
-    ).toThrow(
-      /Case: HttpApi is an HTTP or WebSocket API \(AWS::ApiGatewayV2::Api\), which the runner does not serve: it serves a REST API/,
-    );
+    ).toThrow(/^Chat: a WEBSOCKET API, which the runner does not serve$/);
   });
 
   test('several stacks, naming them and the option that chooses one; a stack it does not have, naming those it has', () => {
@@ -152,14 +154,16 @@ describe('readLocalApp refuses', () => {
     );
   });
 
-  test('several REST APIs in a stack, naming them and the option that chooses one; one it does not have', () => {
+  test('several APIs in a stack read as one app, naming them and the option that chooses one; one it does not have', () => {
     const outdir = synthesize((app) => twoApis(new Stack(app, 'Case')));
     expect(() => readLocalApp(outdir)).toThrow(
-      'Case has 2 REST APIs (OrdersApi, UsersApi): the runner serves one at a time, choose one with --api ID',
+      'Case has 2 APIs (OrdersApi, UsersApi): the runner serves one at a time, choose one with --api ID',
     );
     expect(() => readLocalApp(outdir, { apiName: 'BillingApi' })).toThrow(
-      'Case has no REST API BillingApi; its REST APIs: OrdersApi, UsersApi',
+      'Case has no API BillingApi; its APIs: OrdersApi, UsersApi',
     );
+    // Served, each is read on its own (readLocalApis).
+    expect(readLocalApis(outdir).map(({ apiId }) => apiId)).toEqual(['OrdersApi', 'UsersApi']);
   });
 
   test('a mock whose answer needs mapping-template logic (VTL)', () => {

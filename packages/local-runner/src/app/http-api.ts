@@ -1,0 +1,128 @@
+// An HTTP API of the template (AWS::ApiGatewayV2::Api, ProtocolType HTTP) as the runner serves it: its routes
+// ("Working with routes for HTTP APIs": `METHOD /path`, `ANY`, `{proxy+}`, `$default`), their Lambda proxy
+// integrations (payload format 2.0), its stage (`$default`, or a named one and its path prefix) and stage variables,
+// and its JWT authorizers. What the runner does not serve of it is refused, each named.
+import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+
+export interface HttpRoute {
+  routeKey: string;
+  /** The route's path (`/items/{id}`, `/{proxy+}`), `$default` for the catch-all route. */
+  resourcePath: string;
+  /** `ANY` or an HTTP method. */
+  method: string;
+  functionId: string;
+  qualifier?: string;
+  /** The route's JWT authorizer, if any. */
+  authorizerId: string | undefined;
+  authorizationScopes: string[];
+  integrationTimeoutMs: number;
+}
+
+export interface JwtAuthorizer {
+  id: string;
+  /** The header the token is in ($request.header.NAME). */
+  headerName: string;
+  /** JwtConfiguration, as the template has them (intrinsics unresolved). */
+  issuer: unknown;
+  audience: unknown[];
+}
+
+export interface LocalHttpApi {
+  apiId: string;
+  /** `$default` (no path prefix) or the stage's name (the path's first segment). */
+  stageName: string;
+  stageVariables: Record<string, string>;
+  routes: HttpRoute[];
+  authorizers: Map<string, JwtAuthorizer>;
+}
+
+/** The integration a route's Target (`integrations/<id>`) names. */
+const integrationOf = (target: unknown, resources: Record<string, CfnResource>) => {
+  const parts = (target as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join']?.[1] ?? [];
+  const id = parts.map(refOf).find((ref) => ref !== undefined);
+  const resource = id === undefined ? undefined : resources[id];
+  return resource?.Type === 'AWS::ApiGatewayV2::Integration' ? { id, properties: props(resource) } : undefined;
+};
+
+/** The HTTP API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
+export const readHttpApi = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
+): LocalHttpApi => {
+  const ofApi = (type: string) =>
+    ofType(resources, type).filter(([, resource]) => refOf(props(resource).ApiId) === apiId);
+  const api = props(resources[apiId] ?? { Type: '' });
+  if (api.ProtocolType !== 'HTTP')
+    throw new UnsupportedTemplateError(`${apiId}: a ${shown(api.ProtocolType)} API, which the runner does not serve`);
+  if (api.CorsConfiguration !== undefined)
+    throw new UnsupportedTemplateError(
+      `${apiId}: its CorsConfiguration (API Gateway's own CORS answers), not served yet`,
+    );
+  const [stage, ...moreStages] = ofApi('AWS::ApiGatewayV2::Stage');
+  if (moreStages.length > 0) throw new UnsupportedTemplateError(`${apiId}: several stages (the runner serves one)`);
+  const stageProperties = stage ? props(stage[1]) : {};
+  const stageName = String(stageProperties.StageName ?? '$default');
+  const variables = (stageProperties.StageVariables ?? {}) as Record<string, unknown>;
+  if (!Object.values(variables).every((value) => typeof value === 'string'))
+    throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
+
+  const authorizers = new Map<string, JwtAuthorizer>();
+  for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
+    const properties = props(resource);
+    if (properties.AuthorizerType !== 'JWT')
+      throw new UnsupportedTemplateError(
+        `${id}: an HTTP API authorizer of type ${shown(properties.AuthorizerType)} (only JWT, not yet Lambda)`,
+      );
+    const [source, ...others] = (properties.IdentitySource ?? []) as unknown[];
+    const headerName = /^\$request\.header\.(.+)$/.exec(String(source))?.[1];
+    if (!headerName || others.length > 0)
+      throw new UnsupportedTemplateError(`${id}: identity source ${shown(properties.IdentitySource)}`);
+    const { Issuer: issuer, Audience: audience = [] } = (properties.JwtConfiguration ?? {}) as Record<string, unknown>;
+    authorizers.set(id, { id, headerName, issuer, audience: audience as unknown[] });
+  }
+
+  const refused: string[] = [];
+  const routes = ofApi('AWS::ApiGatewayV2::Route').flatMap(([id, resource]): HttpRoute[] => {
+    const properties = props(resource);
+    const routeKey = String(properties.RouteKey);
+    const where = `${id} (${routeKey})`;
+    const integration = integrationOf(properties.Target, resources);
+    const type = integration?.properties.IntegrationType;
+    const version = String(integration?.properties.PayloadFormatVersion ?? '1.0');
+    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    const problem =
+      integration === undefined
+        ? 'no integration of the template as its target'
+        : type !== 'AWS_PROXY'
+          ? `an integration of type ${shown(type)} (the runner serves Lambda proxy integrations, AWS_PROXY)`
+          : version !== '2.0'
+            ? `payload format version ${version} (the runner serves 2.0)`
+            : !['NONE', 'JWT'].includes(authorization)
+              ? `authorization type ${authorization} (only NONE and JWT)`
+              : undefined;
+    if (problem !== undefined) {
+      refused.push(`${where}: ${problem}`);
+      return [];
+    }
+    const [method = '', path = ''] = routeKey === '$default' ? ['ANY', '$default'] : routeKey.split(' ');
+    return [
+      {
+        routeKey,
+        resourcePath: path,
+        method,
+        ...functionOfUri(integration?.properties.IntegrationUri, where),
+        authorizerId: authorization === 'JWT' ? refOf(properties.AuthorizerId) : undefined,
+        authorizationScopes: Array.isArray(properties.AuthorizationScopes)
+          ? properties.AuthorizationScopes.map(String)
+          : [],
+        integrationTimeoutMs: Number(integration?.properties.TimeoutInMillis ?? 30_000),
+      },
+    ];
+  });
+  if (refused.length > 0)
+    throw new UnsupportedTemplateError(
+      `${apiId}: the runner serves these HTTP API routes as AWS does only in part; not these:\n${refused.map((line) => `  ${line}`).join('\n')}`,
+    );
+  return { apiId, stageName, stageVariables: variables as Record<string, string>, routes, authorizers };
+};

@@ -1,0 +1,248 @@
+// An HTTP API's request, as API Gateway handles it ("Working with HTTP APIs"): the route (its selection below), its
+// JWT authorizer, the Lambda proxy integration with payload format 2.0 (the event and both response forms), and
+// the HTTP API's own answers: 404 {"message":"Not Found"}, 401 {"message":"Unauthorized"}, 403 {"message":"Forbidden"},
+// 500 {"message":"Internal Server Error"}, 503 {"message":"Service Unavailable"} past the integration's time-out.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type CryptoKey, importJWK, jwtVerify } from 'jose';
+import type { HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
+import { localAws, resolveValue } from '../app/intrinsics.ts';
+import type { LocalApp } from '../app/template.ts';
+import type { SigningKey } from '../issuer/dev-issuer.ts';
+import type { FunctionPool } from '../lambda/pool.ts';
+import { readBody } from '../request-body.ts';
+import { isScalar } from '../scalar.ts';
+import type { HttpResponse } from './responses.ts';
+import { match, moreSpecificFirst } from './routes.ts';
+import { withinTime } from './time-limit.ts';
+
+const json = (status: number, message: string, headers: [string, string][] = []): HttpResponse => ({
+  status,
+  headers: [['Content-Type', 'application/json'], ...headers],
+  body: Buffer.from(JSON.stringify({ message })),
+});
+/** The HTTP API payload quota: 10 MB. */
+const maxPayloadBytes = 10 * 1024 * 1024;
+
+/**
+ * Route selection ("Working with routes for HTTP APIs"): among the routes whose path matches (`{name}` one segment,
+ * `{name+}` the rest) and whose method is the request's or ANY, the most specific path, then the exact method; with
+ * none, the `$default` route; with none of those, 404.
+ */
+const selectRoute = (routes: HttpRoute[], path: string, method: string) => {
+  const segments = path.split('/').filter(Boolean);
+  const candidates = routes
+    .filter((route) => route.resourcePath !== '$default' && (route.method === method || route.method === 'ANY'))
+    .map((route) => ({ route, segments: route.resourcePath.split('/').filter(Boolean) }))
+    .flatMap(({ route, segments: routeSegments }) => {
+      const parameters = match(routeSegments, segments);
+      return parameters ? [{ route, segments: routeSegments, parameters }] : [];
+    })
+    .sort((a, b) => moreSpecificFirst(a, b) || (a.route.method === 'ANY' ? 1 : 0) - (b.route.method === 'ANY' ? 1 : 0));
+  const [best] = candidates;
+  if (best) return { route: best.route, parameters: best.parameters };
+  const fallback = routes.find((route) => route.resourcePath === '$default');
+  return fallback && { route: fallback, parameters: {} };
+};
+
+/**
+ * A JWT authorizer ("Controlling access to HTTP APIs with JWT authorizers"): the token (after `Bearer `, if there) valid
+ * for the configured issuer, its `aud` or `client_id` one of the audiences, within `exp`/`nbf`; else 401. A route's
+ * scopes: one of them in the token's `scope` or `scp`, else 403. Locally the development issuer signs the issuer's
+ * tokens (`cdk-local-runner token --issuer`, or `--pool` for a Cognito issuer), ES256 where AWS takes RSA keys.
+ */
+export class LocalJwtAuthorizer {
+  readonly #headerName: string;
+  readonly #issuer: string;
+  readonly #audience: string[];
+  readonly #key: Promise<CryptoKey>;
+
+  constructor(definition: JwtAuthorizer, app: LocalApp, signingKey: SigningKey) {
+    this.#headerName = definition.headerName.toLowerCase();
+    this.#issuer = resolveValue(definition.issuer, app);
+    this.#audience = definition.audience.map((value) => resolveValue(value, app));
+    this.#key = importJWK(signingKey.publicJwk, 'ES256') as Promise<CryptoKey>;
+  }
+
+  async authorize(request: IncomingMessage, scopes: string[]) {
+    const sent = request.headers[this.#headerName];
+    const token = typeof sent === 'string' ? sent.replace(/^Bearer /i, '') : '';
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jwtVerify(token, await this.#key, { issuer: this.#issuer, algorithms: ['ES256'] }));
+    } catch {
+      return { status: 401 as const };
+    }
+    const audiences = [claims.aud, claims.client_id].flat().filter((value) => typeof value === 'string');
+    if (!audiences.some((value) => this.#audience.includes(value))) return { status: 401 as const };
+    const granted = [claims.scope, claims.scp]
+      .flatMap((value) => (typeof value === 'string' ? value.split(' ') : Array.isArray(value) ? value : []))
+      .map(String);
+    if (scopes.length > 0 && !scopes.some((scope) => granted.includes(scope))) return { status: 403 as const };
+    return {
+      jwt: {
+        claims: Object.fromEntries(Object.entries(claims).map(([name, value]) => [name, String(value)])),
+        scopes: granted.length > 0 ? granted : null,
+      },
+    };
+  }
+}
+
+/** Whether a body of `contentType` reaches the function as text: else it is base64-encoded. */
+const isText = (contentType: string | undefined) =>
+  contentType === undefined || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
+
+const requestTime = (date: Date) => {
+  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
+  return `${day}/${month}/${year}:${time} +0000`;
+};
+
+/** The payload format 2.0 event ("Working with AWS Lambda proxy integrations for HTTP APIs"). */
+const eventV2 = (
+  api: LocalHttpApi,
+  request: IncomingMessage,
+  url: URL,
+  route: HttpRoute,
+  parameters: Record<string, string>,
+  body: Buffer,
+  authorizer: Record<string, unknown> | undefined,
+) => {
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    const name = (request.rawHeaders[index] ?? '').toLowerCase();
+    const value = request.rawHeaders[index + 1] ?? '';
+    if (name === 'cookie') cookies.push(...value.split(/;\s*/).filter(Boolean));
+    else headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const started = new Date();
+  const text = isText(request.headers['content-type']);
+  return {
+    version: '2.0',
+    routeKey: route.routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(cookies.length > 0 && { cookies }),
+    headers,
+    ...(Object.keys(query).length > 0 && { queryStringParameters: query }),
+    requestContext: {
+      accountId: localAws.accountId,
+      apiId: api.apiId,
+      ...(authorizer && { authorizer }),
+      domainName: request.headers.host ?? 'localhost',
+      domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? '',
+      },
+      // API Gateway's id of the request (captured events: 16 characters of base64).
+      requestId: randomBytes(11).toString('base64').slice(0, 16),
+      routeKey: route.routeKey,
+      stage: api.stageName,
+      time: requestTime(started),
+      timeEpoch: started.getTime(),
+    },
+    ...(body.length > 0 && { body: body.toString(text ? 'utf8' : 'base64') }),
+    ...(Object.keys(parameters).length > 0 && { pathParameters: parameters }),
+    isBase64Encoded: body.length > 0 && !text,
+    ...(Object.keys(api.stageVariables).length > 0 && { stageVariables: api.stageVariables }),
+  };
+};
+
+/**
+ * A function's result as HTTP (payload 2.0): an object with `statusCode` as it says (headers, `cookies` as
+ * Set-Cookie, its body, base64-decoded when `isBase64Encoded`); any other JSON the function answers is the body, 200,
+ * application/json; undefined when malformed.
+ */
+const resultToResponse = (result: unknown): HttpResponse | undefined => {
+  if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
+    return {
+      status: 200,
+      headers: [['Content-Type', 'application/json']],
+      body: Buffer.from(JSON.stringify(result) ?? 'null'),
+    };
+  }
+  const { statusCode, headers = {}, cookies = [], body, isBase64Encoded = false } = result as Record<string, unknown>;
+  const status = Number(statusCode);
+  if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
+  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
+  if (!Array.isArray(cookies) || (body !== undefined && body !== null && typeof body !== 'string')) return undefined;
+  const named = Object.entries(headers as Record<string, unknown>).map(([name, value]): [string, string] => [
+    name,
+    String(value),
+  ]);
+  return {
+    status,
+    headers: [
+      ...(named.some(([name]) => name.toLowerCase() === 'content-type')
+        ? []
+        : ([['Content-Type', 'application/json']] as [string, string][])),
+      ...named,
+      ...cookies.map((cookie): [string, string] => ['Set-Cookie', String(cookie)]),
+    ],
+    body: Buffer.from(typeof body === 'string' ? body : '', isBase64Encoded === true ? 'base64' : 'utf8'),
+  };
+};
+
+export interface HttpApiDeployment {
+  api: LocalHttpApi;
+  pools: Map<string, FunctionPool>;
+  authorizers: Map<string, LocalJwtAuthorizer>;
+}
+
+/** One request to the HTTP API: its response, and what its log line notes. */
+export const handleHttpApi = async (request: IncomingMessage, url: URL, deployment: HttpApiDeployment) => {
+  const notes: string[] = [];
+  const { api } = deployment;
+  const requestId = randomUUID();
+  const withId = (response: HttpResponse): HttpResponse => ({
+    ...response,
+    headers: [...response.headers, ['apigw-requestid', requestId]],
+  });
+  const body = await readBody(request, maxPayloadBytes);
+  if (body === undefined) return { httpResponse: withId(json(413, 'Request Entity Too Large')), notes };
+  // A named stage is the path's first segment; `$default` has none.
+  const prefix = api.stageName === '$default' ? '' : `/${api.stageName}`;
+  if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`))
+    return { httpResponse: withId(json(404, 'Not Found')), notes };
+  const found = selectRoute(api.routes, url.pathname.slice(prefix.length) || '/', request.method ?? 'GET');
+  if (!found) return { httpResponse: withId(json(404, 'Not Found')), notes };
+  const { route, parameters } = found;
+  let authorizer: Record<string, unknown> | undefined;
+  if (route.authorizerId !== undefined) {
+    const jwtAuthorizer = deployment.authorizers.get(route.authorizerId);
+    const decision: { status: number } | Record<string, unknown> = jwtAuthorizer
+      ? await jwtAuthorizer.authorize(request, route.authorizationScopes)
+      : { status: 500 };
+    if (typeof decision.status === 'number') {
+      const message =
+        decision.status === 401 ? 'Unauthorized' : decision.status === 403 ? 'Forbidden' : 'Internal Server Error';
+      return { httpResponse: withId(json(decision.status, message)), notes };
+    }
+    authorizer = decision;
+  }
+  const pool = deployment.pools.get(route.functionId);
+  if (!pool) return { httpResponse: withId(json(500, 'Internal Server Error')), notes };
+  const event = eventV2(api, request, url, route, parameters, body, authorizer);
+  const invoked = pool.invoke(event, route.qualifier ? { qualifier: route.qualifier } : {});
+  const report = pool.debugged ? await invoked : await withinTime(invoked, route.integrationTimeoutMs);
+  if (!report) {
+    notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
+    return { httpResponse: withId(json(503, 'Service Unavailable')), notes };
+  }
+  if (report.initMs !== undefined) notes.push(`cold start ${route.functionId}, init ${Math.round(report.initMs)} ms`);
+  const { invocation } = report;
+  const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
+  if (!response) {
+    notes.push(
+      `${route.functionId} ${invocation.outcome === 'result' ? 'malformed result' : invocation.outcome === 'error' ? `error: ${invocation.errorType}: ${invocation.message}` : `failure: ${invocation.reason}`}`,
+    );
+    return { httpResponse: withId(json(500, 'Internal Server Error')), notes };
+  }
+  return { httpResponse: withId(response), notes };
+};

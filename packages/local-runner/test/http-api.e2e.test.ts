@@ -1,0 +1,121 @@
+// HTTP APIs as API Gateway serves them ("Working with HTTP APIs"): route selection ("Working with routes for HTTP
+// APIs": the most specific path, then the exact method over ANY, else `$default`, else 404), the payload format 2.0
+// event (judged by @aws-lambda-powertools/parser's APIGatewayProxyEventV2Schema) and both response forms ("Working
+// with AWS Lambda proxy integrations for HTTP APIs"), a JWT authorizer ("Controlling access to HTTP APIs with JWT
+// authorizers": 401, and 403 for a scope the token lacks), and a named stage's path prefix.
+import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import { describe, expect, test } from '@jest/globals';
+import { signDevToken } from '../src/issuer/dev-issuer.ts';
+import { jwtIssuer, synthesizeHttpApiApp } from './fixtures/http-api-app.ts';
+import { servedBeforeAll } from './helpers/served-app.ts';
+
+const served = servedBeforeAll(synthesizeHttpApiApp);
+const apiNamed = (id: string) => {
+  const found = served.api.apis.find(({ app }) => app.apiId === id);
+  if (!found) throw new Error(`${id} is not served`);
+  return found.url;
+};
+const send = async (api: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
+  const response = await fetch(`${apiNamed(api)}${path}`, { method, headers, ...(body !== undefined && { body }) });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+};
+/** The event the echo function got, from its answer. */
+const eventOf = (text: string) => (JSON.parse(text) as { event: Record<string, unknown> & { routeKey: string } }).event;
+
+describe('route selection', () => {
+  test.each([
+    ['GET', '/items/special', 'GET /items/special'],
+    ['GET', '/items/7', 'GET /items/{id}'],
+    ['POST', '/items/7', 'ANY /items/{proxy+}'],
+    ['GET', '/items/7/parts', 'ANY /items/{proxy+}'],
+    ['DELETE', '/anything/else', '$default'],
+  ])('%s %s: the route %s', async (method, path, routeKey) => {
+    const { status, text } = await send('Items', method, path);
+    expect(status).toBe(200);
+    expect(eventOf(text).routeKey).toBe(routeKey);
+  });
+
+  test('without a $default route, a path no route has is 404 {"message":"Not Found"}', async () => {
+    expect(await send('Staged', 'GET', '/dev/nothing')).toMatchObject({ status: 404, text: '{"message":"Not Found"}' });
+  });
+});
+
+test('the payload 2.0 event: lower-cased headers joined by commas, cookies apart, the query string raw and parsed', async () => {
+  const { text } = await send(
+    'Items',
+    'POST',
+    '/items/7?colour=green&colour=blue&size=2',
+    { 'X-Tenant': 'acme', Cookie: 'session=abc; theme=dark', 'Content-Type': 'application/json' },
+    '{"name":"fern"}',
+  );
+  const event = eventOf(text);
+  expect(APIGatewayProxyEventV2Schema.safeParse(event).error).toBeUndefined();
+  expect(event).toMatchObject({
+    version: '2.0',
+    routeKey: 'ANY /items/{proxy+}',
+    rawPath: '/items/7',
+    rawQueryString: 'colour=green&colour=blue&size=2',
+    cookies: ['session=abc', 'theme=dark'],
+    headers: { 'x-tenant': 'acme', 'content-type': 'application/json' },
+    queryStringParameters: { colour: 'green,blue', size: '2' },
+    pathParameters: { proxy: '7' },
+    body: '{"name":"fern"}',
+    isBase64Encoded: false,
+    requestContext: { http: { method: 'POST', path: '/items/7' }, stage: '$default', apiId: 'Items' },
+  });
+  expect(event.headers).not.toHaveProperty('cookie');
+});
+
+test('a binary body reaches the function base64-encoded', async () => {
+  const { text } = await send('Items', 'POST', '/items/7', { 'Content-Type': 'application/octet-stream' }, 'bytes');
+  expect(eventOf(text)).toMatchObject({ body: Buffer.from('bytes').toString('base64'), isBase64Encoded: true });
+});
+
+test('a result without statusCode is the body, 200, application/json; an explicit one sets cookies and decodes base64', async () => {
+  const simple = await send('Items', 'GET', '/simple');
+  expect(simple).toMatchObject({ status: 200, text: JSON.stringify({ hello: 'world', routeKey: 'GET /simple' }) });
+  expect(simple.headers.get('content-type')).toBe('application/json');
+  const explicit = await send('Items', 'GET', '/explicit');
+  expect(explicit).toMatchObject({ status: 201, text: 'binary answer' });
+  expect(explicit.headers.get('x-answer')).toBe('explicit');
+  expect(explicit.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2']);
+});
+
+describe('a JWT authorizer with a scope on its route', () => {
+  const token = (scope: string, audience = jwtIssuer.audience) =>
+    signDevToken(
+      { ...served.api.signingKey, issuer: jwtIssuer.issuer, audience },
+      { sub: 'ana', scope, expiresIn: 3600 },
+    );
+
+  test('a token of its issuer and audience with the scope: the function gets its claims and scopes', async () => {
+    const { status, text } = await send('Items', 'GET', '/scoped', {
+      Authorization: `Bearer ${await token('items/read')}`,
+    });
+    expect(status).toBe(200);
+    expect(eventOf(text)).toMatchObject({
+      requestContext: {
+        authorizer: { jwt: { claims: { sub: 'ana', iss: jwtIssuer.issuer }, scopes: ['items/read'] } },
+      },
+    });
+  });
+
+  test.each([
+    ['no token', 401, 'Unauthorized', undefined],
+    ['another audience', 401, 'Unauthorized', () => token('items/read', 'other-api')],
+    ['not a JWT', 401, 'Unauthorized', () => Promise.resolve('not-a-jwt')],
+    ['without the scope', 403, 'Forbidden', () => token('items/write')],
+  ])('%s: %i, the function not invoked', async (_case, status, message, make) => {
+    const before = served.api.invocations('EchoFunction');
+    const headers: Record<string, string> = make ? { Authorization: `Bearer ${await make()}` } : {};
+    expect(await send('Items', 'GET', '/scoped', headers)).toMatchObject({ status, text: JSON.stringify({ message }) });
+    expect(served.api.invocations('EchoFunction')).toBe(before);
+  });
+});
+
+test("a named stage: its routes under the stage's path, and nothing outside it", async () => {
+  const { status, text } = await send('Staged', 'GET', '/dev/items');
+  expect(status).toBe(200);
+  expect(eventOf(text)).toMatchObject({ routeKey: 'GET /items', requestContext: { stage: 'dev' } });
+  expect((await send('Staged', 'GET', '/items')).status).toBe(404);
+});
