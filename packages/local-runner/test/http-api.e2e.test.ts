@@ -119,3 +119,38 @@ test("a named stage: its routes under the stage's path, and nothing outside it",
   expect(eventOf(text)).toMatchObject({ routeKey: 'GET /items', requestContext: { stage: 'dev' } });
   expect((await send('Staged', 'GET', '/items')).status).toBe(404);
 });
+
+describe("the API's CORS configuration, applied by API Gateway itself", () => {
+  const preflight = (origin: string) =>
+    send('Items', 'OPTIONS', '/scoped', { Origin: origin, 'Access-Control-Request-Method': 'GET' });
+  const corsOf = (headers: Headers) =>
+    Object.fromEntries([...headers].filter(([name]) => name.startsWith('access-control-')));
+
+  test('a preflight from an allowed origin: 204 with the configured headers, whatever the routes (no OPTIONS route, and the route an authorizer guards)', async () => {
+    const { status, headers } = await preflight('https://app.example.com');
+    expect(status).toBe(204);
+    expect(corsOf(headers)).toEqual({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-methods': 'GET,POST',
+      'access-control-allow-headers': 'Authorization',
+      'access-control-max-age': '600',
+    });
+  });
+
+  test('from another origin: no CORS headers', async () => {
+    const { status, headers } = await preflight('https://elsewhere.example.com');
+    expect(status).toBe(204);
+    expect(corsOf(headers)).toEqual({});
+  });
+
+  test("a request's response carries the origin, the exposed headers and credentials", async () => {
+    const { status, headers } = await send('Items', 'GET', '/explicit', { Origin: 'https://app.example.com' });
+    expect(status).toBe(201);
+    expect(corsOf(headers)).toEqual({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-credentials': 'true',
+      'access-control-expose-headers': 'X-Answer',
+    });
+  });
+});

@@ -27,14 +27,40 @@ export interface JwtAuthorizer {
   audience: unknown[];
 }
 
+/** The API's CorsConfiguration: API Gateway answers preflights and adds the CORS headers itself. */
+export interface HttpCors {
+  allowOrigins: string[];
+  allowMethods: string[];
+  allowHeaders: string[];
+  exposeHeaders: string[];
+  maxAge: number | undefined;
+  allowCredentials: boolean;
+}
+
 export interface LocalHttpApi {
   apiId: string;
+  cors: HttpCors | undefined;
   /** `$default` (no path prefix) or the stage's name (the path's first segment). */
   stageName: string;
   stageVariables: Record<string, string>;
   routes: HttpRoute[];
   authorizers: Map<string, JwtAuthorizer>;
 }
+
+const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+
+const corsOf = (value: unknown): HttpCors | undefined => {
+  if (value === undefined) return undefined;
+  const cors = value as Record<string, unknown>;
+  return {
+    allowOrigins: strings(cors.AllowOrigins),
+    allowMethods: strings(cors.AllowMethods),
+    allowHeaders: strings(cors.AllowHeaders),
+    exposeHeaders: strings(cors.ExposeHeaders),
+    maxAge: cors.MaxAge === undefined ? undefined : Number(cors.MaxAge),
+    allowCredentials: cors.AllowCredentials === true,
+  };
+};
 
 /** The integration a route's Target (`integrations/<id>`) names. */
 const integrationOf = (target: unknown, resources: Record<string, CfnResource>) => {
@@ -55,10 +81,6 @@ export const readHttpApi = (
   const api = props(resources[apiId] ?? { Type: '' });
   if (api.ProtocolType !== 'HTTP')
     throw new UnsupportedTemplateError(`${apiId}: a ${shown(api.ProtocolType)} API, which the runner does not serve`);
-  if (api.CorsConfiguration !== undefined)
-    throw new UnsupportedTemplateError(
-      `${apiId}: its CorsConfiguration (API Gateway's own CORS answers), not served yet`,
-    );
   const [stage, ...moreStages] = ofApi('AWS::ApiGatewayV2::Stage');
   if (moreStages.length > 0) throw new UnsupportedTemplateError(`${apiId}: several stages (the runner serves one)`);
   const stageProperties = stage ? props(stage[1]) : {};
@@ -124,5 +146,12 @@ export const readHttpApi = (
     throw new UnsupportedTemplateError(
       `${apiId}: the runner serves these HTTP API routes as AWS does only in part; not these:\n${refused.map((line) => `  ${line}`).join('\n')}`,
     );
-  return { apiId, stageName, stageVariables: variables as Record<string, string>, routes, authorizers };
+  return {
+    apiId,
+    cors: corsOf(api.CorsConfiguration),
+    stageName,
+    stageVariables: variables as Record<string, string>,
+    routes,
+    authorizers,
+  };
 };

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type CryptoKey, importJWK, jwtVerify } from 'jose';
-import type { HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
+import type { HttpCors, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
 import { localAws, resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp } from '../app/template.ts';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
@@ -195,8 +195,66 @@ export interface HttpApiDeployment {
   authorizers: Map<string, LocalJwtAuthorizer>;
 }
 
+/**
+ * The API's CORS configuration applied as API Gateway applies it ("Configuring CORS for an HTTP API"): a preflight
+ * (OPTIONS with Origin and Access-Control-Request-Method) answered by API Gateway itself, 204, whatever the routes;
+ * other responses get Access-Control-Allow-Origin (the origin, or `*`), -Expose-Headers and -Allow-Credentials in
+ * place of any the integration sent. An origin the configuration does not allow gets no CORS headers.
+ */
+const corsHeaders = (cors: HttpCors, request: IncomingMessage, preflight: boolean): [string, string][] => {
+  const origin = request.headers.origin;
+  const allowed = cors.allowOrigins.includes('*')
+    ? '*'
+    : origin && cors.allowOrigins.includes(origin)
+      ? origin
+      : undefined;
+  if (allowed === undefined) return [];
+  const header = (name: string, values: string[]): [string, string][] =>
+    values.length > 0 ? [[name, values.join(',')]] : [];
+  const credentials = header('Access-Control-Allow-Credentials', cors.allowCredentials ? ['true'] : []);
+  if (!preflight)
+    return [
+      ['Access-Control-Allow-Origin', allowed],
+      ...credentials,
+      ...header('Access-Control-Expose-Headers', cors.exposeHeaders),
+    ];
+  return [
+    ['Access-Control-Allow-Origin', allowed],
+    ...credentials,
+    ...header('Access-Control-Allow-Methods', cors.allowMethods),
+    ...header('Access-Control-Allow-Headers', cors.allowHeaders),
+    ...header('Access-Control-Max-Age', cors.maxAge === undefined ? [] : [String(cors.maxAge)]),
+  ];
+};
+
+/** A response with the API's CORS headers in place of the integration's (none without a configuration). */
+const withCors = (cors: HttpCors | undefined, request: IncomingMessage, response: HttpResponse): HttpResponse => {
+  if (!cors) return response;
+  const kept = response.headers.filter(([name]) => !name.toLowerCase().startsWith('access-control-'));
+  return { ...response, headers: [...kept, ...corsHeaders(cors, request, false)] };
+};
+
 /** One request to the HTTP API: its response, and what its log line notes. */
 export const handleHttpApi = async (request: IncomingMessage, url: URL, deployment: HttpApiDeployment) => {
+  const { cors } = deployment.api;
+  if (
+    cors &&
+    request.method === 'OPTIONS' &&
+    request.headers.origin &&
+    request.headers['access-control-request-method']
+  ) {
+    request.resume();
+    return {
+      httpResponse: { status: 204, headers: corsHeaders(cors, request, true), body: Buffer.alloc(0) },
+      notes: ['CORS preflight, answered by API Gateway'],
+    };
+  }
+  const answered = await answer(request, url, deployment);
+  return { ...answered, httpResponse: withCors(cors, request, answered.httpResponse) };
+};
+
+/** The request through its route, authorizer and function. */
+const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDeployment) => {
   const notes: string[] = [];
   const { api } = deployment;
   const requestId = randomUUID();
