@@ -12,7 +12,10 @@ import {
   APIGatewayRequestAuthorizerEventSchema,
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
-import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import {
+  APIGatewayProxyEventV2Schema,
+  APIGatewayRequestAuthorizerEventV2Schema,
+} from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { endTemporaryFolder, testRunMark } from './helpers/test-run.ts';
 
 /** The processes carrying this run's mark, but jest's own workers: their pid and command line. */
@@ -60,7 +63,8 @@ const checkProcesses = () => {
 
 /**
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: packages/local-runner/src/lambda/event-log.ts) against the schema
- * of its kind: a TOKEN or REQUEST authorizer's, an HTTP API's (payload 2.0), else a REST API's proxy event. Answers how many were checked.
+ * of its kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), an HTTP API's
+ * proxy event (payload 2.0), else a REST API's. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -76,7 +80,9 @@ const checkEvents = (folder: string) => {
         event.type === 'TOKEN'
           ? APIGatewayTokenAuthorizerEventSchema
           : event.type === 'REQUEST'
-            ? APIGatewayRequestAuthorizerEventSchema
+            ? event.version === '2.0'
+              ? APIGatewayRequestAuthorizerEventV2Schema
+              : APIGatewayRequestAuthorizerEventSchema
             : event.version === '2.0'
               ? APIGatewayProxyEventV2Schema
               : APIGatewayProxyEventSchema;

@@ -9,7 +9,7 @@ import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
-import { LocalJwtAuthorizer } from './gateway/http-api.ts';
+import { LocalHttpLambdaAuthorizer, LocalJwtAuthorizer } from './gateway/http-api.ts';
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
 import {
@@ -227,10 +227,17 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKe
     if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
     authorizers.set(authorizer.id, new LocalLambdaAuthorizer(authorizer, pool));
   }
-  const jwtAuthorizers = new Map(
-    [...(app.httpApi?.authorizers.values() ?? [])].map((jwt) => [jwt.id, new LocalJwtAuthorizer(jwt, app, signingKey)]),
-  );
-  return { app, pools, authorizers, jwtAuthorizers };
+  const httpAuthorizers: Deployment['httpAuthorizers'] = new Map();
+  for (const authorizer of app.httpApi?.authorizers.values() ?? []) {
+    if (authorizer.type === 'JWT') {
+      httpAuthorizers.set(authorizer.id, new LocalJwtAuthorizer(authorizer, app, signingKey));
+      continue;
+    }
+    const pool = pools.get(authorizer.functionId);
+    if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
+    httpAuthorizers.set(authorizer.id, new LocalHttpLambdaAuthorizer(authorizer, pool));
+  }
+  return { app, pools, authorizers, httpAuthorizers };
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {

@@ -3,7 +3,10 @@
 // event (judged by @aws-lambda-powertools/parser's APIGatewayProxyEventV2Schema) and both response forms ("Working
 // with AWS Lambda proxy integrations for HTTP APIs"), a JWT authorizer ("Controlling access to HTTP APIs with JWT
 // authorizers": 401, and 403 for a scope the token lacks), and a named stage's path prefix.
-import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import {
+  APIGatewayProxyEventV2Schema,
+  APIGatewayRequestAuthorizerEventV2Schema,
+} from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { describe, expect, test } from '@jest/globals';
 import { signDevToken } from '../src/issuer/dev-issuer.ts';
 import { jwtIssuer, synthesizeHttpApiApp } from './fixtures/http-api-app.ts';
@@ -152,5 +155,45 @@ describe("the API's CORS configuration, applied by API Gateway itself", () => {
       'access-control-allow-credentials': 'true',
       'access-control-expose-headers': 'X-Answer',
     });
+  });
+});
+
+describe('Lambda authorizers (payload 2.0), on the X-Key header', () => {
+  test('a simple response that authorizes: the function gets its context under authorizer.lambda', async () => {
+    const { status, text } = await send('Items', 'GET', '/keyed?page=2', { 'X-Key': 'open' });
+    expect(status).toBe(200);
+    const { lambda } = (eventOf(text).requestContext as { authorizer: { lambda: Record<string, string> } }).authorizer;
+    expect(lambda.tenant).toBe('acme');
+    const delivered = JSON.parse(lambda.event ?? '{}') as Record<string, unknown>;
+    expect(APIGatewayRequestAuthorizerEventV2Schema.safeParse(delivered).error).toBeUndefined();
+    expect(delivered).toMatchObject({
+      version: '2.0',
+      type: 'REQUEST',
+      routeArn: expect.stringMatching(/^arn:aws:execute-api:us-east-1:000000000000:Items\/\$default\/GET\/keyed$/),
+      identitySource: ['open'],
+      routeKey: 'GET /keyed',
+      queryStringParameters: { page: '2' },
+    });
+  });
+
+  test('cached by the identity source: the same key does not invoke it again, another one does', async () => {
+    await send('Items', 'GET', '/keyed', { 'X-Key': 'open' });
+    const before = served.api.invocations('SimpleAuthorizerFunction');
+    expect((await send('Items', 'GET', '/keyed', { 'X-Key': 'open' })).status).toBe(200);
+    expect(served.api.invocations('SimpleAuthorizerFunction')).toBe(before);
+    expect((await send('Items', 'GET', '/keyed', { 'X-Key': 'closed' })).status).toBe(403);
+    expect(served.api.invocations('SimpleAuthorizerFunction')).toBe(before + 1);
+  });
+
+  test.each([
+    ['/keyed', 'without the identity source', {}, 401, 'Unauthorized'],
+    ['/keyed', 'a simple response that refuses', { 'X-Key': 'closed' }, 403, 'Forbidden'],
+    ['/policy', 'an IAM policy that denies', { 'X-Key': 'closed' }, 403, 'Forbidden'],
+  ])('%s, %s', async (path, _case, headers, status, message) => {
+    expect(await send('Items', 'GET', path, headers)).toMatchObject({ status, text: JSON.stringify({ message }) });
+  });
+
+  test('an IAM policy that allows: the function runs', async () => {
+    expect((await send('Items', 'GET', '/policy', { 'X-Key': 'open' })).status).toBe(200);
   });
 });

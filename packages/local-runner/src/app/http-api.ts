@@ -19,6 +19,7 @@ export interface HttpRoute {
 }
 
 export interface JwtAuthorizer {
+  type: 'JWT';
   id: string;
   /** The header the token is in ($request.header.NAME). */
   headerName: string;
@@ -37,6 +38,24 @@ export interface HttpCors {
   allowCredentials: boolean;
 }
 
+/** Where a Lambda authorizer's identity source is read (`$request.header.X`, `$request.querystring.X`, ...). */
+interface HttpIdentitySource {
+  from: 'header' | 'querystring' | 'context' | 'stageVariable';
+  name: string;
+}
+
+/** A Lambda authorizer of an HTTP API, payload format 2.0. */
+export interface HttpLambdaAuthorizer {
+  type: 'REQUEST';
+  id: string;
+  functionId: string;
+  qualifier?: string;
+  identitySources: HttpIdentitySource[];
+  /** EnableSimpleResponses: `{isAuthorized, context}` in place of an IAM policy. */
+  simpleResponses: boolean;
+  ttlSeconds: number;
+}
+
 export interface LocalHttpApi {
   apiId: string;
   cors: HttpCors | undefined;
@@ -44,7 +63,7 @@ export interface LocalHttpApi {
   stageName: string;
   stageVariables: Record<string, string>;
   routes: HttpRoute[];
-  authorizers: Map<string, JwtAuthorizer>;
+  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
 }
 
 const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
@@ -89,19 +108,48 @@ export const readHttpApi = (
   if (!Object.values(variables).every((value) => typeof value === 'string'))
     throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
 
-  const authorizers = new Map<string, JwtAuthorizer>();
+  const authorizers = new Map<string, JwtAuthorizer | HttpLambdaAuthorizer>();
   for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
     const properties = props(resource);
+    if (properties.AuthorizerType === 'REQUEST') {
+      const version = String(properties.AuthorizerPayloadFormatVersion);
+      if (version !== '2.0')
+        throw new UnsupportedTemplateError(
+          `${id}: a Lambda authorizer's payload format ${version} (the runner serves 2.0)`,
+        );
+      authorizers.set(id, {
+        type: 'REQUEST',
+        id,
+        ...functionOfUri(properties.AuthorizerUri, id),
+        identitySources: ((properties.IdentitySource ?? []) as unknown[]).map((source) => {
+          const [, prefix = '', name = ''] =
+            /^\$(request\.header|request\.querystring|context|stageVariables)\.(.+)$/.exec(String(source)) ?? [];
+          const from = (
+            {
+              'request.header': 'header',
+              'request.querystring': 'querystring',
+              context: 'context',
+              stageVariables: 'stageVariable',
+            } as const
+          )[prefix];
+          if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${shown(source)}`);
+          return { from, name };
+        }),
+        simpleResponses: properties.EnableSimpleResponses === true,
+        ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 0),
+      });
+      continue;
+    }
     if (properties.AuthorizerType !== 'JWT')
       throw new UnsupportedTemplateError(
-        `${id}: an HTTP API authorizer of type ${shown(properties.AuthorizerType)} (only JWT, not yet Lambda)`,
+        `${id}: an HTTP API authorizer of type ${shown(properties.AuthorizerType)} (only JWT and REQUEST)`,
       );
     const [source, ...others] = (properties.IdentitySource ?? []) as unknown[];
     const headerName = /^\$request\.header\.(.+)$/.exec(String(source))?.[1];
     if (!headerName || others.length > 0)
       throw new UnsupportedTemplateError(`${id}: identity source ${shown(properties.IdentitySource)}`);
     const { Issuer: issuer, Audience: audience = [] } = (properties.JwtConfiguration ?? {}) as Record<string, unknown>;
-    authorizers.set(id, { id, headerName, issuer, audience: audience as unknown[] });
+    authorizers.set(id, { type: 'JWT', id, headerName, issuer, audience: audience as unknown[] });
   }
 
   const refused: string[] = [];
@@ -120,8 +168,8 @@ export const readHttpApi = (
           ? `an integration of type ${shown(type)} (the runner serves Lambda proxy integrations, AWS_PROXY)`
           : version !== '2.0'
             ? `payload format version ${version} (the runner serves 2.0)`
-            : !['NONE', 'JWT'].includes(authorization)
-              ? `authorization type ${authorization} (only NONE and JWT)`
+            : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
+              ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
               : undefined;
     if (problem !== undefined) {
       refused.push(`${where}: ${problem}`);
@@ -134,7 +182,7 @@ export const readHttpApi = (
         resourcePath: path,
         method,
         ...functionOfUri(integration?.properties.IntegrationUri, where),
-        authorizerId: authorization === 'JWT' ? refOf(properties.AuthorizerId) : undefined,
+        authorizerId: authorization === 'NONE' ? undefined : refOf(properties.AuthorizerId),
         authorizationScopes: Array.isArray(properties.AuthorizationScopes)
           ? properties.AuthorizationScopes.map(String)
           : [],

@@ -507,7 +507,12 @@ export const readLocalApp = (
     const { functions, unreached } = readFunctions(
       resources,
       cloudAssemblyDir,
-      new Set(httpApi.routes.map(({ functionId }) => functionId)),
+      new Set([
+        ...httpApi.routes.map(({ functionId }) => functionId),
+        ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
+          authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
+        ),
+      ]),
       layerDirs,
     );
     return {

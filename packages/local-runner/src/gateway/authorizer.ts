@@ -49,7 +49,7 @@ const asList = (value: unknown): string[] | undefined =>
       : undefined;
 
 /** The authorizer's answer, or undefined when API Gateway would reject it as malformed. */
-const parseResult = (value: unknown): AuthorizerResult | undefined => {
+export const parseResult = (value: unknown): AuthorizerResult | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;
   const { principalId, policyDocument, context = {} } = value as Record<string, unknown>;
   if (typeof principalId !== 'string' || typeof policyDocument !== 'object' || policyDocument === null)
@@ -73,7 +73,7 @@ const parseResult = (value: unknown): AuthorizerResult | undefined => {
   return { principalId, statements, context: context as AuthorizerResult['context'] };
 };
 
-const decide = (result: AuthorizerResult, methodArn: string): AuthorizerDecision => {
+export const decide = (result: AuthorizerResult, methodArn: string): AuthorizerDecision => {
   const applies = (statement: AuthorizerResult['statements'][number]) =>
     statement.actions.some((action) => matchesPattern(action, 'execute-api:Invoke')) &&
     statement.resources.some((resource) => matchesPattern(resource, methodArn));

@@ -5,13 +5,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type CryptoKey, importJWK, jwtVerify } from 'jose';
-import type { HttpCors, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
+import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
 import { localAws, resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp } from '../app/template.ts';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
+import { decide, parseResult } from './authorizer.ts';
 import type { HttpResponse } from './responses.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
@@ -105,7 +106,6 @@ const eventV2 = (
   route: HttpRoute,
   parameters: Record<string, string>,
   body: Buffer,
-  authorizer: Record<string, unknown> | undefined,
 ) => {
   const headers: Record<string, string> = {};
   const cookies: string[] = [];
@@ -130,7 +130,6 @@ const eventV2 = (
     requestContext: {
       accountId: localAws.accountId,
       apiId: api.apiId,
-      ...(authorizer && { authorizer }),
       domainName: request.headers.host ?? 'localhost',
       domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
       http: {
@@ -189,10 +188,68 @@ const resultToResponse = (result: unknown): HttpResponse | undefined => {
   };
 };
 
+/**
+ * A Lambda authorizer of an HTTP API, payload format 2.0 ("Working with AWS Lambda authorizers for HTTP APIs"): each
+ * identity source required (missing or empty: 401, the function not invoked); the event the request's parts with
+ * `type`, `routeArn` and `identitySource`; a simple response (`isAuthorized`, `context`) or an IAM policy evaluated
+ * against the route's ARN, a refusal 403; an error, a time-out (10 s) or a malformed answer 500; the result cached by
+ * the identity sources' values for its TTL. The function gets the context under `authorizer.lambda`.
+ */
+export class LocalHttpLambdaAuthorizer {
+  readonly #definition: HttpLambdaAuthorizer;
+  readonly #pool: FunctionPool;
+  readonly #cache = new Map<string, { answer: unknown; expires: number }>();
+
+  constructor(definition: HttpLambdaAuthorizer, pool: FunctionPool) {
+    this.#definition = definition;
+    this.#pool = pool;
+  }
+
+  async authorize(request: IncomingMessage, url: URL, parts: Record<string, unknown>, routeArn: string) {
+    const { identitySources, simpleResponses, ttlSeconds, qualifier } = this.#definition;
+    const context = parts.requestContext as Record<string, unknown>;
+    const identity = identitySources.map(({ from, name }) => {
+      const value =
+        from === 'header'
+          ? request.headers[name.toLowerCase()]
+          : from === 'querystring'
+            ? url.searchParams.getAll(name).join(',')
+            : from === 'stageVariable'
+              ? (parts.stageVariables as Record<string, string> | undefined)?.[name]
+              : name
+                  .split('.')
+                  .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], context);
+      return value === undefined || value === null ? '' : String(value);
+    });
+    if (identity.some((value) => value === '')) return { status: 401 as const };
+    const key = identity.length > 0 && ttlSeconds > 0 ? JSON.stringify(identity) : undefined;
+    const cached = key === undefined ? undefined : this.#cache.get(key);
+    let answer = cached && cached.expires > Date.now() ? cached.answer : undefined;
+    if (answer === undefined) {
+      const event = { version: '2.0', type: 'REQUEST', routeArn, identitySource: identity, ...parts };
+      const invoked = this.#pool.invoke(event, qualifier ? { qualifier } : {});
+      const report = this.#pool.debugged ? await invoked : await withinTime(invoked, 10_000);
+      if (report?.invocation.outcome !== 'result') return { status: 500 as const };
+      answer = report.invocation.result;
+      if (key !== undefined) this.#cache.set(key, { answer, expires: Date.now() + ttlSeconds * 1000 });
+    }
+    if (simpleResponses) {
+      const { isAuthorized, context: granted = {} } = (answer ?? {}) as { isAuthorized?: unknown; context?: unknown };
+      if (typeof isAuthorized !== 'boolean' || typeof granted !== 'object' || granted === null)
+        return { status: 500 as const };
+      return isAuthorized ? { lambda: granted } : { status: 403 as const };
+    }
+    const result = parseResult(answer);
+    if (!result) return { status: 500 as const };
+    const decision = decide(result, routeArn);
+    return decision.allowed && 'context' in decision ? { lambda: decision.context } : { status: 403 as const };
+  }
+}
+
 export interface HttpApiDeployment {
   api: LocalHttpApi;
   pools: Map<string, FunctionPool>;
-  authorizers: Map<string, LocalJwtAuthorizer>;
+  authorizers: Map<string, LocalJwtAuthorizer | LocalHttpLambdaAuthorizer>;
 }
 
 /**
@@ -271,22 +328,28 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
   const found = selectRoute(api.routes, url.pathname.slice(prefix.length) || '/', request.method ?? 'GET');
   if (!found) return { httpResponse: withId(json(404, 'Not Found')), notes };
   const { route, parameters } = found;
-  let authorizer: Record<string, unknown> | undefined;
+  const made = eventV2(api, request, url, route, parameters, body);
+  // The function's event: the request's, with what an authorizer allowed.
+  let event: typeof made & { requestContext: { authorizer?: Record<string, unknown> } } = made;
   if (route.authorizerId !== undefined) {
-    const jwtAuthorizer = deployment.authorizers.get(route.authorizerId);
-    const decision: { status: number } | Record<string, unknown> = jwtAuthorizer
-      ? await jwtAuthorizer.authorize(request, route.authorizationScopes)
-      : { status: 500 };
+    const chosen = deployment.authorizers.get(route.authorizerId);
+    const { body: _body, isBase64Encoded: _encoded, version: _version, ...parts } = made;
+    const routeArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${api.apiId}/${api.stageName}/${request.method}${url.pathname}`;
+    const decision: { status: number } | Record<string, unknown> =
+      chosen instanceof LocalJwtAuthorizer
+        ? await chosen.authorize(request, route.authorizationScopes)
+        : chosen
+          ? await chosen.authorize(request, url, parts, routeArn)
+          : { status: 500 };
     if (typeof decision.status === 'number') {
       const message =
         decision.status === 401 ? 'Unauthorized' : decision.status === 403 ? 'Forbidden' : 'Internal Server Error';
       return { httpResponse: withId(json(decision.status, message)), notes };
     }
-    authorizer = decision;
+    event = { ...made, requestContext: { ...made.requestContext, authorizer: decision } };
   }
   const pool = deployment.pools.get(route.functionId);
   if (!pool) return { httpResponse: withId(json(500, 'Internal Server Error')), notes };
-  const event = eventV2(api, request, url, route, parameters, body, authorizer);
   const invoked = pool.invoke(event, route.qualifier ? { qualifier: route.qualifier } : {});
   const report = pool.debugged ? await invoked : await withinTime(invoked, route.integrationTimeoutMs);
   if (!report) {

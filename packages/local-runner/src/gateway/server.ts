@@ -12,7 +12,7 @@ import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import type { LocalLambdaAuthorizer } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
-import { handleHttpApi, type LocalJwtAuthorizer } from './http-api.ts';
+import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer } from './http-api.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import { validationFailure } from './request-validation.ts';
 import {
@@ -88,8 +88,8 @@ export interface Deployment {
   app: LocalApp;
   pools: Map<string, FunctionPool>;
   authorizers: Map<string, LocalLambdaAuthorizer | LocalUserPoolAuthorizer>;
-  /** An HTTP API's JWT authorizers (http-api.ts), when the app is an HTTP API. */
-  jwtAuthorizers: Map<string, LocalJwtAuthorizer>;
+  /** An HTTP API's authorizers (http-api.ts), when the app is an HTTP API. */
+  httpAuthorizers: Map<string, LocalJwtAuthorizer | LocalHttpLambdaAuthorizer>;
 }
 
 /** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's. */
@@ -99,7 +99,7 @@ const handleAny = (request: IncomingMessage, deployment: Deployment) => {
     ? handleHttpApi(request, requestUrl(request), {
         api: httpApi,
         pools: deployment.pools,
-        authorizers: deployment.jwtAuthorizers,
+        authorizers: deployment.httpAuthorizers,
       })
     : handle(request, deployment);
 };
