@@ -3,6 +3,9 @@
 // event (judged by @aws-lambda-powertools/parser's APIGatewayProxyEventV2Schema) and both response forms ("Working
 // with AWS Lambda proxy integrations for HTTP APIs"), a JWT authorizer ("Controlling access to HTTP APIs with JWT
 // authorizers": 401, and 403 for a scope the token lacks), and a named stage's path prefix.
+
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
@@ -195,5 +198,67 @@ describe('Lambda authorizers (payload 2.0), on the X-Key header', () => {
 
   test('an IAM policy that allows: the function runs', async () => {
     expect((await send('Items', 'GET', '/policy', { 'X-Key': 'open' })).status).toBe(200);
+  });
+});
+
+describe('the payload 2.0 event, key by key against one captured on AWS', () => {
+  // hotsock/voker's vokerhttp/testdata/apigwv2-request.json (fixtures/aws-events/), the same request sent here.
+  const capturedEvent = (
+    JSON.parse(
+      readFileSync(new URL('./fixtures/aws-events/http-api-v2-encoded-path.json', import.meta.url), 'utf8'),
+    ) as { event: Record<string, unknown> & { requestContext: Record<string, unknown> } }
+  ).event;
+  /** Keys the capture's typed logger wrote null or empty for what the request did not have (its README). */
+  const loggerOnly = new Set(['pathParameters', 'stageVariables', 'authentication', 'authorizer']);
+
+  test('the same keys, and the same values where they do not depend on the host', async () => {
+    const body = capturedEvent.body as string;
+    const text = await new Promise<string>((resolve, reject) => {
+      const sent = request(
+        `${apiNamed('Items')}/capture/space%20value?${String(capturedEvent.rawQueryString)}`,
+        {
+          method: 'POST',
+          headers: {
+            Accept: '*/*',
+            'Content-Type': 'application/json',
+            'User-Agent': 'curl/8.7.1',
+            'X-Voker-Probe': ['first', 'second'],
+            Cookie: 'session=abc123; theme=dark',
+          },
+        },
+        (response) => {
+          let answer = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => {
+            answer += chunk;
+          });
+          response.on('end', () => resolve(answer));
+        },
+      );
+      sent.on('error', reject).end(body);
+    });
+    const event = eventOf(text) as unknown as Record<string, unknown> & { requestContext: Record<string, unknown> };
+    const keys = (object: Record<string, unknown>) =>
+      Object.keys(object)
+        .filter((key) => !loggerOnly.has(key))
+        .sort();
+    expect(keys(event)).toEqual(keys(capturedEvent));
+    expect(keys(event.requestContext)).toEqual(keys(capturedEvent.requestContext));
+    expect(Object.keys(event.headers as object).sort()).toEqual(Object.keys(capturedEvent.headers as object).sort());
+    for (const key of [
+      'version',
+      'routeKey',
+      'rawPath',
+      'rawQueryString',
+      'cookies',
+      'queryStringParameters',
+      'body',
+      'isBase64Encoded',
+    ])
+      expect([key, event[key]]).toEqual([key, capturedEvent[key]]);
+    const http = (value: Record<string, unknown>) => (value.requestContext as { http: Record<string, unknown> }).http;
+    expect({ ...http(event), sourceIp: '' }).toEqual({ ...http(capturedEvent), sourceIp: '' });
+    expect((event.headers as Record<string, string>)['x-voker-probe']).toBe('first,second');
+    expect(event.requestContext).toMatchObject({ routeKey: '$default', stage: '$default' });
+    expect(String(event.requestContext.requestId)).toMatch(/^[A-Za-z0-9+/]{14}==?$|^[A-Za-z0-9+/=]{16}$/);
   });
 });

@@ -89,6 +89,24 @@ export class LocalJwtAuthorizer {
   }
 }
 
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
+
+const decodedPath = (path: string) => {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+};
+
 /** Whether a body of `contentType` reaches the function as text: else it is base64-encoded. */
 const isText = (contentType: string | undefined) =>
   contentType === undefined || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
@@ -113,16 +131,29 @@ const eventV2 = (
     const name = (request.rawHeaders[index] ?? '').toLowerCase();
     const value = request.rawHeaders[index + 1] ?? '';
     if (name === 'cookie') cookies.push(...value.split(/;\s*/).filter(Boolean));
-    else headers[name] = name in headers ? `${headers[name]},${value}` : value;
+    // Hop-by-hop fields end at API Gateway (RFC 9110 section 7.6.1): the captured event has none.
+    else if (!hopByHop.has(name)) headers[name] = name in headers ? `${headers[name]},${value}` : value;
   }
+  const started = new Date();
+  // What API Gateway adds, as in an event captured on AWS (hotsock/voker, vokerhttp/testdata/apigwv2-request.json):
+  // the client's address appended to X-Forwarded-For, the port and protocol, and an X-Ray trace header.
+  const forwarded = headers['x-forwarded-for'];
+  const client = request.socket.remoteAddress ?? '127.0.0.1';
+  headers['x-forwarded-for'] = forwarded ? `${forwarded}, ${client}` : client;
+  headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(started.getTime() / 1000)
+    .toString(16)
+    .padStart(8, '0')}-${randomBytes(12).toString('hex')}`;
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const started = new Date();
+  // The path percent-decoded, as captured on AWS (`/capture/space value` for `/capture/space%20value`).
+  const path = decodedPath(url.pathname);
   const text = isText(request.headers['content-type']);
   return {
     version: '2.0',
     routeKey: route.routeKey,
-    rawPath: url.pathname,
+    rawPath: path,
     rawQueryString: url.search.slice(1),
     ...(cookies.length > 0 && { cookies }),
     headers,
@@ -134,7 +165,7 @@ const eventV2 = (
       domainPrefix: (request.headers.host ?? 'localhost').split('.')[0],
       http: {
         method: request.method ?? 'GET',
-        path: url.pathname,
+        path,
         protocol: `HTTP/${request.httpVersion}`,
         sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
         userAgent: request.headers['user-agent'] ?? '',
