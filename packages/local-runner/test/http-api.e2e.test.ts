@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
@@ -260,5 +261,33 @@ describe('the payload 2.0 event, key by key against one captured on AWS', () => 
     expect((event.headers as Record<string, string>)['x-voker-probe']).toBe('first,second');
     expect(event.requestContext).toMatchObject({ routeKey: '$default', stage: '$default' });
     expect(String(event.requestContext.requestId)).toMatch(/^[A-Za-z0-9+/]{14}==?$|^[A-Za-z0-9+/=]{16}$/);
+  });
+});
+
+test('payload format 1.0: a REST-shaped event (version 1.0), and the REST response format', async () => {
+  const { status, text, headers } = await send(
+    'Items',
+    'POST',
+    '/v1/fern?colour=green&colour=blue',
+    { 'X-Tenant': 'acme' },
+    'hello',
+  );
+  expect(status).toBe(200);
+  // echo.mjs answers in the 1.0 (REST) format: its multiValueHeaders reach the client.
+  expect(headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+  const event = eventOf(text);
+  expect(APIGatewayProxyEventSchema.safeParse(event).error).toBeUndefined();
+  expect(event).toMatchObject({
+    version: '1.0',
+    resource: '/v1/{name}',
+    path: '/v1/fern',
+    httpMethod: 'POST',
+    headers: { 'X-Tenant': 'acme' },
+    queryStringParameters: { colour: 'blue' },
+    multiValueQueryStringParameters: { colour: ['green', 'blue'] },
+    pathParameters: { name: 'fern' },
+    body: 'hello',
+    isBase64Encoded: false,
+    requestContext: { stage: '$default', resourcePath: '/v1/{name}', httpMethod: 'POST' },
   });
 });

@@ -16,6 +16,8 @@ export interface HttpRoute {
   authorizerId: string | undefined;
   authorizationScopes: string[];
   integrationTimeoutMs: number;
+  /** The integration's PayloadFormatVersion: the event's and the response's format. */
+  payloadVersion: '1.0' | '2.0';
 }
 
 export interface JwtAuthorizer {
@@ -166,8 +168,8 @@ export const readHttpApi = (
         ? 'no integration of the template as its target'
         : type !== 'AWS_PROXY'
           ? `an integration of type ${shown(type)} (the runner serves Lambda proxy integrations, AWS_PROXY)`
-          : version !== '2.0'
-            ? `payload format version ${version} (the runner serves 2.0)`
+          : version !== '2.0' && version !== '1.0'
+            ? `payload format version ${version}`
             : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
               ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
               : undefined;
@@ -187,6 +189,7 @@ export const readHttpApi = (
           ? properties.AuthorizationScopes.map(String)
           : [],
         integrationTimeoutMs: Number(integration?.properties.TimeoutInMillis ?? 30_000),
+        payloadVersion: version === '1.0' ? '1.0' : '2.0',
       },
     ];
   });

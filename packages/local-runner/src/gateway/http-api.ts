@@ -13,7 +13,8 @@ import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
 import { decide, parseResult } from './authorizer.ts';
-import type { HttpResponse } from './responses.ts';
+import { headersAsSent } from './proxy-event.ts';
+import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
 
@@ -181,6 +182,71 @@ const eventV2 = (
     ...(Object.keys(parameters).length > 0 && { pathParameters: parameters }),
     isBase64Encoded: body.length > 0 && !text,
     ...(Object.keys(api.stageVariables).length > 0 && { stageVariables: api.stageVariables }),
+  };
+};
+
+/**
+ * The payload format 1.0 event of an HTTP API ("Working with AWS Lambda proxy integrations for HTTP APIs", its 1.0
+ * example): a REST API's shape, `version` "1.0", built from the same request as the 2.0 one (`made`): its path, query,
+ * request id and time.
+ */
+const eventV1 = (
+  made: ReturnType<typeof eventV2>,
+  request: IncomingMessage,
+  route: HttpRoute,
+  parameters: Record<string, string>,
+  authorizer: Record<string, unknown> | undefined,
+) => {
+  const { last, all } = headersAsSent(request);
+  const query = new URLSearchParams(made.rawQueryString);
+  const names = [...new Set(query.keys())];
+  const { requestContext: context } = made;
+  return {
+    version: '1.0',
+    resource: route.resourcePath,
+    path: made.rawPath,
+    httpMethod: request.method ?? 'GET',
+    headers: last,
+    multiValueHeaders: all,
+    queryStringParameters:
+      names.length > 0 ? Object.fromEntries(names.map((name) => [name, query.getAll(name).at(-1)])) : null,
+    multiValueQueryStringParameters:
+      names.length > 0 ? Object.fromEntries(names.map((name) => [name, query.getAll(name)])) : null,
+    requestContext: {
+      accountId: context.accountId,
+      apiId: context.apiId,
+      ...(authorizer && { authorizer }),
+      domainName: context.domainName,
+      domainPrefix: context.domainPrefix,
+      extendedRequestId: context.requestId,
+      httpMethod: context.http.method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        caller: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: context.http.sourceIp,
+        user: null,
+        userAgent: context.http.userAgent,
+        userArn: null,
+      },
+      path: context.http.path,
+      protocol: context.http.protocol,
+      requestId: context.requestId,
+      requestTime: context.time,
+      requestTimeEpoch: context.timeEpoch,
+      resourceId: route.routeKey,
+      resourcePath: route.resourcePath,
+      stage: context.stage,
+    },
+    pathParameters: Object.keys(parameters).length > 0 ? parameters : null,
+    stageVariables: made.stageVariables ?? null,
+    body: made.body ?? null,
+    isBase64Encoded: made.isBase64Encoded,
   };
 };
 
@@ -381,7 +447,13 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
   }
   const pool = deployment.pools.get(route.functionId);
   if (!pool) return { httpResponse: withId(json(500, 'Internal Server Error')), notes };
-  const invoked = pool.invoke(event, route.qualifier ? { qualifier: route.qualifier } : {});
+  // Payload 1.0: an authorizer's result as its 1.0 example shows a JWT authorizer's (claims and scopes at its top).
+  const granted = event.requestContext.authorizer;
+  const delivered =
+    route.payloadVersion === '1.0'
+      ? eventV1(made, request, route, parameters, (granted?.jwt as Record<string, unknown> | undefined) ?? granted)
+      : event;
+  const invoked = pool.invoke(delivered, route.qualifier ? { qualifier: route.qualifier } : {});
   const report = pool.debugged ? await invoked : await withinTime(invoked, route.integrationTimeoutMs);
   if (!report) {
     notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
@@ -389,7 +461,13 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
   }
   if (report.initMs !== undefined) notes.push(`cold start ${route.functionId}, init ${Math.round(report.initMs)} ms`);
   const { invocation } = report;
-  const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
+  const response =
+    invocation.outcome !== 'result'
+      ? undefined
+      : route.payloadVersion === '1.0'
+        ? // A REST API's response format; with no binary media types, a body marked base64 is decoded.
+          proxyResultToResponse(invocation.result, true)
+        : resultToResponse(invocation.result);
   if (!response) {
     notes.push(
       `${route.functionId} ${invocation.outcome === 'result' ? 'malformed result' : invocation.outcome === 'error' ? `error: ${invocation.errorType}: ${invocation.message}` : `failure: ${invocation.reason}`}`,
