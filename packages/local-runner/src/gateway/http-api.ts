@@ -1,6 +1,6 @@
-// An HTTP API's request, as API Gateway handles it ("Working with HTTP APIs"): the route (its selection below), its
-// JWT authorizer, the Lambda proxy integration with payload format 2.0 (the event and both response forms), and
-// the HTTP API's own answers: 404 {"message":"Not Found"}, 401 {"message":"Unauthorized"}, 403 {"message":"Forbidden"},
+// An HTTP API's request, as API Gateway handles it ("Working with HTTP APIs"): its CORS configuration, the route (its
+// selection below), its JWT or Lambda authorizer, the Lambda proxy integration with payload format 2.0 (the event and
+// both response forms) or 1.0, and the HTTP API's own answers: 404 {"message":"Not Found"}, 401 {"message":"Unauthorized"}, 403 {"message":"Forbidden"},
 // 500 {"message":"Internal Server Error"}, 503 {"message":"Service Unavailable"} past the integration's time-out.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -13,14 +13,14 @@ import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
 import { decide, parseResult } from './authorizer.ts';
-import { headersAsSent } from './proxy-event.ts';
+import { headersAsSent, requestTime } from './proxy-event.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
 
-const json = (status: number, message: string, headers: [string, string][] = []): HttpResponse => ({
+const json = (status: number, message: string): HttpResponse => ({
   status,
-  headers: [['Content-Type', 'application/json'], ...headers],
+  headers: [['Content-Type', 'application/json']],
   body: Buffer.from(JSON.stringify({ message })),
 });
 /** The HTTP API payload quota: 10 MB. */
@@ -111,11 +111,6 @@ const decodedPath = (path: string) => {
 /** Whether a body of `contentType` reaches the function as text: else it is base64-encoded. */
 const isText = (contentType: string | undefined) =>
   contentType === undefined || /^text\/|json|xml|javascript|x-www-form-urlencoded/i.test(contentType);
-
-const requestTime = (date: Date) => {
-  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
-  return `${day}/${month}/${year}:${time} +0000`;
-};
 
 /** The payload format 2.0 event ("Working with AWS Lambda proxy integrations for HTTP APIs"). */
 const eventV2 = (

@@ -11,7 +11,8 @@ import { isBinaryMediaType } from './content-handling.ts';
  */
 const shortId = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 6);
 
-const requestTime = (date: Date) => {
+/** API Gateway's `requestTime`: `26/Nov/2026:21:00:00 +0000`. */
+export const requestTime = (date: Date) => {
   const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
   return `${day}/${month}/${year}:${time} +0000`;
 };
