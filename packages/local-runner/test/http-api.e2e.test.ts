@@ -6,7 +6,10 @@
 
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
+import {
+  APIGatewayProxyEventSchema,
+  APIGatewayRequestAuthorizerEventSchema,
+} from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
@@ -199,6 +202,54 @@ describe('Lambda authorizers (payload 2.0), on the X-Key header', () => {
 
   test('an IAM policy that allows: the function runs', async () => {
     expect((await send('Items', 'GET', '/policy', { 'X-Key': 'open' })).status).toBe(200);
+  });
+});
+
+// The same page's 1.0 example and response format: "Same as" a REST API's REQUEST authorizer (its event), and "must
+// return an IAM policy".
+describe('a Lambda authorizer with payload 1.0 (as the CDK writes one with IAM responses), on X-Key and ?tenant', () => {
+  const path = '/policy-v1/fern?tenant=acme';
+
+  test("an IAM policy that allows: the function runs, and the authorizer got a REST API's REQUEST authorizer event", async () => {
+    const { status, text } = await send('Items', 'GET', path, { 'X-Key': 'open' });
+    expect(status).toBe(200);
+    const { lambda } = (eventOf(text).requestContext as { authorizer: { lambda: Record<string, string> } }).authorizer;
+    expect(lambda.tenant).toBe('acme');
+    const delivered = JSON.parse(lambda.event ?? '{}') as Record<string, unknown>;
+    expect(APIGatewayRequestAuthorizerEventSchema.safeParse(delivered).error).toBeUndefined();
+    expect(delivered).toMatchObject({
+      version: '1.0',
+      type: 'REQUEST',
+      methodArn: expect.stringMatching(
+        /^arn:aws:execute-api:us-east-1:000000000000:Items\/\$default\/GET\/policy-v1\/fern$/,
+      ),
+      identitySource: 'open,acme',
+      authorizationToken: 'open,acme',
+      resource: '/policy-v1/{name}',
+      path: '/policy-v1/fern',
+      httpMethod: 'GET',
+      pathParameters: { name: 'fern' },
+      queryStringParameters: { tenant: 'acme' },
+    });
+    expect(delivered).not.toHaveProperty('body');
+    expect(delivered).not.toHaveProperty('routeArn');
+  });
+
+  test('cached by both identity sources: the same pair does not invoke it again, another tenant does', async () => {
+    await send('Items', 'GET', path, { 'X-Key': 'open' });
+    const before = served.api.invocations('PolicyV1AuthorizerFunction');
+    expect((await send('Items', 'GET', path, { 'X-Key': 'open' })).status).toBe(200);
+    expect(served.api.invocations('PolicyV1AuthorizerFunction')).toBe(before);
+    expect((await send('Items', 'GET', '/policy-v1/fern?tenant=other', { 'X-Key': 'open' })).status).toBe(200);
+    expect(served.api.invocations('PolicyV1AuthorizerFunction')).toBe(before + 1);
+  });
+
+  test.each([
+    ['without the query string', '/policy-v1/fern', { 'X-Key': 'open' }, 401, 'Unauthorized'],
+    ['without the header', path, {}, 401, 'Unauthorized'],
+    ['an IAM policy that denies', path, { 'X-Key': 'closed' }, 403, 'Forbidden'],
+  ])('%s: %s', async (_case, requested, headers, status, message) => {
+    expect(await send('Items', 'GET', requested, headers)).toMatchObject({ status, text: JSON.stringify({ message }) });
   });
 });
 

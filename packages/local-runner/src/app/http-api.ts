@@ -46,10 +46,12 @@ interface HttpIdentitySource {
   name: string;
 }
 
-/** A Lambda authorizer of an HTTP API, payload format 2.0. */
+/** A Lambda authorizer of an HTTP API. */
 export interface HttpLambdaAuthorizer {
   type: 'REQUEST';
   id: string;
+  /** AuthorizerPayloadFormatVersion: 2.0, or 1.0 (a REST API's REQUEST authorizer event; an IAM policy answers). */
+  payloadVersion: '1.0' | '2.0';
   functionId: string;
   qualifier?: string;
   identitySources: HttpIdentitySource[];
@@ -115,13 +117,15 @@ export const readHttpApi = (
     const properties = props(resource);
     if (properties.AuthorizerType === 'REQUEST') {
       const version = String(properties.AuthorizerPayloadFormatVersion);
-      if (version !== '2.0')
-        throw new UnsupportedTemplateError(
-          `${id}: a Lambda authorizer's payload format ${version} (the runner serves 2.0)`,
-        );
+      if (version !== '2.0' && version !== '1.0')
+        throw new UnsupportedTemplateError(`${id}: a Lambda authorizer's payload format ${version} (1.0 or 2.0)`);
+      // "If you choose the 1.0 format version, Lambda authorizers must return an IAM policy" (the same page).
+      if (version === '1.0' && properties.EnableSimpleResponses === true)
+        throw new UnsupportedTemplateError(`${id}: simple responses with payload format 1.0, which take 2.0`);
       authorizers.set(id, {
         type: 'REQUEST',
         id,
+        payloadVersion: version,
         ...functionOfUri(properties.AuthorizerUri, id),
         identitySources: ((properties.IdentitySource ?? []) as unknown[]).map((source) => {
           const [, prefix = '', name = ''] =

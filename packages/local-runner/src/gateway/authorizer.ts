@@ -48,6 +48,33 @@ const asList = (value: unknown): string[] | undefined =>
       ? value
       : undefined;
 
+/**
+ * A proxy event (payload 1.0) as a REQUEST authorizer gets it: without its body, and with an empty object where the
+ * proxy event has null (no query string, path parameters, stage variables), as AWS's sample input shows ("Input to
+ * an API Gateway Lambda authorizer") and @aws-lambda-powertools/parser's APIGatewayRequestAuthorizerEventSchema
+ * requires.
+ */
+export const requestAuthorizerParts = <
+  Event extends {
+    body?: unknown;
+    isBase64Encoded?: unknown;
+    queryStringParameters: unknown;
+    multiValueQueryStringParameters: unknown;
+    pathParameters: unknown;
+    stageVariables: unknown;
+  },
+>({
+  body: _body,
+  isBase64Encoded: _encoded,
+  ...rest
+}: Event) => ({
+  ...rest,
+  queryStringParameters: rest.queryStringParameters ?? {},
+  multiValueQueryStringParameters: rest.multiValueQueryStringParameters ?? {},
+  pathParameters: rest.pathParameters ?? {},
+  stageVariables: rest.stageVariables ?? {},
+});
+
 /** The authorizer's answer, or undefined when API Gateway would reject it as malformed. */
 export const parseResult = (value: unknown): AuthorizerResult | undefined => {
   if (typeof value !== 'object' || value === null) return undefined;

@@ -12,7 +12,7 @@ import type { SigningKey } from '../issuer/dev-issuer.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
-import { decide, parseResult } from './authorizer.ts';
+import { decide, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { match, moreSpecificFirst } from './routes.ts';
@@ -280,12 +280,22 @@ const resultToResponse = (result: unknown): HttpResponse | undefined => {
   };
 };
 
+/** A request's event as a Lambda authorizer gets its parts: no body, the version its own. */
+const authorizerParts = <Event extends { body?: unknown; isBase64Encoded: unknown; version: unknown }>({
+  body: _body,
+  isBase64Encoded: _encoded,
+  version: _version,
+  ...parts
+}: Event) => parts;
+
 /**
- * A Lambda authorizer of an HTTP API, payload format 2.0 ("Working with AWS Lambda authorizers for HTTP APIs"): each
- * identity source required (missing or empty: 401, the function not invoked); the event the request's parts with
- * `type`, `routeArn` and `identitySource`; a simple response (`isAuthorized`, `context`) or an IAM policy evaluated
- * against the route's ARN, a refusal 403; an error, a time-out (10 s) or a malformed answer 500; the result cached by
- * the identity sources' values for its TTL. The function gets the context under `authorizer.lambda`.
+ * A Lambda authorizer of an HTTP API ("Working with AWS Lambda authorizers for HTTP APIs"): each identity source
+ * required (missing or empty: 401, the function not invoked); with payload format 2.0, the event the request's 2.0
+ * parts with `type`, `routeArn` and `identitySource` (a list), the answer a simple response (`isAuthorized`,
+ * `context`) or an IAM policy; with 1.0, the event the request's 1.0 parts with `type`, `methodArn`, and
+ * `identitySource` and `authorizationToken` (the values joined by commas), the answer an IAM policy. A policy is
+ * evaluated against the route's ARN, a refusal 403; an error, a time-out (10 s) or a malformed answer 500; the
+ * result cached by the identity sources' values for its TTL. The function gets the context under `authorizer.lambda`.
  */
 export class LocalHttpLambdaAuthorizer {
   readonly #definition: HttpLambdaAuthorizer;
@@ -297,8 +307,18 @@ export class LocalHttpLambdaAuthorizer {
     this.#pool = pool;
   }
 
-  async authorize(request: IncomingMessage, url: URL, parts: Record<string, unknown>, routeArn: string) {
-    const { identitySources, simpleResponses, ttlSeconds, qualifier } = this.#definition;
+  /**
+   * `parts`: the payload 2.0 event's, without the body; `v1`: the payload 1.0 event, without the body (the 1.0
+   * authorizer's event is a REST API's REQUEST authorizer event: "Same as", the page's 1.0 example).
+   */
+  async authorize(
+    request: IncomingMessage,
+    url: URL,
+    parts: Record<string, unknown>,
+    v1: () => Record<string, unknown>,
+    routeArn: string,
+  ) {
+    const { identitySources, simpleResponses, ttlSeconds, qualifier, payloadVersion } = this.#definition;
     const context = parts.requestContext as Record<string, unknown>;
     const identity = identitySources.map(({ from, name }) => {
       const value =
@@ -318,7 +338,17 @@ export class LocalHttpLambdaAuthorizer {
     const cached = key === undefined ? undefined : this.#cache.get(key);
     let answer = cached && cached.expires > Date.now() ? cached.answer : undefined;
     if (answer === undefined) {
-      const event = { version: '2.0', type: 'REQUEST', routeArn, identitySource: identity, ...parts };
+      const event =
+        payloadVersion === '2.0'
+          ? { version: '2.0', type: 'REQUEST', routeArn, identitySource: identity, ...parts }
+          : {
+              version: '1.0',
+              type: 'REQUEST',
+              methodArn: routeArn,
+              identitySource: identity.join(','),
+              authorizationToken: identity.join(','),
+              ...v1(),
+            };
       const invoked = this.#pool.invoke(event, qualifier ? { qualifier } : {});
       const report = this.#pool.debugged ? await invoked : await withinTime(invoked, 10_000);
       if (report?.invocation.outcome !== 'result') return { status: 500 as const };
@@ -425,13 +455,15 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
   let event: typeof made & { requestContext: { authorizer?: Record<string, unknown> } } = made;
   if (route.authorizerId !== undefined) {
     const chosen = deployment.authorizers.get(route.authorizerId);
-    const { body: _body, isBase64Encoded: _encoded, version: _version, ...parts } = made;
+    const parts = authorizerParts(made);
+    // Payload 1.0: a REST API's REQUEST authorizer event ("Same as", the page says).
+    const v1 = () => requestAuthorizerParts(eventV1(made, request, route, parameters, undefined));
     const routeArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${api.apiId}/${api.stageName}/${request.method}${url.pathname}`;
     const decision: { status: number } | Record<string, unknown> =
       chosen instanceof LocalJwtAuthorizer
         ? await chosen.authorize(request, route.authorizationScopes)
         : chosen
-          ? await chosen.authorize(request, url, parts, routeArn)
+          ? await chosen.authorize(request, url, parts, v1, routeArn)
           : { status: 500 };
     if (typeof decision.status === 'number') {
       const message =

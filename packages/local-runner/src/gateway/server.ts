@@ -10,7 +10,7 @@ import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/templat
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
-import type { LocalLambdaAuthorizer } from './authorizer.ts';
+import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer } from './http-api.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
@@ -180,19 +180,7 @@ const authorize = async (
   const { app } = exchange.deployment;
   const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
-  // The proxy event without its body; where the proxy event has null (no query string, no path parameters, no stage
-  // variables) this one has an empty object, as AWS's sample input shows ("Input to an API Gateway Lambda authorizer")
-  // and @aws-lambda-powertools/parser's APIGatewayRequestAuthorizerEventSchema requires.
-  const parts = () => {
-    const { body: _body, isBase64Encoded: _encoded, ...rest } = partsOf();
-    return {
-      ...rest,
-      queryStringParameters: rest.queryStringParameters ?? {},
-      multiValueQueryStringParameters: rest.multiValueQueryStringParameters ?? {},
-      pathParameters: rest.pathParameters ?? {},
-      stageVariables: rest.stageVariables ?? {},
-    };
-  };
+  const parts = () => requestAuthorizerParts(partsOf());
   const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, parts };
   if (authorizer instanceof LocalUserPoolAuthorizer) {
     const { decision } = await authorizer.authorize(request, authorizationScopes);
