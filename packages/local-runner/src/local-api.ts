@@ -1,10 +1,19 @@
 // Serves a synthesized app on loopback: its tables in a local DynamoDB, its functions in processes of their own as
-// Lambda runs them, its REST API behind a gateway that behaves as API Gateway does, and a development issuer its TOKEN
+// Lambda runs them, its APIs behind gateways that behave as API Gateway does, and a development issuer its
 // authorizers trust.
 
 import type { LayerDirs } from './app/functions.ts';
 import { resolveValue } from './app/intrinsics.ts';
-import { type LocalApp, type LocalFunction, readLocalApis, stackApp } from './app/template.ts';
+import {
+  type LocalApp,
+  type LocalAssembly,
+  type LocalFunction,
+  namedFunction,
+  readAssembly,
+  type ServedFunction,
+  servedApp,
+  servedFunctions,
+} from './app/template.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
@@ -27,8 +36,9 @@ import { listenOnLoopback } from './loopback.ts';
 
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
+  /** The stack to serve alone; by default every stack with an API. */
   stackName?: string;
-  /** The REST API, by logical id, to serve alone; by default each of the stack's, each at its own address. */
+  /** The API (REST or HTTP), by logical id, to serve alone; by default each one, each at its own address. */
   apiName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;
@@ -42,13 +52,16 @@ export interface LocalApiOptions {
   /** The `iss` and `aud` of the development issuer's tokens; default `urn:local-runner:issuer`, `local-runner`. */
   tokenIssuer?: IssuerIdentity;
   /**
-   * Per function id, values that replace the template's and the runner's own local ones, such as
+   * Per function (its logical id, or its name: ServedFunction), values that replace the template's and the runner's own local ones, such as
    * AWS_ENDPOINT_URL_DYNAMODB (the format of `sam local --env-vars`).
    */
   envVars?: Record<string, Record<string, string>>;
   log: (line: string) => void;
-  /** Takes each line a function writes to its log (as CloudWatch Logs gets it); without it, they go to stdout/stderr. */
-  functionLog?: (functionId: string, line: string) => void;
+  /**
+   * Takes each line a function (by name: ServedFunction) writes to its log (as CloudWatch Logs gets it); without it,
+   * they go to stdout/stderr.
+   */
+  functionLog?: (functionName: string, line: string) => void;
   /** Pages served besides the app's API, before the gateway sees a request (the API reference of the start command). */
   runnerPages?: RunnerPages;
   /**
@@ -63,7 +76,7 @@ export interface LocalApi {
   /** The app being served (another after a reload). */
   readonly app: LocalApp;
   signingKey: SigningKey;
-  /** Each REST API served (the stack's, or the one `apiName` names), at its own address: `url` and `app` are the first's. */
+  /** Each API served (or the one `apiName` names), at its own address: `url` and `app` are the first's. */
   readonly apis: { url: string; app: LocalApp }[];
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
@@ -124,39 +137,42 @@ const warnOfOwnScope = (
 };
 
 /**
- * The inspector's port of each function `inspect` names (by default every Node.js function), in the template's order
- * from its first port on (by default 9229, Node's, which debuggers try first; 0: each a free one, which its
- * "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused by name.
+ * The inspector's port of each function `inspect` names (by default every Node.js function), by name, in the
+ * template's order from its first port on (by default 9229, Node's, which debuggers try first; 0: each a free one,
+ * which its "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused
+ * by name.
  */
-const inspectPortsOf = (app: LocalApp, inspect: LocalApiOptions['inspect']) => {
+const inspectPortsOf = (served: ServedFunction[], inspect: LocalApiOptions['inspect']) => {
   const ports = new Map<string, number>();
   if (inspect === undefined) return ports;
   const { functionId, firstPort = 9229 } = inspect;
+  const named = functionId === undefined ? undefined : namedFunction(served, functionId);
   if (functionId !== undefined) {
-    const fn = app.functions.get(functionId);
-    if (!fn)
+    if (!named)
       throw new RunnerError(
-        `--inspect=${functionId}: no such function served; the app's are ${[...app.functions.keys()].join(', ')}`,
+        `--inspect=${functionId}: no such function served; the app's are ${served.map(({ name }) => name).join(', ')}`,
       );
-    if (fn.code.language !== 'nodejs')
+    if (named.fn.code.language !== 'nodejs')
       throw new RunnerError(
-        `--inspect=${functionId}: it runs ${fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
+        `--inspect=${functionId}: it runs ${named.fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
       );
   }
-  for (const fn of app.functions.values())
-    if (fn.code.language === 'nodejs' && (functionId === undefined || fn.id === functionId))
-      ports.set(fn.id, firstPort === 0 ? 0 : firstPort + ports.size);
+  for (const { name, fn } of named ? [named] : served)
+    if (fn.code.language === 'nodejs') ports.set(name, firstPort === 0 ? 0 : firstPort + ports.size);
   return ports;
 };
 
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
 
 /**
- * Starts what the functions of `app` use (the database and the issuer), and their pools; `poolsFor` makes the pools
- * of another app on the same database and issuer (a reload). Used by the start and invoke commands.
+ * Starts what the functions of `assembly` use (the database and the issuer), and their pools; `poolsFor` makes the
+ * pools of another assembly on the same database and issuer (a reload). Used by the start and invoke commands.
  */
-export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>) => {
-  const inspectPorts = inspectPortsOf(app, options.inspect);
+export const startServices = async (
+  assembly: LocalAssembly,
+  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>,
+) => {
+  const inspectPorts = inspectPortsOf(servedFunctions(assembly), options.inspect);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
@@ -164,25 +180,28 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   const closeEndpoints = () => Promise.all([jwks.close(), unserved.close()]);
   let database: LocalDatabase;
   try {
-    database = await startDatabase(app.tables, options.dataDir, options.log);
+    database = await startDatabase(assembly.tables, options.dataDir, options.log);
   } catch (error) {
     await closeEndpoints();
     throw error;
   }
-  const poolsFor = (served: LocalApp) => {
+  // Each function by name (ServedFunction), its values resolved in its own stack's app, and `--env-vars` given by its
+  // logical id or its name (the name's over the id's).
+  const poolsFor = (served: LocalAssembly) => {
     const pools = new Map<string, FunctionPool>();
-    for (const fn of served.functions.values()) {
-      warnOfOwnScope(fn, served, options.envVars?.[fn.id] ?? {}, options.log);
-      for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${fn.id}: ${notice}`);
+    for (const { name, fn, app } of servedFunctions(served)) {
+      const given = { ...options.envVars?.[fn.id], ...options.envVars?.[name] };
+      warnOfOwnScope(fn, app, given, options.log);
+      for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
       const endpoints = { database: database.endpoint, unservedServices: unserved.url };
-      const variables = localVariables(fn, served, issuer, endpoints, options.envVars);
+      const variables = localVariables(fn, app, issuer, endpoints, { [fn.id]: given });
       const { functionLog } = options;
-      const logLine = functionLog && ((line: string) => functionLog(fn.id, line));
-      const port = inspectPorts.get(fn.id);
+      const logLine = functionLog && ((line: string) => functionLog(name, line));
+      const port = inspectPorts.get(name);
       const inspect = port === undefined ? undefined : { port, wait: options.inspect?.wait ?? false };
       pools.set(
-        fn.id,
+        name,
         new FunctionPool(fn, variables, {
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
@@ -195,7 +214,7 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   };
   let pools: Map<string, FunctionPool>;
   try {
-    pools = poolsFor(app);
+    pools = poolsFor(assembly);
   } catch (error) {
     await database.close();
     await closeEndpoints();
@@ -216,7 +235,19 @@ export const startServices = async (app: LocalApp, options: Omit<LocalApiOptions
   };
 };
 
-const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKey: SigningKey): Deployment => {
+/** `app` as its gateway serves it: with the pools of its functions (by name in `pools`), by logical id. */
+const deploymentOf = (
+  app: LocalApp,
+  served: ServedFunction[],
+  allPools: Map<string, FunctionPool>,
+  signingKey: SigningKey,
+): Deployment => {
+  const pools = new Map(
+    served.flatMap(({ name, fn, app: { stackName } }) => {
+      const pool = allPools.get(name);
+      return stackName === app.stackName && pool ? [[fn.id, pool] as const] : [];
+    }),
+  );
   const authorizers: Deployment['authorizers'] = new Map();
   for (const authorizer of app.authorizers.values()) {
     if (authorizer.type === 'COGNITO_USER_POOLS') {
@@ -242,17 +273,22 @@ const deploymentOf = (app: LocalApp, pools: Map<string, FunctionPool>, signingKe
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
   const readAll = (dir: string) =>
-    readLocalApis(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
-  const apps = readAll(options.cloudAssemblyDir);
-  const app = stackApp(apps);
-  if (app.unreachedFunctions.length > 0)
-    options.log(`not served (no route or authorizer reaches them): ${app.unreachedFunctions.join(', ')}`);
-  const services = await startServices(app, options);
+    readAssembly(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
+  const assembly = readAll(options.cloudAssemblyDir);
+  const { unreachedFunctions } = servedApp(assembly);
+  if (unreachedFunctions.length > 0)
+    options.log(`not served (no route or authorizer reaches them): ${unreachedFunctions.join(', ')}`);
+  if (assembly.stacksWithoutApi.length > 0)
+    options.log(`stacks with no API (their tables alone are served): ${assembly.stacksWithoutApi.join(', ')}`);
+  for (const notice of assembly.notices) options.log(notice);
+  const services = await startServices(assembly, options);
   let pools = services.pools;
-  let deployments = apps.map((api) => deploymentOf(api, pools, services.signingKey));
+  let deployments = assembly.apis.map((api) =>
+    deploymentOf(api, servedFunctions(assembly), pools, services.signingKey),
+  );
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
-  // Each REST API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
+  // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
   const servers = deployments.map((_, index) =>
     createGateway({
       deployment: () => deployments[index] as Deployment,
@@ -285,24 +321,24 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     databaseEndpoint: services.database.endpoint,
     inspectPorts: services.inspectPorts,
     invocations: (functionId) => {
-      const pool = pools.get(functionId);
-      if (!pool) throw new Error(`no function ${functionId} in ${first().app.stackName}`);
+      const named = namedFunction(servedFunctions(assembly), functionId);
+      const pool = named && pools.get(named.name);
+      if (!pool) throw new Error(`no function ${functionId} served`);
       return pool.invocations;
     },
     reload: async (cloudAssemblyDir) => {
       const next = readAll(cloudAssemblyDir);
-      const ids = (list: { apiId: string }[]) => list.map(({ apiId }) => apiId).join(', ');
-      if (ids(next) !== ids(deployments.map(({ app: served }) => served))) {
+      const ids = (list: LocalApp[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');
+      if (ids(next.apis) !== ids(deployments.map(({ app: served }) => served))) {
         options.log(
-          `the stack's REST APIs are now ${ids(next)}: restart the runner to serve them (still serving the last synth)`,
+          `the app's APIs are now ${ids(next.apis)}: restart the runner to serve them (still serving the last synth)`,
         );
         return;
       }
-      const nextApp = stackApp(next);
-      await services.database.createTables(nextApp.tables);
+      await services.database.createTables(next.tables);
       const previous = pools;
-      pools = services.poolsFor(nextApp);
-      deployments = next.map((api) => deploymentOf(api, pools, services.signingKey));
+      pools = services.poolsFor(next);
+      deployments = next.apis.map((api) => deploymentOf(api, servedFunctions(next), pools, services.signingKey));
       for (const pool of previous.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);

@@ -334,6 +334,8 @@ describe('python-hello', () => {
 // calculator three ways, a stack each, all on nodejs12.x, CDK v1: an Express app through aws-serverless-express (which
 // answers through context.succeed), a "fat" function's three handlers, and three single-purpose functions.
 describe('lambda-trilogy', () => {
+  // The three stacks at once, each API at its own address (in the manifest's order), and each alone (--stack).
+  const all = startBeforeAll('lambda-trilogy');
   const lith = startBeforeAll('lambda-trilogy', { stackName: 'TheLambdaLithStack' });
   const fat = startBeforeAll('lambda-trilogy', { stackName: 'TheFatLambdaStack' });
   const single = startBeforeAll('lambda-trilogy', { stackName: 'TheSinglePurposeFunctionStack' });
@@ -351,6 +353,20 @@ describe('lambda-trilogy', () => {
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     },
   );
+
+  test.each(calls)('the three stacks at once, each at its own address: GET %s from each', async (path, result) => {
+    const apis = served(all).apis;
+    expect(apis.map(({ app }) => app.stackName).sort()).toEqual([
+      'TheFatLambdaStack',
+      'TheLambdaLithStack',
+      'TheSinglePurposeFunctionStack',
+    ]);
+    for (const api of apis) {
+      const response = await call(api, 'GET', path);
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toEqual(api.app.stackName === 'TheLambdaLithStack' ? { result } : result);
+    }
+  });
 
   test("TheLambdaLithStack: a path the app has no route for is Express's 404", async () => {
     const response = await call(served(lith), 'GET', '/prod/divide');
@@ -420,10 +436,15 @@ describe('waf-multistack', () => {
   const apiStack = startBeforeAll('waf-multistack', { stackName: 'WAFAPIGatewayApi' });
   const wafStack = startBeforeAll('waf-multistack', { stackName: 'WAFAPIGatewayWaf' });
 
-  test('two stacks: the runner serves one at a time, and without a stack name it lists them', () => {
-    expect(refusal(both)).toBe(
-      `${assemblyOf('waf-multistack')} has 2 stacks (WAFAPIGatewayApi, WAFAPIGatewayWaf): choose one with --stack NAME`,
-    );
+  test("two stacks at once: the API stack's API served, the WAF stack listed (it has no API), its association said", () => {
+    expect(served(both).apis.map(({ app }) => `${app.stackName}/${app.apiId}`)).toEqual([
+      'WAFAPIGatewayApi/WAFAPIGateway0C46B892',
+    ]);
+    expect(both.log.lines).toContain('stacks with no API (their tables alone are served): WAFAPIGatewayWaf');
+    const notice =
+      'WAFAPIGatewayWaf/APIGatewayWebACLAssociation: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served';
+    expect(both.log.lines).toContain(notice);
+    expect(apiStack.log.lines).toContain(notice);
     expect(refusal(wafStack)).toBe(
       'WAFAPIGatewayWaf: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve',
     );
@@ -440,7 +461,7 @@ describe('waf-multistack', () => {
     });
   });
 
-  test("today: the WAF stack's web ACL is not applied, so a query with a script is served (200); on AWS its XSS rule blocks it with a 403", async () => {
+  test("the WAF stack's web ACL is not applied (said at start), so a query with a script is served (200); on AWS its XSS rule blocks it with a 403", async () => {
     const response = await call(served(apiStack), 'GET', `/prod?q=${encodeURIComponent('<script>alert(1)</script>')}`);
     expect(response).toMatchObject({ status: 200, body: 'Success path: "/"' });
   });

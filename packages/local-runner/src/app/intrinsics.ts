@@ -1,8 +1,8 @@
 // The template's intrinsic functions and pseudo parameters, resolved where they have a local meaning.
 import { RunnerError } from '../errors.ts';
 import { isScalar } from '../scalar.ts';
+import type { CfnResource } from './cfn.ts';
 import { localAws } from './local-aws.ts';
-import type { LocalApp } from './template.ts';
 import { localPoolId, poolArn, poolIssuer } from './user-pools.ts';
 
 export class UnresolvableValueError extends RunnerError {
@@ -11,11 +11,36 @@ export class UnresolvableValueError extends RunnerError {
 
 export { localAws };
 
-/** Resolves Ref (a table's name, a function's), Fn::GetAtt (a table's Arn) and Fn::Join; anything else is unresolvable locally. */
-export const resolveValue = (value: unknown, app: LocalApp): string => {
+/** What a value of a stack's template is resolved in: that stack, and what the assembly's stacks export. */
+export interface ValueContext {
+  stackName: string;
+  /** Its tables: a Ref's name, an Arn's. */
+  tables: { id: string; tableName: string }[];
+  resources: Record<string, CfnResource>;
+  /** Each export of the assembly's stacks (Outputs' Export.Name), by name, with the stack its value is resolved in. */
+  exports: Map<string, ExportedValue>;
+}
+
+export interface ExportedValue {
+  value: unknown;
+  stack: ValueContext;
+}
+
+/**
+ * Resolves Ref (a table's name, a function's), Fn::GetAtt (a table's Arn), Fn::Join and Fn::ImportValue (another
+ * stack's export, as the CDK writes a cross-stack reference); anything else is unresolvable locally.
+ */
+export const resolveValue = (value: unknown, app: ValueContext): string => {
   if (isScalar(value)) return String(value);
   if (typeof value === 'object' && value !== null) {
     if ('Ref' in value && typeof value.Ref === 'string') return resolveRef(value.Ref, app);
+    if ('Fn::ImportValue' in value) {
+      const name = resolveValue(value['Fn::ImportValue'], app);
+      const exported = app.exports.get(name);
+      if (!exported)
+        throw new UnresolvableValueError(`${JSON.stringify(value)} (no stack of the assembly exports ${name})`);
+      return resolveValue(exported.value, exported.stack);
+    }
     if ('Fn::Join' in value && Array.isArray(value['Fn::Join'])) {
       const [separator, parts] = value['Fn::Join'] as [string, unknown[]];
       return parts.map((part) => resolveValue(part, app)).join(separator);
@@ -42,7 +67,7 @@ export const resolveValue = (value: unknown, app: LocalApp): string => {
   throw new UnresolvableValueError(JSON.stringify(value));
 };
 
-const resolveRef = (id: string, app: LocalApp): string => {
+const resolveRef = (id: string, app: ValueContext): string => {
   const pseudo: Record<string, string> = {
     'AWS::Region': localAws.region,
     'AWS::AccountId': localAws.accountId,

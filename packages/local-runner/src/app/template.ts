@@ -3,16 +3,19 @@
 // Anything the runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { RunnerError } from '../errors.ts';
+import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
 import { type LocalHttpApi, readHttpApi } from './http-api.ts';
+import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
 
 export type { LocalFunction } from './functions.ts';
 
 interface CfnTemplate {
-  Resources: Record<string, CfnResource>;
+  Resources?: Record<string, CfnResource>;
+  Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
 }
 
 /** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */
@@ -111,7 +114,7 @@ export interface LocalTable {
   properties: Record<string, unknown>;
 }
 
-export interface LocalApp {
+export interface LocalApp extends ValueContext {
   stackName: string;
   apiId: string;
   /** The stack's other APIs (REST and HTTP), not served by this app (each has its own). */
@@ -161,6 +164,11 @@ const functionOfUri = (
     return aliased === undefined ? [] : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
   });
   const [target] = targets;
+  const imported = parts.find((part) => typeof part === 'object' && part !== null && 'Fn::ImportValue' in part);
+  if (targets.length === 0 && imported !== undefined)
+    throw new UnsupportedTemplateError(
+      `${where}: its function is another stack's (${shown(imported)}), which the runner does not serve behind this stack's API`,
+    );
   if (targets.length !== 1 || !target?.functionId)
     throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
   return target;
@@ -412,16 +420,57 @@ const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: str
   return responses;
 };
 
-/** The chosen stack's name and resources: the one stack in `cloudAssemblyDir`, or `stackName`. */
-const stackOf = (cloudAssemblyDir: string, stackName: string | undefined) => {
+interface AssemblyStack {
+  name: string;
+  resources: Record<string, CfnResource>;
+  /** Its tables, its Refs' and the local database's. */
+  tables: LocalTable[];
+}
+
+const tablesOf = (resources: Record<string, CfnResource>): LocalTable[] =>
+  ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
+    id,
+    tableName: String(props(resource).TableName ?? id),
+    properties: props(resource),
+  }));
+
+/**
+ * Every stack of the cloud assembly in `cloudAssemblyDir`, and what they export (a cross-stack reference of the CDK is
+ * an Output's Export in one stack and an Fn::ImportValue in another), each export resolved in its own stack.
+ */
+const assemblyOf = (cloudAssemblyDir: string) => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
     artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
   };
-  const stacks = Object.entries(manifest.artifacts ?? {}).filter(
-    ([, artifact]) => artifact.type === 'aws:cloudformation:stack',
-  );
-  const names = stacks.map(([name]) => name).join(', ');
-  const chosen = stackName === undefined ? stacks : stacks.filter(([name]) => name === stackName);
+  const exports = new Map<string, ExportedValue>();
+  const stacks = Object.entries(manifest.artifacts ?? {})
+    .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
+    .map(([name, artifact]): AssemblyStack => {
+      const template = JSON.parse(
+        readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
+      ) as CfnTemplate;
+      const resources = template.Resources ?? {};
+      const stack = { name, resources, tables: tablesOf(resources) };
+      const context: ValueContext = { stackName: name, tables: stack.tables, resources: stack.resources, exports };
+      for (const output of Object.values(template.Outputs ?? {})) {
+        if (output.Export?.Name === undefined) continue;
+        try {
+          exports.set(resolveValue(output.Export.Name, context), { value: output.Value, stack: context });
+        } catch (error) {
+          // A name with no local value: nothing can import it locally (the import says it finds no such export).
+          if (!(error instanceof UnresolvableValueError)) throw error;
+        }
+      }
+      return stack;
+    });
+  return { stacks, exports };
+};
+
+/** The chosen stack: the one stack in `cloudAssemblyDir`, or `stackName`; with the assembly's exports. */
+const stackOf = (cloudAssemblyDir: string, stackName: string | undefined) => {
+  const { stacks, exports } = assemblyOf(cloudAssemblyDir);
+  const names = stacks.map(({ name }) => name).join(', ');
+  const chosen = stackName === undefined ? stacks : stacks.filter(({ name }) => name === stackName);
   const [stack] = chosen;
   if (!stack)
     throw new UnsupportedTemplateError(
@@ -433,11 +482,7 @@ const stackOf = (cloudAssemblyDir: string, stackName: string | undefined) => {
     throw new UnsupportedTemplateError(
       `${cloudAssemblyDir} has ${chosen.length} stacks (${names}): choose one with --stack NAME`,
     );
-  const [name, artifact] = stack;
-  const template = JSON.parse(
-    readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
-  ) as CfnTemplate;
-  return { name, resources: template.Resources };
+  return { ...stack, exports };
 };
 
 interface ReadOptions {
@@ -446,30 +491,169 @@ interface ReadOptions {
   layerDirs?: LayerDirs;
 }
 
-/**
- * Every REST API of the chosen stack, each read as `readLocalApp` reads one (`apiName` given: that one alone), to be
- * served at once, each at its own address.
- */
-export const readLocalApis = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalApp[] => {
-  if (options.apiName !== undefined) return [readLocalApp(cloudAssemblyDir, options)];
-  const { resources } = stackOf(cloudAssemblyDir, options.stackName);
-  const ids = [...ofType(resources, 'AWS::ApiGateway::RestApi'), ...ofType(resources, 'AWS::ApiGatewayV2::Api')].map(
-    ([id]) => id,
+const apiIdsOf = (resources: Record<string, CfnResource>) =>
+  [...ofType(resources, 'AWS::ApiGateway::RestApi'), ...ofType(resources, 'AWS::ApiGatewayV2::Api')].map(([id]) => id);
+
+/** What the runner serves of a cloud assembly. */
+export interface LocalAssembly {
+  /** Each API served, read as its own app (readLocalApp), to be served at once, each at its own address. */
+  apis: LocalApp[];
+  /**
+   * Every table of the assembly, whichever stack declares it (another stack's functions may import its name), as
+   * they all exist once the app is deployed.
+   */
+  tables: LocalTable[];
+  /** The stacks served with no API (only their tables serve). */
+  stacksWithoutApi: string[];
+  /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
+  notices: string[];
+}
+
+/** A WAF web ACL on an API's stage, which no local part applies, from whichever stack associates it. */
+const noticesOf = (stacks: AssemblyStack[]) =>
+  stacks.flatMap(({ name, resources }) =>
+    ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
+      ([id]) =>
+        `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,
+    ),
   );
-  return ids.length <= 1
-    ? [readLocalApp(cloudAssemblyDir, options)]
-    : ids.map((apiName) => readLocalApp(cloudAssemblyDir, { ...options, apiName }));
+
+/**
+ * What the runner serves of the assembly in `cloudAssemblyDir`: every API of every stack (`stackName`: of that stack;
+ * `apiName`: that API alone), each read as `readLocalApp` reads one. The stacks' functions are served by logical id
+ * and their tables by name in one account, so two stacks served at once that share a function's id or a table's name
+ * are refused, naming them.
+ */
+export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalAssembly => {
+  const { stacks } = assemblyOf(cloudAssemblyDir);
+  const { stackName, apiName } = options;
+  if (stackName !== undefined || stacks.length <= 1) {
+    const stack = stackOf(cloudAssemblyDir, stackName);
+    const ids = apiName === undefined ? apiIdsOf(stack.resources) : [apiName];
+    const apis =
+      ids.length <= 1
+        ? [readLocalApp(cloudAssemblyDir, { ...options, stackName: stack.name })]
+        : ids.map((id) => readLocalApp(cloudAssemblyDir, { ...options, stackName: stack.name, apiName: id }));
+    // One stack served: the others' tables are there as deployed, one of each name.
+    const others = stacks.filter(({ name }) => name !== stack.name);
+    const tables = new Map(
+      [...others, stack].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
+    );
+    return { apis, tables: [...tables.values()], stacksWithoutApi: [], notices: noticesOf(stacks) };
+  }
+  const withApis = stacks.filter(({ resources }) =>
+    apiIdsOf(resources).some((id) => apiName === undefined || id === apiName),
+  );
+  const names = stacks.map(({ name }) => name).join(', ');
+  if (withApis.length === 0)
+    throw new UnsupportedTemplateError(
+      apiName === undefined
+        ? `${cloudAssemblyDir}: none of its stacks (${names}) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`
+        : `${cloudAssemblyDir}: none of its stacks (${names}) has an API ${apiName}`,
+    );
+  if (apiName !== undefined && withApis.length > 1)
+    throw new UnsupportedTemplateError(
+      `${apiName} is an API of ${withApis.map(({ name }) => name).join(' and ')}: choose one with --stack NAME`,
+    );
+  const apis = withApis.flatMap(({ name, resources }) =>
+    (apiName === undefined ? apiIdsOf(resources) : [apiName]).map((id) =>
+      readLocalApp(cloudAssemblyDir, { ...options, stackName: name, apiName: id }),
+    ),
+  );
+  refuseSharedTableNames(stacks);
+  const served = new Set(withApis.map(({ name }) => name));
+  return {
+    apis,
+    tables: stacks.flatMap(({ tables }) => tables),
+    stacksWithoutApi: stacks.filter(({ name }) => !served.has(name)).map(({ name }) => name),
+    notices: noticesOf(stacks),
+  };
 };
 
 /**
- * What the APIs of one stack share, as one app: every function any of them reaches (their pools are the stack's),
- * and the others, which none reaches, listed.
+ * Refuses two stacks with a table of the same name: locally a table's name is its TableName or else its logical id
+ * (on AWS, CloudFormation makes one up with the stack's name in it), and the stacks' functions would share one table.
  */
-export const stackApp = (apps: LocalApp[]): LocalApp => {
-  const [first, ...others] = apps;
-  if (!first) throw new UnsupportedTemplateError('no REST API to serve');
-  const functions = new Map([first, ...others].flatMap((app) => [...app.functions]));
-  return { ...first, functions, unreachedFunctions: first.unreachedFunctions.filter((id) => !functions.has(id)) };
+const refuseSharedTableNames = (stacks: AssemblyStack[]) => {
+  const stackOfTable = new Map<string, string>();
+  for (const { name, tables } of stacks)
+    for (const { tableName } of tables) {
+      const other = stackOfTable.get(tableName);
+      if (other !== undefined && other !== name)
+        throw new UnsupportedTemplateError(
+          `${other} and ${name} both have a table named ${tableName}, which locally is one: serve one stack at a time with --stack NAME`,
+        );
+      stackOfTable.set(tableName, name);
+    }
+};
+
+/**
+ * A function served, once however many APIs of its stack reach it: its name in the runner's messages and options
+ * (`--inspect`, `--env-vars`, `invoke`), and the app its values are resolved in (its stack's). The name is its
+ * logical id, or `Stack/id` when several stacks are served: two may have a function of the same id, as the CDK gives
+ * one construct the same id in each stack it is in.
+ */
+export interface ServedFunction {
+  name: string;
+  fn: LocalFunction;
+  app: LocalApp;
+}
+
+/** How the functions of `apis`' stacks are named (ServedFunction). */
+const functionNames = (apis: LocalApp[]) => {
+  const several = new Set(apis.map(({ stackName }) => stackName)).size > 1;
+  return (stackName: string, id: string) => (several ? `${stackName}/${id}` : id);
+};
+
+export const servedFunctions = ({ apis }: LocalAssembly): ServedFunction[] => {
+  const nameOf = functionNames(apis);
+  const served = new Map<string, ServedFunction>();
+  for (const app of apis)
+    for (const fn of app.functions.values()) {
+      const name = nameOf(app.stackName, fn.id);
+      if (!served.has(name)) served.set(name, { name, fn, app });
+    }
+  return [...served.values()];
+};
+
+/**
+ * The served function a user names: by its name, or by its logical id when one function alone has it; undefined when
+ * none has, and refused, naming them, when several have.
+ */
+export const namedFunction = (served: ServedFunction[], name: string): ServedFunction | undefined => {
+  const exact = served.find((candidate) => candidate.name === name);
+  if (exact) return exact;
+  const byId = served.filter(({ fn }) => fn.id === name);
+  if (byId.length > 1)
+    throw new RunnerError(`${name} is the id of ${byId.map((candidate) => candidate.name).join(' and ')}: name one`);
+  return byId[0];
+};
+
+/**
+ * What the APIs served share, as one app for lookups (the start and token commands'): every table of the assembly,
+ * their user pools and authorizers, the functions they reach, and the functions none reaches, listed by name
+ * (ServedFunction). Its other fields are the first API's: a function's values are resolved in its own API's app
+ * (servedFunctions), never in this one.
+ */
+export const servedApp = (assembly: LocalAssembly): LocalApp => {
+  const { apis, tables } = assembly;
+  const [first] = apis;
+  if (!first) throw new UnsupportedTemplateError('no API to serve');
+  const nameOf = functionNames(apis);
+  const served = new Set(servedFunctions(assembly).map(({ name }) => name));
+  const unreached = apis.flatMap(({ stackName, unreachedFunctions }) =>
+    unreachedFunctions.map((id) => nameOf(stackName, id)),
+  );
+  return {
+    ...first,
+    functions: new Map(apis.flatMap((app) => [...app.functions])),
+    tables,
+    userPools: [
+      ...new Map(apis.flatMap(({ userPools }) => userPools.map((pool) => [pool.poolId, pool] as const))).values(),
+    ],
+    authorizers: new Map(apis.flatMap((app) => [...app.authorizers])),
+    unreachedFunctions: [...new Set(unreached)].filter((name) => !served.has(name)),
+  };
 };
 
 /**
@@ -480,7 +664,7 @@ export const readLocalApp = (
   cloudAssemblyDir: string,
   { stackName, apiName, layerDirs = {} }: ReadOptions = {},
 ): LocalApp => {
-  const { name, resources } = stackOf(cloudAssemblyDir, stackName);
+  const { name, resources, tables, exports } = stackOf(cloudAssemblyDir, stackName);
   const restApis = ofType(resources, 'AWS::ApiGateway::RestApi').map(([id]) => id);
   const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
   const allIds = [...restApis, ...httpApis];
@@ -495,12 +679,15 @@ export const readLocalApp = (
       `${name} has ${chosen.length} APIs (${allIds.join(', ')}): the runner serves one at a time, choose one with --api ID`,
     );
   const otherApiIds = allIds.filter((id) => id !== apiId);
-  const tables = ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
-    id,
-    tableName: String(props(resource).TableName ?? id),
-    properties: props(resource),
-  }));
-  const shared = { stackName: name, apiId, otherApiIds, userPools: readUserPools(resources), tables, resources };
+  const shared = {
+    stackName: name,
+    apiId,
+    otherApiIds,
+    userPools: readUserPools(resources),
+    tables,
+    resources,
+    exports,
+  };
 
   if (httpApis.includes(apiId)) {
     const httpApi = readHttpApi(resources, apiId, (uri, where) => functionOfUri(uri, where, resources));

@@ -1,7 +1,7 @@
 // `cdk-local-runner invoke <function id> <event.json>`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`. Prints the result as JSON.
 import { readFileSync } from 'node:fs';
-import { readLocalApis, stackApp } from '../app/template.ts';
+import { namedFunction, readAssembly, servedApp, servedFunctions } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';
@@ -38,27 +38,26 @@ const log = (line: string) => console.error(line);
 try {
   if (!functionId || !eventFile || positionals.length > 2)
     throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const app = stackApp(
-    readLocalApis(cloudAssemblyOf(values, log), {
-      stackName: values.stack,
-      apiName: values.api,
-      layerDirs: layerDirsOf(values),
-    }),
-  );
-  if (app.unreachedFunctions.includes(functionId))
+  const assembly = readAssembly(cloudAssemblyOf(values, log), {
+    stackName: values.stack,
+    apiName: values.api,
+    layerDirs: layerDirsOf(values),
+  });
+  const served = servedFunctions(assembly);
+  const named = namedFunction(served, functionId);
+  if (!named && servedApp(assembly).unreachedFunctions.includes(functionId))
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
-  if (!app.functions.has(functionId)) {
-    throw new RunnerError(`no function ${functionId}; the API's are ${[...app.functions.keys()].join(', ')}`);
-  }
+  if (!named)
+    throw new RunnerError(`no function ${functionId}; the API's are ${served.map(({ name }) => name).join(', ')}`);
   const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
   const config = readConfig(process.cwd());
   // Debugged, the function's runtime waits for a debugger to attach before it loads the code.
-  const inspect = inspectOf(values) && { ...inspectOf(values), functionId, wait: true };
-  if (values.inspect && values.inspect !== functionId)
+  const inspect = inspectOf(values) && { ...inspectOf(values), functionId: named.name, wait: true };
+  if (values.inspect && values.inspect !== functionId && values.inspect !== named.name)
     throw new RunnerError(
       `--inspect=${values.inspect}: the invoke command debugs the function it invokes, ${functionId}`,
     );
-  const services = await startServices(app, {
+  const services = await startServices(assembly, {
     dataDir: dataDirOf(values, config),
     maxWorkers: 1,
     tokenIssuer: config.tokenIssuer,
@@ -71,7 +70,7 @@ try {
     log(
       `Debugger: ${id} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"}, waiting for a debugger to attach (no timeout cuts a pause off)`,
     );
-  const report = await services.pools.get(functionId)?.invoke(event);
+  const report = await services.pools.get(named.name)?.invoke(event);
   await services.close();
   const invocation = report?.invocation;
   log(

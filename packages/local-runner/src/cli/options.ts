@@ -50,8 +50,8 @@ export const options = {
     placeholder: 'NAME=VALUE',
     help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
   },
-  stack: { type: 'string', placeholder: 'NAME', help: 'the stack, when the app has several' },
-  api: { type: 'string', placeholder: 'ID', help: 'the REST API (its logical id), when the stack has several' },
+  stack: { type: 'string', placeholder: 'NAME', help: "that stack's APIs alone (default: every stack's)" },
+  api: { type: 'string', placeholder: 'ID', help: 'that API (REST or HTTP, its logical id) alone (default: each)' },
   'runtime-sdk': {
     type: 'string',
     placeholder: 'DIR',

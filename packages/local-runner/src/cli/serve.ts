@@ -118,12 +118,17 @@ const banner = async (
         );
   const several = api.apis.length > 1;
   const chosen = !several && api.app.otherApiIds.length > 0;
+  const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
   return [
     '',
-    `${openapi?.info?.title ?? 'The API'} (stack ${api.app.stackName}${chosen ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
-    // Several REST APIs, each at its own address, each with its routes.
+    `${openapi?.info?.title ?? 'The API'} (${stacks.length > 1 ? 'stacks' : 'stack'} ${stacks.join(', ')}${chosen ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    // Several APIs, each at its own address, each with its routes.
     ...api.apis.flatMap((served) => [
-      ...(several ? [`${served.app.httpApi ? 'HTTP' : 'REST'} API ${served.app.apiId} at ${served.url}:`] : []),
+      ...(several
+        ? [
+            `${served.app.httpApi ? 'HTTP' : 'REST'} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
+          ]
+        : []),
       ...routesOf(served),
     ]),
     ...(chosen
@@ -132,8 +137,8 @@ const banner = async (
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
-    ...api.app.userPools.map(
-      ({ logicalId }) =>
+    ...[...new Set(api.apis.flatMap(({ app }) => app.userPools.map(({ logicalId }) => logicalId)))].map(
+      (logicalId) =>
         `User pool ${logicalId}: its tokens with \`npx cdk-local-runner token --pool ${logicalId} [--token-use access]\``,
     ),
     ...[...api.inspectPorts].map(

@@ -1,6 +1,6 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take.
-import { type LocalApp, readLocalApis, stackApp } from '../app/template.ts';
+import { type LocalAssembly, readAssembly, servedApp } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
@@ -22,8 +22,8 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'expires-in',
 ]);
 /** A user pool's token for `app`: the pool by logical id, its first app client, and (access) the scopes its methods ask. */
-const poolToken = (apps: LocalApp[], name: string) => {
-  const app = stackApp(apps);
+const poolToken = (assembly: LocalAssembly, name: string) => {
+  const app = servedApp(assembly);
   const pool = app.userPools.find(({ logicalId }) => logicalId === name);
   if (!pool)
     throw new RunnerError(
@@ -36,7 +36,7 @@ const poolToken = (apps: LocalApp[], name: string) => {
       authorizer.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId) ? [authorizer.id] : [],
     ),
   );
-  const methodScopes = apps
+  const methodScopes = assembly.apis
     .flatMap(({ routes }) => routes)
     .flatMap((route) =>
       route.authorizerId !== undefined && takenBy.has(route.authorizerId) ? route.authorizationScopes : [],
@@ -52,14 +52,14 @@ const poolToken = (apps: LocalApp[], name: string) => {
 try {
   const config = readConfig(process.cwd());
   const dataDir = dataDirOf(values, config);
-  const apps = () =>
-    readLocalApis(
+  const assembly = () =>
+    readAssembly(
       cloudAssemblyOf(values, () => undefined),
       { stackName: values.stack, apiName: values.api },
     );
   const expiresIn = /^\d+$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in'];
   // Checked before the key is read: a wrong pool creates no key.
-  const pool = values.pool === undefined ? undefined : poolToken(apps(), values.pool);
+  const pool = values.pool === undefined ? undefined : poolToken(assembly(), values.pool);
   const key = await loadSigningKey(dataDir, config.tokenIssuer);
   if (pool !== undefined) {
     console.log(await signPoolToken(key, { sub: values.sub, expiresIn, ...pool }));
@@ -68,7 +68,7 @@ try {
     const issuer = { ...key, issuer: values.issuer, audience: values.audience ?? '' };
     console.log(await signDevToken(issuer, { sub: values.sub, scope: values.scope ?? '', expiresIn }));
   } else {
-    const scope = values.scope ?? devIssuerScope(stackApp(apps())) ?? '';
+    const scope = values.scope ?? devIssuerScope(servedApp(assembly())) ?? '';
     console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));
   }
 } catch (error) {

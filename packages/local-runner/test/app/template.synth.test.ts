@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Fn, Stack } from 'aws-cdk-lib';
 import {
   AuthorizationType,
   AwsIntegration,
@@ -16,9 +16,12 @@ import {
   ResponseTransferMode,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnApi, CfnAuthorizer, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { readLocalApis, readLocalApp } from '../../src/app/template.ts';
+import { namedFunction, readAssembly, readLocalApp, servedFunctions } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
 const code = () => Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname);
@@ -33,12 +36,11 @@ const synthesize = (build: (app: App) => void) => {
 };
 
 /** A stack `Case` after `build` has added to it, synthesized, and read as the runner does. */
-const readAssembly = (build: (stack: Stack) => void) =>
-  readLocalApp(synthesize((app) => build(new Stack(app, 'Case'))));
+const readCase = (build: (stack: Stack) => void) => readLocalApp(synthesize((app) => build(new Stack(app, 'Case'))));
 
 /** A one-function app with a REST API after `build` has added to it, read as the runner does. */
 const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =>
-  readAssembly((stack) => {
+  readCase((stack) => {
     const fn = new LambdaFunction(stack, 'Echo', {
       code: code(),
       handler: 'echo.handler',
@@ -132,9 +134,32 @@ describe('readLocalApp refuses', () => {
     );
   });
 
+  test('an HTTP API\'s Lambda authorizer with simple responses on payload 1.0, which takes 2.0 ("must return an IAM policy")', () => {
+    expect(() =>
+      readCase((stack) => {
+        const fn = new LambdaFunction(stack, 'Echo', {
+          code: code(),
+          handler: 'echo.handler',
+          runtime: Runtime.NODEJS_24_X,
+        });
+        const api = new HttpApi(stack, 'Items');
+        api.addRoutes({
+          path: '/items',
+          integration: new HttpLambdaIntegration('Echo', fn),
+          authorizer: new HttpLambdaAuthorizer('Keyed', fn, { responseTypes: [HttpLambdaResponseType.SIMPLE] }),
+        });
+        for (const child of api.node.findAll())
+          if (child instanceof CfnAuthorizer) {
+            child.overrideLogicalId('KeyedAuthorizer');
+            child.addPropertyOverride('AuthorizerPayloadFormatVersion', '1.0');
+          }
+      }),
+    ).toThrow('KeyedAuthorizer: simple responses with payload format 1.0, which take 2.0');
+  });
+
   test('a WebSocket API, saying what it is', () => {
     expect(() =>
-      readAssembly((stack) => {
+      readCase((stack) => {
         new CfnApi(stack, 'Chat', {
           name: 'chat',
           protocolType: 'WEBSOCKET',
@@ -162,8 +187,8 @@ describe('readLocalApp refuses', () => {
     expect(() => readLocalApp(outdir, { apiName: 'BillingApi' })).toThrow(
       'Case has no API BillingApi; its APIs: OrdersApi, UsersApi',
     );
-    // Served, each is read on its own (readLocalApis).
-    expect(readLocalApis(outdir).map(({ apiId }) => apiId)).toEqual(['OrdersApi', 'UsersApi']);
+    // Served, each is read on its own (readAssembly).
+    expect(readAssembly(outdir).apis.map(({ apiId }) => apiId)).toEqual(['OrdersApi', 'UsersApi']);
   });
 
   test('a mock whose answer needs mapping-template logic (VTL)', () => {
@@ -238,6 +263,116 @@ describe('functionVariables', () => {
     });
     expect(() => functionVariables(echo, app, {})).toThrow(
       /EchoFunction: environment variable API is \{"Ref":"Api\w+"\}, which has no local value; give one with --env-vars/,
+    );
+  });
+});
+
+describe('readAssembly: several stacks at once', () => {
+  /** A stack `name` with a REST API `<name>Api` whose GET /<name> reaches its function `<name>Function`. */
+  const apiStack = (app: App, name: string, functionId = `${name}Function`) => {
+    const stack = new Stack(app, name);
+    const fn = new LambdaFunction(stack, 'Fn', { code: code(), handler: 'echo.handler', runtime: Runtime.NODEJS_24_X });
+    (fn.node.defaultChild as CfnFunction).overrideLogicalId(functionId);
+    const api = new RestApi(stack, 'Api');
+    (api.node.defaultChild as CfnRestApi).overrideLogicalId(`${name}Api`);
+    api.root.addResource(name.toLowerCase()).addMethod('GET', new LambdaIntegration(fn));
+    return { stack, fn };
+  };
+
+  test("every stack's APIs, each its own app; a stack with no API listed; every stack's tables; a cross-stack reference resolved in the stack that exports it", () => {
+    const outdir = synthesize((app) => {
+      const data = new Stack(app, 'Data');
+      const table = new Table(data, 'Plants', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+      (table.node.defaultChild as CfnTable).overrideLogicalId('PlantsTable');
+      apiStack(app, 'Users');
+      // The CDK writes the table's name as an Export of Data and an Fn::ImportValue in Orders.
+      apiStack(app, 'Orders').fn.addEnvironment('TABLE', table.tableName);
+    });
+    const assembly = readAssembly(outdir);
+    expect(assembly.apis.map(({ stackName, apiId }) => `${stackName}/${apiId}`)).toEqual([
+      'Users/UsersApi',
+      'Orders/OrdersApi',
+    ]);
+    expect(assembly.stacksWithoutApi).toEqual(['Data']);
+    expect(assembly.tables.map(({ tableName }) => tableName)).toEqual(['PlantsTable']);
+    const orders = assembly.apis[1];
+    const fn = orders?.functions.get('OrdersFunction');
+    if (!orders || !fn) throw new Error('no OrdersFunction');
+    expect(fn.variables.TABLE).toHaveProperty('Fn::ImportValue');
+    expect(functionVariables(fn, orders, {}).TABLE).toBe('PlantsTable');
+    // One stack chosen: the others' tables are still there, as deployed.
+    expect(readAssembly(outdir, { stackName: 'Orders' })).toMatchObject({
+      apis: [{ apiId: 'OrdersApi' }],
+      tables: [{ tableName: 'PlantsTable' }],
+    });
+    // One API chosen, found in whichever stack has it.
+    expect(readAssembly(outdir, { apiName: 'UsersApi' }).apis.map(({ stackName }) => stackName)).toEqual(['Users']);
+  });
+
+  test('two stacks with a function of the same id (one construct in two stacks): each served, named by its stack', () => {
+    const twins = synthesize((app) => {
+      apiStack(app, 'Dev', 'ApiFunction');
+      apiStack(app, 'Prod', 'ApiFunction');
+    });
+    const served = servedFunctions(readAssembly(twins));
+    expect(served.map(({ name, app }) => [name, app.stackName])).toEqual([
+      ['Dev/ApiFunction', 'Dev'],
+      ['Prod/ApiFunction', 'Prod'],
+    ]);
+    expect(namedFunction(served, 'Prod/ApiFunction')?.app.apiId).toBe('ProdApi');
+    expect(() => namedFunction(served, 'ApiFunction')).toThrow(
+      'ApiFunction is the id of Dev/ApiFunction and Prod/ApiFunction: name one',
+    );
+    // One stack: its functions by their logical ids.
+    const prod = servedFunctions(readAssembly(twins, { stackName: 'Prod' }));
+    expect(prod.map(({ name }) => name)).toEqual(['ApiFunction']);
+    expect(namedFunction(prod, 'ApiFunction')?.app.stackName).toBe('Prod');
+  });
+
+  test('refused: two stacks with a table of the same name (locally an unnamed table takes its logical id), or no API at all', () => {
+    const twins = synthesize((app) => {
+      for (const name of ['Dev', 'Prod']) {
+        const { stack } = apiStack(app, name);
+        const table = new Table(stack, 'Plants', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+        (table.node.defaultChild as CfnTable).overrideLogicalId('PlantsTable');
+      }
+    });
+    expect(() => readAssembly(twins)).toThrow(
+      'Dev and Prod both have a table named PlantsTable, which locally is one: serve one stack at a time with --stack NAME',
+    );
+    expect(readAssembly(twins, { stackName: 'Prod' }).tables.map(({ tableName }) => tableName)).toEqual([
+      'PlantsTable',
+    ]);
+
+    const empty = synthesize((app) => {
+      for (const name of ['Users', 'Orders']) new Stack(app, name);
+    });
+    expect(() => readAssembly(empty)).toThrow(
+      `${empty}: none of its stacks (Users, Orders) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`,
+    );
+  });
+
+  test("refused: a method whose function is another stack's, naming the method and the import", () => {
+    const outdir = synthesize((app) => {
+      const { fn } = apiStack(app, 'Orders');
+      const api = new RestApi(new Stack(app, 'Gateway'), 'Api');
+      (api.node.defaultChild as CfnRestApi).overrideLogicalId('GatewayApi');
+      api.root.addMethod('GET', new LambdaIntegration(fn));
+    });
+    expect(() => readAssembly(outdir)).toThrow(
+      /^ApiGET\w+: its function is another stack's \(\{"Fn::ImportValue":"Orders:ExportsOutputFnGetAttOrdersFunction\w+"\}\), which the runner does not serve behind this stack's API$/,
+    );
+  });
+
+  test('refused: an import no stack of the assembly exports, naming it', () => {
+    const outdir = synthesize((app) => {
+      apiStack(app, 'Orders').fn.addEnvironment('TABLE', Fn.importValue('SharedTableName'));
+    });
+    const [orders] = readAssembly(outdir).apis;
+    const fn = orders?.functions.get('OrdersFunction');
+    if (!orders || !fn) throw new Error('no OrdersFunction');
+    expect(() => functionVariables(fn, orders, {})).toThrow(
+      'OrdersFunction: environment variable TABLE is {"Fn::ImportValue":"SharedTableName"} (no stack of the assembly exports SharedTableName), which has no local value; give one with --env-vars',
     );
   });
 });
