@@ -30,3 +30,30 @@ export const ofType = (resources: Record<string, CfnResource>, type: string) =>
 
 /** What a template value is, as a message names it: a string as it is, anything else (an intrinsic) as JSON. */
 export const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** A stage of an API: its name (the path's first segment; an HTTP API's `$default` has none), variables, deployment. */
+export interface LocalStage {
+  name: string;
+  variables: Record<string, string>;
+  /** Its deployment's logical id (the CDK changes it with each change to the API), or `local`. */
+  deployment: string;
+}
+
+/**
+ * Each Stage resource in `stages` read (REST's `Variables`, HTTP's `StageVariables`); none: one named `defaultName`,
+ * as the runner has always served an API without one.
+ */
+export const readStages = (stages: [string, CfnResource][], apiId: string, defaultName: string): LocalStage[] => {
+  if (stages.length === 0) return [{ name: defaultName, variables: {}, deployment: 'local' }];
+  return stages.map(([, stage]) => {
+    const properties = props(stage);
+    const variables = (properties.Variables ?? properties.StageVariables ?? {}) as Record<string, unknown>;
+    if (!Object.values(variables).every((value) => typeof value === 'string'))
+      throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
+    return {
+      name: String(properties.StageName ?? defaultName),
+      variables: variables as Record<string, string>,
+      deployment: refOf(properties.DeploymentId) ?? 'local',
+    };
+  });
+};

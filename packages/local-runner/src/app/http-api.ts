@@ -2,7 +2,16 @@
 // ("Working with routes for HTTP APIs": `METHOD /path`, `ANY`, `{proxy+}`, `$default`), their Lambda proxy
 // integrations (payload format 2.0), its stage (`$default`, or a named one and its path prefix) and stage variables,
 // and its JWT authorizers. What the runner does not serve of it is refused, each named.
-import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import {
+  type CfnResource,
+  type LocalStage,
+  ofType,
+  props,
+  readStages,
+  refOf,
+  shown,
+  UnsupportedTemplateError,
+} from './cfn.ts';
 
 export interface HttpRoute {
   routeKey: string;
@@ -63,7 +72,9 @@ export interface HttpLambdaAuthorizer {
 export interface LocalHttpApi {
   apiId: string;
   cors: HttpCors | undefined;
-  /** `$default` (no path prefix) or the stage's name (the path's first segment). */
+  /** Its stages, `$default` first if it has one; every one serves the template's routes. */
+  stages: LocalStage[];
+  /** The stage a request is served by (the gateway's view of it): `$default` (no path prefix) or a stage's name. */
   stageName: string;
   stageVariables: Record<string, string>;
   routes: HttpRoute[];
@@ -104,13 +115,11 @@ export const readHttpApi = (
   const api = props(resources[apiId] ?? { Type: '' });
   if (api.ProtocolType !== 'HTTP')
     throw new UnsupportedTemplateError(`${apiId}: a ${shown(api.ProtocolType)} API, which the runner does not serve`);
-  const [stage, ...moreStages] = ofApi('AWS::ApiGatewayV2::Stage');
-  if (moreStages.length > 0) throw new UnsupportedTemplateError(`${apiId}: several stages (the runner serves one)`);
-  const stageProperties = stage ? props(stage[1]) : {};
-  const stageName = String(stageProperties.StageName ?? '$default');
-  const variables = (stageProperties.StageVariables ?? {}) as Record<string, unknown>;
-  if (!Object.values(variables).every((value) => typeof value === 'string'))
-    throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
+  // `$default` first: the stage of a path no other stage's name begins.
+  const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), apiId, '$default').sort(
+    (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
+  );
+  const [stage] = stages as [LocalStage, ...LocalStage[]];
 
   const authorizers = new Map<string, JwtAuthorizer | HttpLambdaAuthorizer>();
   for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
@@ -204,8 +213,9 @@ export const readHttpApi = (
   return {
     apiId,
     cors: corsOf(api.CorsConfiguration),
-    stageName,
-    stageVariables: variables as Record<string, string>,
+    stages,
+    stageName: stage.name,
+    stageVariables: stage.variables,
     routes,
     authorizers,
   };

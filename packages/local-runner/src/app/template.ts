@@ -4,7 +4,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.ts';
-import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import {
+  type CfnResource,
+  getAttOf,
+  type LocalStage,
+  ofType,
+  props,
+  readStages,
+  refOf,
+  shown,
+  UnsupportedTemplateError,
+} from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
 import { type LocalHttpApi, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
@@ -121,6 +131,9 @@ export interface LocalApp extends ValueContext {
   otherApiIds: string[];
   /** Set when the API is an HTTP API (its routes, stage and JWT authorizers); the REST fields are then empty. */
   httpApi: LocalHttpApi | undefined;
+  /** Its stages, each serving the template's routes under its name (the path's first segment). */
+  stages: LocalStage[];
+  /** The stage a request is served by (the gateway's view of the app; the first stage until then). */
   stageName: string;
   /** The stage's variables (`stageVariables` of the events), with the values the template gives them. */
   stageVariables: Record<string, string>;
@@ -704,6 +717,7 @@ export const readLocalApp = (
     );
     return {
       ...shared,
+      stages: httpApi.stages,
       stageName: httpApi.stageName,
       stageVariables: httpApi.stageVariables,
       deployment: 'local',
@@ -722,14 +736,12 @@ export const readLocalApp = (
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
   }
-  const stages = ofType(resources, 'AWS::ApiGateway::Stage').filter(
-    ([, stage]) => refOf(props(stage).RestApiId) === apiId,
+  const stages = readStages(
+    ofType(resources, 'AWS::ApiGateway::Stage').filter(([, stage]) => refOf(props(stage).RestApiId) === apiId),
+    apiId,
+    'local',
   );
-  const stage = stages.length === 1 && stages[0] ? props(stages[0][1]) : {};
-  const stageName = String(stage.StageName ?? 'local');
-  const variables = (stage.Variables ?? {}) as Record<string, unknown>;
-  if (!Object.values(variables).every((value) => typeof value === 'string'))
-    throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
+  const [stage] = stages as [LocalStage, ...LocalStage[]];
 
   const routes = readRoutes(resources, apiId);
   const authorizers = readAuthorizers(resources, apiId);
@@ -740,9 +752,10 @@ export const readLocalApp = (
   const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached, layerDirs);
   return {
     ...shared,
-    stageName,
-    stageVariables: variables as Record<string, string>,
-    deployment: refOf(stage.DeploymentId) ?? 'local',
+    stages,
+    stageName: stage.name,
+    stageVariables: stage.variables,
+    deployment: stage.deployment,
     binaryMediaTypes,
     routes,
     authorizers,

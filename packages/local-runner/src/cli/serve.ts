@@ -130,6 +130,9 @@ const banner = async (
           ]
         : []),
       ...routesOf(served),
+      ...(served.app.stages.length > 1
+        ? [`  stages ${served.app.stages.map(({ name }) => name).join(', ')}: the path's first segment chooses`]
+        : []),
     ]),
     ...(chosen
       ? [`The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (without --api, each is served)`]

@@ -92,16 +92,37 @@ export interface Deployment {
   httpAuthorizers: Map<string, LocalJwtAuthorizer | LocalHttpLambdaAuthorizer>;
 }
 
-/** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's. */
+/**
+ * The stage whose name the path's first segment is: a REST API's (not when it has a top-level resource of that name:
+ * the path is the resource's), else its first, as its path may leave the stage out (`withoutStage`); an HTTP API's,
+ * else `$default`, else none (the path is then outside every stage).
+ */
+const stageOf = ({ stages, routes, httpApi }: LocalApp, pathname: string) => {
+  const named = stages.find(
+    ({ name }) =>
+      name !== '$default' &&
+      (pathname === `/${name}` || pathname.startsWith(`/${name}/`)) &&
+      !routes.some(({ resourcePath }) => resourcePath.split('/')[1] === name),
+  );
+  return named ?? (httpApi ? stages.find(({ name }) => name === '$default') : stages[0]);
+};
+
+/** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's; served by the path's stage. */
 const handleAny = (request: IncomingMessage, deployment: Deployment) => {
+  const url = requestUrl(request);
+  const stage = stageOf(deployment.app, url.pathname) ?? deployment.app.stages[0];
   const { httpApi } = deployment.app;
+  const view = stage && { stageName: stage.name, stageVariables: stage.variables };
   return httpApi
-    ? handleHttpApi(request, requestUrl(request), {
-        api: httpApi,
+    ? handleHttpApi(request, url, {
+        api: { ...httpApi, ...view },
         pools: deployment.pools,
         authorizers: deployment.httpAuthorizers,
       })
-    : handle(request, deployment);
+    : handle(request, {
+        ...deployment,
+        app: { ...deployment.app, ...view, ...(stage && { deployment: stage.deployment }) },
+      });
 };
 
 interface GatewayOptions {

@@ -1,0 +1,26 @@
+// The start command's banner names what it serves: each API at its address with its stack, when several stacks are
+// served, and its stages, when it has several.
+import { afterEach, expect, test } from '@jest/globals';
+import { synthesizeStagedApp } from '../fixtures/staged-app.ts';
+import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
+
+afterEach(stopStarted);
+
+const servedBanner = (app: string) => launchedUntil(launch(undefined, { args: ['--app', app] }), /Database: /);
+
+test("several stacks: the banner names them, and each API's stack (lambda-trilogy)", async () => {
+  const output = await servedBanner(
+    new URL('../fixtures/public-apps/lambda-trilogy/cdk.out', import.meta.url).pathname,
+  );
+  expect(output).toMatch(
+    /\(stacks TheLambdaLithStack, TheFatLambdaStack, TheSinglePurposeFunctionStack\) is serving at/,
+  );
+  for (const stack of ['TheLambdaLithStack', 'TheFatLambdaStack', 'TheSinglePurposeFunctionStack'])
+    expect(output).toMatch(new RegExp(`REST API \\w+ of ${stack} at http://127\\.0\\.0\\.1:\\d+:`));
+}, 60_000);
+
+test('an API with several stages: the banner names them', async () => {
+  const output = await servedBanner(synthesizeStagedApp());
+  expect(output).toContain("  stages prod, dev: the path's first segment chooses");
+  expect(output).toContain("  stages dev, prod: the path's first segment chooses");
+}, 60_000);
