@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.ts';
+import { type LocalApiKey, readApiKeys } from './api-keys.ts';
 import {
   type CfnResource,
   getAttOf,
@@ -83,6 +84,8 @@ interface RouteBase {
   authorizationScopes: string[];
   /** What API Gateway checks of a request before its integration, when the method has a request validator. */
   validation: RequestValidation | undefined;
+  /** ApiKeyRequired: the request's X-API-Key must be one of the API's keys for its stage (LocalApp's `apiKeys`). */
+  apiKeyRequired: boolean;
 }
 
 /** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
@@ -144,6 +147,10 @@ export interface LocalApp extends ValueContext {
   routes: LocalRoute[];
   authorizers: Map<string, LocalAuthorizer>;
   gatewayResponses: Map<string, LocalGatewayResponse>;
+  /** The API keys its methods that require one take (a REST API's). */
+  apiKeys: LocalApiKey[];
+  /** What of the API applies on AWS and not locally, said at start. */
+  notices: string[];
   /** The functions a route or an authorizer reaches: those served. */
   functions: Map<string, LocalFunction>;
   /** The template's Cognito user pools, whose tokens the development issuer signs. */
@@ -272,6 +279,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
       method: String(properties.HttpMethod),
       authorizerId: undefined as string | undefined,
       authorizationScopes: [] as string[],
+      apiKeyRequired: properties.ApiKeyRequired === true,
     };
     const where = `${id} (${base.method} ${base.resourcePath})`;
     const validation = readRequestValidation(properties, resources, apiId, where);
@@ -287,7 +295,6 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
         `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
       );
     }
-    if (properties.ApiKeyRequired === true) throw new UnsupportedTemplateError(`${where}: API keys`);
     if (authorization !== 'NONE') base.authorizerId = refOf(properties.AuthorizerId);
     // A user pool authorizer takes an access token with one of these, or, without them, an ID token.
     base.authorizationScopes = Array.isArray(properties.AuthorizationScopes)
@@ -552,7 +559,12 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     const tables = new Map(
       [...others, stack].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
     );
-    return { apis, tables: [...tables.values()], stacksWithoutApi: [], notices: noticesOf(stacks) };
+    return {
+      apis,
+      tables: [...tables.values()],
+      stacksWithoutApi: [],
+      notices: [...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)],
+    };
   }
   const withApis = stacks.filter(({ resources }) =>
     apiIdsOf(resources).some((id) => apiName === undefined || id === apiName),
@@ -579,7 +591,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     apis,
     tables: stacks.flatMap(({ tables }) => tables),
     stacksWithoutApi: stacks.filter(({ name }) => !served.has(name)).map(({ name }) => name),
-    notices: noticesOf(stacks),
+    notices: [...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)],
   };
 };
 
@@ -725,6 +737,8 @@ export const readLocalApp = (
       routes: [],
       authorizers: new Map(),
       gatewayResponses: new Map(),
+      apiKeys: [],
+      notices: [],
       httpApi,
       functions,
       unreachedFunctions: unreached,
@@ -745,6 +759,7 @@ export const readLocalApp = (
 
   const routes = readRoutes(resources, apiId);
   const authorizers = readAuthorizers(resources, apiId);
+  const { keys, notices } = readApiKeys(resources, apiId);
   const reached = new Set([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...authorizers.values()].flatMap((authorizer) => ('functionId' in authorizer ? [authorizer.functionId] : [])),
@@ -760,6 +775,8 @@ export const readLocalApp = (
     routes,
     authorizers,
     gatewayResponses: readGatewayResponses(resources, apiId),
+    apiKeys: keys,
+    notices,
     httpApi: undefined,
     functions,
     unreachedFunctions: unreached,

@@ -130,6 +130,10 @@ const banner = async (
           ]
         : []),
       ...routesOf(served),
+      ...served.app.apiKeys.map(
+        ({ id, value, generated, stages }) =>
+          `  API key ${id}${generated ? ' (AWS generates its value; this is the local one)' : ''} for ${stages.join(', ')}: x-api-key: ${value}`,
+      ),
       ...(served.app.stages.length > 1
         ? [`  stages ${served.app.stages.map(({ name }) => name).join(', ')}: the path's first segment chooses`]
         : []),

@@ -13,6 +13,7 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
   BAD_REQUEST_BODY: { status: 400, message: 'Invalid request body' },
   BAD_REQUEST_PARAMETERS: { status: 400, message: 'Missing required request parameters' },
   INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
+  INVALID_API_KEY: { status: 403, message: 'Forbidden' },
   MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },
   REQUEST_TOO_LARGE: { status: 413, message: 'Request Too Long' },
   UNAUTHORIZED: { status: 401, message: 'Unauthorized' },

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { LocalApiKey } from '../app/api-keys.ts';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
@@ -225,6 +226,19 @@ const authorize = async (
 };
 
 /**
+ * 3a. The API key, where the method requires one ("Choose an API key source in API Gateway"): the X-API-Key header
+ * one of the API's keys for the stage (app/api-keys.ts), else 403 (INVALID_API_KEY). After the authorizer: the order
+ * on AWS we have not seen (a key can come from the authorizer, which suggests it).
+ */
+const checkApiKey = (exchange: Exchange, { apiKeyRequired }: LocalRoute): Step<LocalApiKey | undefined> => {
+  if (!apiKeyRequired) return { next: undefined };
+  const { apiKeys, stageName } = exchange.deployment.app;
+  const sent = exchange.request.headers['x-api-key'];
+  const key = apiKeys.find(({ value, stages }) => value === sent && stages.includes(stageName));
+  return key ? { next: key } : gatewayResponse(exchange, 'INVALID_API_KEY', 'Forbidden');
+};
+
+/**
  * 3b. Validate: the method's request validator, after its authorizer (the order of API Gateway's execution logs: the
  * authorizer, then "Request validation failed"), before the integration.
  */
@@ -373,13 +387,24 @@ const handle = async (
   };
   const authorizer = await authorize(exchange, chosen, headers, requestEvent);
   if ('responded' in authorizer) return responded(authorizer);
+  const apiKey = checkApiKey(exchange, chosen);
+  if ('responded' in apiKey) return responded(apiKey);
   const invalid = validate(exchange, chosen, headers, found.next.parameters, body.next);
   if (invalid) return responded(invalid);
   if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
-  const unauthorized = requestEvent();
-  const event = authorizer.next
-    ? { ...unauthorized, requestContext: { ...unauthorized.requestContext, authorizer: authorizer.next } }
-    : unauthorized;
+  // The request's event, with what the authorizer allowed and the API key the method took ($context.identity.apiKey
+  // and apiKeyId: "for API methods that require an API key").
+  const { requestContext } = requestEvent();
+  const event = {
+    ...requestEvent(),
+    requestContext: {
+      ...requestContext,
+      ...(apiKey.next && {
+        identity: { ...requestContext.identity, apiKey: apiKey.next.value, apiKeyId: apiKey.next.id },
+      }),
+      ...(authorizer.next && { authorizer: authorizer.next }),
+    },
+  };
   const report = await invoke(exchange, chosen, event);
   if ('responded' in report) return responded(report);
   return { httpResponse: respond(exchange, chosen, report.next), notes: exchange.notes };

@@ -85,6 +85,7 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
       method: 'OPTIONS',
       authorizerId: undefined,
       authorizationScopes: [],
+      apiKeyRequired: false,
       statusCode: 204,
       headers: expect.objectContaining({
         'Access-Control-Allow-Origin': 'https://app.example.com',
@@ -155,6 +156,18 @@ describe('readLocalApp refuses', () => {
           }
       }),
     ).toThrow('KeyedAuthorizer: simple responses with payload format 1.0, which take 2.0');
+  });
+
+  test('API keys from a Lambda authorizer (ApiKeySourceType AUTHORIZER): the runner reads X-API-Key alone', () => {
+    expect(() =>
+      read((_stack, api, fn) => {
+        api.root.addMethod('GET', new LambdaIntegration(fn), { apiKeyRequired: true });
+        (api.node.defaultChild as CfnRestApi).overrideLogicalId('KeyedApi');
+        (api.node.defaultChild as CfnRestApi).apiKeySourceType = 'AUTHORIZER';
+      }),
+    ).toThrow(
+      "KeyedApi: API key source AUTHORIZER (a Lambda authorizer's usageIdentifierKey), which the runner does not serve; HEADER is",
+    );
   });
 
   test('a WebSocket API, saying what it is', () => {

@@ -1,7 +1,8 @@
 // The start command's banner names what it serves: each API at its address with its stack, when several stacks are
-// served, and its stages, when it has several.
+// served, its stages, when it has several, and its API keys.
 import { afterEach, expect, test } from '@jest/globals';
-import { synthesizeStagedApp } from '../fixtures/staged-app.ts';
+import { localKeyValue } from '../../src/app/api-keys.ts';
+import { apiKeys, synthesizeStagedApp } from '../fixtures/staged-app.ts';
 import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
 afterEach(stopStarted);
@@ -19,8 +20,13 @@ test("several stacks: the banner names them, and each API's stack (lambda-trilog
     expect(output).toMatch(new RegExp(`REST API \\w+ of ${stack} at http://127\\.0\\.0\\.1:\\d+:`));
 }, 60_000);
 
-test('an API with several stages: the banner names them', async () => {
+test('an API with several stages and API keys: the banner names the stages and gives the keys', async () => {
   const output = await servedBanner(synthesizeStagedApp());
+  expect(output).toContain(`  API key ProdKey for prod: x-api-key: ${apiKeys.prod}`);
+  expect(output).toContain(
+    `  API key GeneratedKey (AWS generates its value; this is the local one) for prod: x-api-key: ${localKeyValue('GeneratedKey')}`,
+  );
+  expect(output).not.toContain('DisabledKey');
   expect(output).toContain("  stages prod, dev: the path's first segment chooses");
   expect(output).toContain("  stages dev, prod: the path's first segment chooses");
 }, 60_000);

@@ -18,6 +18,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   authorizerId: undefined,
   validation: undefined,
   authorizationScopes: [],
+  apiKeyRequired: false,
   integrationTimeoutMs: 29_000,
 });
 

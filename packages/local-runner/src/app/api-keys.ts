@@ -1,0 +1,69 @@
+// A REST API's API keys, as API Gateway takes them ("Choose an API key source in API Gateway"): a method that
+// requires one takes a request whose X-API-Key header is an enabled key of a usage plan that has the API's stage;
+// anything else is 403 Forbidden (INVALID_API_KEY).
+import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+
+export interface LocalApiKey {
+  /** Its logical id; locally also its id (`requestContext.identity.apiKeyId`). */
+  id: string;
+  value: string;
+  /** Whether the template gives no value: AWS generates one at deploy, the runner its own. */
+  generated: boolean;
+  /** The stages of the API whose methods take it: those of its usage plans. */
+  stages: string[];
+}
+
+/** A key's value when the template gives none (or one with no local value): AWS generates one, the runner this. */
+export const localKeyValue = (id: string) => `local-api-key-${id}`;
+
+/** A usage plan's stage: a name, or the Ref of a Stage resource (its name). */
+const stageNameOf = (value: unknown, resources: Record<string, CfnResource>) => {
+  const ref = refOf(value);
+  const stage = ref === undefined ? undefined : resources[ref];
+  return stage?.Type === 'AWS::ApiGateway::Stage' ? String(props(stage).StageName) : shown(value);
+};
+
+/**
+ * The keys of `apiId`'s usage plans, enabled, each with the API's stages its plans have; and what of the plans no
+ * local part applies (throttling and quotas), to be said at start. The API's key source must be HEADER (the default):
+ * a Lambda authorizer's `usageIdentifierKey` (AUTHORIZER) is refused.
+ */
+export const readApiKeys = (resources: Record<string, CfnResource>, apiId: string) => {
+  const source = props(resources[apiId] ?? { Type: '' }).ApiKeySourceType ?? 'HEADER';
+  if (source !== 'HEADER')
+    throw new UnsupportedTemplateError(
+      `${apiId}: API key source ${shown(source)} (a Lambda authorizer's usageIdentifierKey), which the runner does not serve; HEADER is`,
+    );
+  const plans = new Map<string, string[]>();
+  const notices: string[] = [];
+  for (const [id, plan] of ofType(resources, 'AWS::ApiGateway::UsagePlan')) {
+    const apiStages = (props(plan).ApiStages ?? []) as { ApiId?: unknown; Stage?: unknown }[];
+    const stages = apiStages
+      .filter((apiStage) => refOf(apiStage.ApiId) === apiId)
+      .map((apiStage) => stageNameOf(apiStage.Stage, resources));
+    if (stages.length === 0) continue;
+    plans.set(id, stages);
+    const { Throttle, Quota } = props(plan);
+    if (Throttle !== undefined || Quota !== undefined)
+      notices.push(
+        `${id}: a usage plan's ${[Throttle && 'throttle', Quota && 'quota'].filter(Boolean).join(' and ')}, which the runner does not apply (429 on AWS)`,
+      );
+  }
+  const keys = new Map<string, LocalApiKey>();
+  for (const [, planKey] of ofType(resources, 'AWS::ApiGateway::UsagePlanKey')) {
+    const stages = plans.get(refOf(props(planKey).UsagePlanId) ?? '');
+    const keyId = refOf(props(planKey).KeyId);
+    const key = keyId === undefined ? undefined : resources[keyId];
+    if (!stages || keyId === undefined || key?.Type !== 'AWS::ApiGateway::ApiKey') continue;
+    const { Value, Enabled } = props(key);
+    if (Enabled === false) continue;
+    const known = keys.get(keyId);
+    keys.set(keyId, {
+      id: keyId,
+      value: typeof Value === 'string' ? Value : localKeyValue(keyId),
+      generated: typeof Value !== 'string',
+      stages: [...new Set([...(known?.stages ?? []), ...stages])],
+    });
+  }
+  return { keys: [...keys.values()], notices };
+};
