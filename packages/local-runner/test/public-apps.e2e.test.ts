@@ -592,3 +592,38 @@ describe('request-authorizer-query', () => {
     expect(await call(served(app), 'GET', `/default/hellow${query}`)).toMatchObject({ status, body });
   });
 });
+
+// conermurphy/cdk-tutorials, rest-api-api-key-throttling, commit 2f9e1665b63d962b766d00aea7ff4f69143a46fe: a RestApi
+// whose GET / requires an API key (one with no Value: AWS generates it) of a usage plan on its prod stage, throttled.
+describe('rest-api-key', () => {
+  const app = startBeforeAll('rest-api-key');
+  const key = () => {
+    const [apiKey] = served(app).app.apiKeys;
+    expect(apiKey).toMatchObject({ id: 'APIKEY7A2B2F33', generated: true, stages: ['prod'] });
+    return apiKey?.value ?? '';
+  };
+
+  test("GET /prod/ with the key (its rate-limit-test.ts): 200, the function's posts", async () => {
+    const response = await call(served(app), 'GET', '/prod/', { 'x-api-key': key() });
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject([{ id: '1' }, { id: '2' }]);
+  });
+
+  test('GET /prod/ with no key or another one: 403 Forbidden ("Test usage plans for REST APIs"), the function not invoked', async () => {
+    const api = served(app);
+    const before = api.invocations('LAMBDA46A85690');
+    for (const headers of [{}, { 'x-api-key': 'nope' }] as Record<string, string>[])
+      expect(await call(api, 'GET', '/prod/', headers)).toMatchObject({
+        status: 403,
+        body: JSON.stringify({ message: 'Forbidden' }),
+      });
+    expect(api.invocations('LAMBDA46A85690')).toBe(before);
+  });
+
+  test("the preflight needs no key (204); the usage plan's throttle (429 on AWS) is said at start, not applied", async () => {
+    expect((await call(served(app), 'OPTIONS', '/prod/')).status).toBe(204);
+    expect(app.log.lines).toContain(
+      "USAGEPLAN0CE7CEBA: a usage plan's throttle, which the runner does not apply (429 on AWS)",
+    );
+  });
+});
