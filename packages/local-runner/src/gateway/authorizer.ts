@@ -5,6 +5,7 @@ import type { IdentitySource, LocalLambdaAuthorizerDefinition } from '../app/tem
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
+import { ResultCache } from './result-cache.ts';
 import { withinTime } from './time-limit.ts';
 
 /** What API Gateway decides for one request. */
@@ -172,7 +173,7 @@ const identityOf = (sources: IdentitySource[], request: AuthorizerRequest) => {
 export class LocalLambdaAuthorizer {
   readonly #definition: LocalLambdaAuthorizerDefinition;
   readonly #pool: FunctionPool;
-  readonly #cache = new Map<string, { result: AuthorizerResult; expires: number }>();
+  readonly #cache = new ResultCache<AuthorizerResult>();
 
   constructor(definition: LocalLambdaAuthorizerDefinition, pool: FunctionPool) {
     this.#definition = definition;
@@ -190,7 +191,7 @@ export class LocalLambdaAuthorizer {
     if (!asked) return { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
     const { event, cacheKey } = asked;
     const cached = cacheKey === undefined ? undefined : this.#cache.get(cacheKey);
-    if (cached && cached.expires > Date.now()) return { decision: decide(cached.result, methodArn) };
+    if (cached) return { decision: decide(cached, methodArn) };
     const report = await this.#invoke(event);
     return { decision: this.#decideOn(report, cacheKey, methodArn), ...(report && { report }) };
   }
@@ -232,9 +233,8 @@ export class LocalLambdaAuthorizer {
     if (invocation?.outcome !== 'result') return refuse('AUTHORIZER_FAILURE', 'Internal server error');
     const result = parseResult(invocation.result);
     if (!result) return configurationError();
-    if (cacheKey !== undefined && this.#definition.ttlSeconds > 0) {
-      this.#cache.set(cacheKey, { result, expires: Date.now() + this.#definition.ttlSeconds * 1000 });
-    }
+    if (cacheKey !== undefined && this.#definition.ttlSeconds > 0)
+      this.#cache.set(cacheKey, result, this.#definition.ttlSeconds);
     return decide(result, methodArn);
   }
 }

@@ -2,6 +2,7 @@
 // selection below), its JWT or Lambda authorizer, the Lambda proxy integration with payload format 2.0 (the event and
 // both response forms) or 1.0, and the HTTP API's own answers: 404 {"message":"Not Found"}, 401 {"message":"Unauthorized"}, 403 {"message":"Forbidden"},
 // 500 {"message":"Internal Server Error"}, 503 {"message":"Service Unavailable"} past the integration's time-out.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type CryptoKey, importJWK, jwtVerify } from 'jose';
@@ -15,6 +16,7 @@ import { isScalar } from '../scalar.ts';
 import { decide, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
+import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
 
@@ -300,7 +302,7 @@ const authorizerParts = <Event extends { body?: unknown; isBase64Encoded: unknow
 export class LocalHttpLambdaAuthorizer {
   readonly #definition: HttpLambdaAuthorizer;
   readonly #pool: FunctionPool;
-  readonly #cache = new Map<string, { answer: unknown; expires: number }>();
+  readonly #cache = new ResultCache<unknown>();
 
   constructor(definition: HttpLambdaAuthorizer, pool: FunctionPool) {
     this.#definition = definition;
@@ -335,8 +337,7 @@ export class LocalHttpLambdaAuthorizer {
     });
     if (identity.some((value) => value === '')) return { status: 401 as const };
     const key = identity.length > 0 && ttlSeconds > 0 ? JSON.stringify(identity) : undefined;
-    const cached = key === undefined ? undefined : this.#cache.get(key);
-    let answer = cached && cached.expires > Date.now() ? cached.answer : undefined;
+    let answer = key === undefined ? undefined : this.#cache.get(key);
     if (answer === undefined) {
       const event =
         payloadVersion === '2.0'
@@ -353,7 +354,7 @@ export class LocalHttpLambdaAuthorizer {
       const report = this.#pool.debugged ? await invoked : await withinTime(invoked, 10_000);
       if (report?.invocation.outcome !== 'result') return { status: 500 as const };
       answer = report.invocation.result;
-      if (key !== undefined) this.#cache.set(key, { answer, expires: Date.now() + ttlSeconds * 1000 });
+      if (key !== undefined) this.#cache.set(key, answer, ttlSeconds);
     }
     if (simpleResponses) {
       const { isAuthorized, context: granted = {} } = (answer ?? {}) as { isAuthorized?: unknown; context?: unknown };
