@@ -289,10 +289,16 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
-  const servers = deployments.map((_, index) =>
+  // Several APIs: each request's log line names the API it reached (and its stack, when several are served).
+  const severalStacks = new Set(assembly.apis.map(({ stackName }) => stackName)).size > 1;
+  const logOf = ({ stackName, apiId }: LocalApp) =>
+    assembly.apis.length === 1
+      ? options.log
+      : (line: string) => options.log(`[${severalStacks ? `${stackName}/` : ''}${apiId}] ${line}`);
+  const servers = assembly.apis.map((api, index) =>
     createGateway({
       deployment: () => deployments[index] as Deployment,
-      log: options.log,
+      log: logOf(api),
       ...(index === 0 && options.runnerPages && { runnerPages: options.runnerPages }),
     }),
   );

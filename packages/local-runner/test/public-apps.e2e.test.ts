@@ -365,6 +365,10 @@ describe('lambda-trilogy', () => {
       const response = await call(api, 'GET', path);
       expect(response.status).toBe(200);
       expect(JSON.parse(response.body)).toEqual(api.app.stackName === 'TheLambdaLithStack' ? { result } : result);
+      // Each request's log line names the API it reached, with its stack.
+      expect(all.log.lines).toContainEqual(
+        expect.stringMatching(new RegExp(`^\\[${api.app.stackName}/${api.app.apiId}\\] GET ${path.split('?')[0]} 200`)),
+      );
     }
   });
 
