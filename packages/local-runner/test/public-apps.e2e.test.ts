@@ -66,6 +66,13 @@ const refusal = ({ api, error }: Started) => {
   return (error as RunnerError).message;
 };
 
+/** One of the APIs a runner serves, by logical id (a test fails when it serves none of that id). */
+const apiOf = (started: Started, id: string) => {
+  const found = served(started).apis.find(({ app }) => app.apiId === id);
+  if (!found) throw new Error(`${id} is not served`);
+  return found;
+};
+
 /** A request to `api` (the runner's first REST API, or one of `apis`). */
 const call = async (
   api: { url: string },
@@ -520,11 +527,7 @@ describe('cdk-workshop', () => {
 describe('dev-guide-layers', () => {
   // Its three REST APIs served at once, each at its own address.
   const app = startBeforeAll('dev-guide-layers');
-  const apiNamed = (id: string) => {
-    const found = served(app).apis.find((api) => api.app.apiId === id);
-    if (!found) throw new Error(`${id} is not served`);
-    return found;
-  };
+  const apiNamed = (id: string) => apiOf(app, id);
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
   test("GET /prod/node: an ES module importing the layer's package (uuid) and its own module by /opt path", async () => {
@@ -629,5 +632,50 @@ describe('rest-api-key', () => {
     expect(app.log.lines).toContain(
       "USAGEPLAN0CE7CEBA: a usage plan's throttle, which the runner does not apply (429 on AWS)",
     );
+  });
+});
+
+// go-to-k/cdkd, tests/integration/local-start-api, commit e8211279fc76bf6d1db69a4184223394931aaebb: another local
+// emulator's fixture app: an HTTP API with CORS and GET /protected behind the CDK's HttpLambdaAuthorizer with IAM
+// responses (payload format 1.0), a REST API with stage variables, and a function URL; its verify.sh makes the calls.
+describe('http-lambda-authorizer', () => {
+  const app = startBeforeAll('http-lambda-authorizer');
+  const http = () => apiOf(app, 'MyHttpApi8AEAAC21');
+
+  test('HTTP API: GET /items/42 and POST /items answer the item function (verify.sh)', async () => {
+    expect(JSON.parse((await call(http(), 'GET', '/items/42')).body)).toMatchObject({ id: '42' });
+    const posted = await call(http(), 'POST', '/items', { 'content-type': 'application/json' }, '{"x":1}');
+    expect(posted.status).toBe(200);
+    expect(JSON.parse(posted.body)).toMatchObject({ body: '{"x":1}' });
+  });
+
+  test('HTTP API: the preflight is answered by API Gateway, 204 with the configured origin', async () => {
+    const preflight = await call(http(), 'OPTIONS', '/items', {
+      origin: 'https://example.com',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'Content-Type',
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  test('GET /protected: the payload 1.0 authorizer allows Bearer let-me-in (200, its context), denies another (403), and no token is 401', async () => {
+    const allowed = await call(http(), 'GET', '/protected', { authorization: 'Bearer let-me-in' });
+    expect(allowed.status).toBe(200);
+    expect(JSON.parse(allowed.body)).toEqual({ protected: true, authorizer: { user: 'integ-user', tier: 'pro' } });
+    expect(await call(http(), 'GET', '/protected', { authorization: 'Bearer wrong' })).toMatchObject({
+      status: 403,
+      body: JSON.stringify({ message: 'Forbidden' }),
+    });
+    expect(await call(http(), 'GET', '/protected')).toMatchObject({
+      status: 401,
+      body: JSON.stringify({ message: 'Unauthorized' }),
+    });
+  });
+
+  test('REST API: ANY /v1/anything answers with the prod stage variables (verify.sh)', async () => {
+    const response = await call(apiOf(app, 'MyRestApi2D1F47A9'), 'GET', '/prod/v1/anything');
+    expect(response.status).toBe(200);
+    expect(response.body).toContain('"STAGE":"prod"');
   });
 });
