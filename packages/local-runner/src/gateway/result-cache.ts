@@ -11,7 +11,7 @@ export class ResultCache<Result> {
   #setsSinceSweep = 0;
 
   /** `now`: the clock, in ms (tests give their own). */
-  constructor(now: () => number = Date.now) {
+  constructor(now: () => number = () => Date.now()) {
     this.#now = now;
   }
 
