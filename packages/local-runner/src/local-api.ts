@@ -3,8 +3,9 @@
 // authorizers trust.
 
 import type { LayerDirs } from './app/functions.ts';
-import { resolveValue } from './app/intrinsics.ts';
+import { resolveValue, type ValueContext } from './app/intrinsics.ts';
 import {
+  functionNames,
   type LocalApp,
   type LocalAssembly,
   type LocalFunction,
@@ -104,7 +105,7 @@ export interface LocalApi {
  */
 export const localVariables = (
   fn: LocalFunction,
-  app: LocalApp,
+  app: ValueContext,
   issuer: { identity: IssuerIdentity; jwksUri: string },
   endpoints: { database: string; unservedServices?: string },
   envVars: Record<string, Record<string, string>> = {},
@@ -122,7 +123,7 @@ export const localVariables = (
  */
 const warnOfOwnScope = (
   fn: LocalFunction,
-  app: LocalApp,
+  app: ValueContext,
   envVars: Record<string, string>,
   log: (line: string) => void,
 ) => {
@@ -189,13 +190,13 @@ export const startServices = async (
   // logical id or its name (the name's over the id's).
   const poolsFor = (served: LocalAssembly) => {
     const pools = new Map<string, FunctionPool>();
-    for (const { name, fn, app } of servedFunctions(served)) {
+    for (const { name, fn, context } of servedFunctions(served)) {
       const given = { ...options.envVars?.[fn.id], ...options.envVars?.[name] };
-      warnOfOwnScope(fn, app, given, options.log);
+      warnOfOwnScope(fn, context, given, options.log);
       for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
       const endpoints = { database: database.endpoint, unservedServices: unserved.url };
-      const variables = localVariables(fn, app, issuer, endpoints, { [fn.id]: given });
+      const variables = localVariables(fn, context, issuer, endpoints, { [fn.id]: given });
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(name, line));
       const port = inspectPorts.get(name);
@@ -235,17 +236,17 @@ export const startServices = async (
   };
 };
 
-/** `app` as its gateway serves it: with the pools of its functions (by name in `pools`), by logical id. */
+/** `app` as its gateway serves it: with the pools of its functions (by name in `pools`: functionNames), by id. */
 const deploymentOf = (
   app: LocalApp,
-  served: ServedFunction[],
+  nameOf: ReturnType<typeof functionNames>,
   allPools: Map<string, FunctionPool>,
   signingKey: SigningKey,
 ): Deployment => {
   const pools = new Map(
-    served.flatMap(({ name, fn, app: { stackName } }) => {
-      const pool = allPools.get(name);
-      return stackName === app.stackName && pool ? [[fn.id, pool] as const] : [];
+    [...app.functions.keys()].flatMap((id) => {
+      const pool = allPools.get(nameOf(app, id));
+      return pool ? [[id, pool] as const] : [];
     }),
   );
   const authorizers: Deployment['authorizers'] = new Map();
@@ -279,13 +280,13 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   if (unreachedFunctions.length > 0)
     options.log(`not served (no route or authorizer reaches them): ${unreachedFunctions.join(', ')}`);
   if (assembly.stacksWithoutApi.length > 0)
-    options.log(`stacks with no API (their tables alone are served): ${assembly.stacksWithoutApi.join(', ')}`);
+    options.log(
+      `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
+    );
   for (const notice of assembly.notices) options.log(notice);
   const services = await startServices(assembly, options);
   let pools = services.pools;
-  let deployments = assembly.apis.map((api) =>
-    deploymentOf(api, servedFunctions(assembly), pools, services.signingKey),
-  );
+  let deployments = assembly.apis.map((api) => deploymentOf(api, functionNames(assembly), pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
@@ -344,7 +345,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       await services.database.createTables(next.tables);
       const previous = pools;
       pools = services.poolsFor(next);
-      deployments = next.apis.map((api) => deploymentOf(api, servedFunctions(next), pools, services.signingKey));
+      deployments = next.apis.map((api) => deploymentOf(api, functionNames(next), pools, services.signingKey));
       for (const pool of previous.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);

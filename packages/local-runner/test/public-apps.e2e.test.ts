@@ -451,7 +451,9 @@ describe('waf-multistack', () => {
     expect(served(both).apis.map(({ app }) => `${app.stackName}/${app.apiId}`)).toEqual([
       'WAFAPIGatewayApi/WAFAPIGateway0C46B892',
     ]);
-    expect(both.log.lines).toContain('stacks with no API (their tables alone are served): WAFAPIGatewayWaf');
+    expect(both.log.lines).toContain(
+      "stacks with no API of their own: WAFAPIGatewayWaf (served: their tables, and their functions another stack's API reaches)",
+    );
     const notice =
       'WAFAPIGatewayWaf/APIGatewayWebACLAssociation: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served';
     expect(both.log.lines).toContain(notice);
@@ -677,5 +679,27 @@ describe('http-lambda-authorizer', () => {
     const response = await call(apiOf(app, 'MyRestApi2D1F47A9'), 'GET', '/prod/v1/anything');
     expect(response.status).toBe(200);
     expect(response.body).toContain('"STAGE":"prod"');
+  });
+});
+
+// aws/aws-cdk, packages/@aws-cdk-testing/framework-integ/test/aws-apigateway/test/integ.restapi.multistack.ts, commit
+// b24117ea51f52b08a994f17eb9fcc7ad2be28119: the CDK's own test of a cross-stack integration. FirstStack's function
+// (inline code) behind SecondStack's RestApi, its ARN an Export of one and an Fn::ImportValue in the other; and an
+// ANY / mock with no integration response.
+describe('cdk-integ-multistack', () => {
+  const app = startBeforeAll('cdk-integ-multistack');
+
+  test("GET /prod/books: SecondStack's API invokes FirstStack's function (its inline code: 200, text/plain, no body)", async () => {
+    const response = await call(served(app), 'GET', '/prod/books');
+    expect(response).toMatchObject({ status: 200, body: '' });
+    expect(response.headers.get('content-type')).toBe('text/plain');
+    expect(served(app).invocations('firstLambda395F9ADE')).toBe(1);
+    expect(app.log.lines).toContain(
+      "stacks with no API of their own: FirstStack (served: their tables, and their functions another stack's API reaches)",
+    );
+  });
+
+  test("ANY /prod/: a mock no integration response answers is API Gateway's configuration error, 500", async () => {
+    expect(await call(served(app), 'GET', '/prod/')).toMatchObject({ status: 500, body: internalServerError });
   });
 });

@@ -1,7 +1,9 @@
 // Reads the template's Lambda functions into what the runner runs: each function's runtime and code (its bundled
 // asset), its layers, its settings, and what it needs that no local part gives (said once at start, never a reason
 // to refuse the app). Functions no route or authorizer reaches are listed, not read.
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
@@ -55,6 +57,27 @@ const assetDirOf = (resource: CfnResource, property: 'Code' | 'Content', cloudAs
   const hash = typeof key === 'string' ? /^([0-9a-f]{64})\.zip$/.exec(key)?.[1] : undefined;
   const staged = hash === undefined ? undefined : join(cloudAssemblyDir, `asset.${hash}`);
   return staged !== undefined && existsSync(staged) ? staged : undefined;
+};
+
+/**
+ * The folder of a function whose code the template holds inline (`Code.ZipFile`, the CDK's `Code.fromInline`): as
+ * CloudFormation "places it in a file named index" (AWS::Lambda::Function Code, ZipFile: `index.js` for Node.js,
+ * `index.py` for Python), in a folder of the system's temporary one named by its content, written once.
+ */
+const inlineCodeDir = (properties: Record<string, unknown>, runtime: string) => {
+  const code = (properties.Code as { ZipFile?: unknown } | undefined)?.ZipFile;
+  const extension = runtime.startsWith('nodejs') ? '.js' : runtime.startsWith('python') ? '.py' : undefined;
+  if (typeof code !== 'string' || extension === undefined) return undefined;
+  const dir = join(
+    tmpdir(),
+    'local-runner-inline-code',
+    createHash('sha256').update(extension).update(code).digest('hex'),
+  );
+  if (!existsSync(join(dir, `index${extension}`))) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `index${extension}`), code);
+  }
+  return dir;
 };
 
 /** Where the layers the template names only by ARN are locally (`--layer ARN=DIR`). */
@@ -214,10 +237,10 @@ export const readFunctions = (
     }
     const properties = props(resource);
     const runtime = shown(properties.Runtime ?? '');
-    const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir);
+    const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir) ?? inlineCodeDir(properties, runtime);
     if (assetDir === undefined) {
       throw new UnsupportedTemplateError(
-        `${id}: its code is not an asset of the cloud assembly (no aws:asset:path metadata, no asset folder for its S3Key)`,
+        `${id}: its code is not an asset of the cloud assembly (no aws:asset:path metadata, no asset folder for its S3Key) nor inline (Code.ZipFile)`,
       );
     }
     const handler = String(properties.Handler ?? 'index.handler');

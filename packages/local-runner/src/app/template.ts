@@ -13,7 +13,6 @@ import {
   props,
   readStages,
   refOf,
-  shown,
   UnsupportedTemplateError,
 } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
@@ -110,6 +109,8 @@ export interface MockRoute extends RouteBase {
   /** The integration's ContentHandling, and the chosen integration response's (gateway/content-handling.ts). */
   requestContentHandling: ContentHandling;
   responseContentHandling: ContentHandling;
+  /** No integration response answers it: API Gateway's configuration error (500) in place of the fields above. */
+  unanswered: boolean;
 }
 
 export type LocalRoute = ProxyRoute | MockRoute;
@@ -153,6 +154,8 @@ export interface LocalApp extends ValueContext {
   notices: string[];
   /** The functions a route or an authorizer reaches: those served. */
   functions: Map<string, LocalFunction>;
+  /** Of those, the ones of another stack (a cross-stack reference), by id, with the stack they are resolved in. */
+  functionStacks: Map<string, ValueContext>;
   /** The template's Cognito user pools, whose tokens the development issuer signs. */
   userPools: LocalUserPool[];
   /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
@@ -161,37 +164,61 @@ export interface LocalApp extends ValueContext {
   resources: Record<string, CfnResource>;
 }
 
+/** What an integration's or authorizer's URI names: a function (of this stack, or of `stack` when imported). */
+interface UriTarget {
+  functionId: string;
+  qualifier?: string;
+}
+
 /**
- * The Lambda function an integration or authorizer URI points at (its logical id): by its Arn, or through an alias,
- * whose name is then the qualifier of every invocation (`invokedFunctionArn` ends with it, as on AWS).
+ * Finds the function a URI of `stack` names, and keeps, by id, those that are another stack's: a cross-stack
+ * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports).
  */
-const functionOfUri = (
-  uri: unknown,
-  where: string,
-  resources: Record<string, CfnResource>,
-): { functionId: string; qualifier?: string } => {
-  // A REST API's URI joins the function's ARN into an API Gateway path; an HTTP API's IntegrationUri is the ARN.
-  const parts =
-    typeof uri === 'object' && uri !== null && 'Fn::Join' in uri ? (uri['Fn::Join'] as [string, unknown[]])[1] : [uri];
-  const targets = parts.flatMap((part): { functionId: string; qualifier?: string }[] => {
-    const att = getAttOf(part);
-    if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
-    // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
-    const ref = refOf(part);
-    const alias = ref === undefined ? undefined : resources[ref];
-    const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
-    const name = alias === undefined ? undefined : props(alias).Name;
-    return aliased === undefined ? [] : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
-  });
-  const [target] = targets;
-  const imported = parts.find((part) => typeof part === 'object' && part !== null && 'Fn::ImportValue' in part);
-  if (targets.length === 0 && imported !== undefined)
-    throw new UnsupportedTemplateError(
-      `${where}: its function is another stack's (${shown(imported)}), which the runner does not serve behind this stack's API`,
-    );
-  if (targets.length !== 1 || !target?.functionId)
-    throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
-  return target;
+const functionFinder = (stack: ValueContext) => {
+  const imported = new Map<string, ValueContext>();
+  const own = new Set<string>();
+  const functionOf = (uri: unknown, where: string): UriTarget => {
+    // A REST API's URI joins the function's ARN into an API Gateway path; an HTTP API's IntegrationUri is the ARN.
+    const parts =
+      typeof uri === 'object' && uri !== null && 'Fn::Join' in uri
+        ? (uri['Fn::Join'] as [string, unknown[]])[1]
+        : [uri];
+    const targets = parts.flatMap((part): (UriTarget & { from?: ValueContext })[] => {
+      const att = getAttOf(part);
+      if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
+      if (typeof part === 'object' && part !== null && 'Fn::ImportValue' in part) {
+        const name = resolveValue(part['Fn::ImportValue'], stack);
+        const exported = stack.exports.get(name);
+        const [id, attribute] = getAttOf(exported?.value) ?? [];
+        if (!exported || attribute !== 'Arn' || exported.stack.resources[id ?? '']?.Type !== 'AWS::Lambda::Function')
+          throw new UnsupportedTemplateError(
+            `${where}: its URI imports ${name}, which no stack of the assembly exports as a function's Arn`,
+          );
+        return [{ functionId: id as string, from: exported.stack }];
+      }
+      // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
+      const ref = refOf(part);
+      const alias = ref === undefined ? undefined : stack.resources[ref];
+      const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
+      const name = alias === undefined ? undefined : props(alias).Name;
+      return aliased === undefined
+        ? []
+        : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
+    });
+    const [target] = targets;
+    if (targets.length !== 1 || !target?.functionId)
+      throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
+    const { from, ...found } = target;
+    // The API's functions are served by id: one of this stack's and one of another's with the same id cannot be.
+    if (from ? own.has(found.functionId) : imported.has(found.functionId))
+      throw new UnsupportedTemplateError(
+        `${where}: its function ${found.functionId} has the id of another stack's function this API reaches, which locally is one`,
+      );
+    if (from) imported.set(found.functionId, from);
+    else own.add(found.functionId);
+    return found;
+  };
+  return { functionOf, imported };
 };
 
 /**
@@ -214,7 +241,11 @@ const identitySourcesOf = (value: unknown, id: string): IdentitySource[] =>
     return { from, name };
   });
 
-const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) => {
+const readAuthorizers = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  functionOf: ReturnType<typeof functionFinder>['functionOf'],
+) => {
   const authorizers = new Map<string, LocalAuthorizer>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
@@ -241,7 +272,7 @@ const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) 
       authorizers.set(id, { id, type: 'COGNITO_USER_POOLS', ttlSeconds, headerName: source[1], validation, poolIds });
       continue;
     }
-    const base = { id, ...functionOfUri(properties.AuthorizerUri, id, resources), ttlSeconds };
+    const base = { id, ...functionOf(properties.AuthorizerUri, id), ttlSeconds };
     if (properties.Type === 'REQUEST') {
       authorizers.set(id, {
         ...base,
@@ -261,7 +292,11 @@ const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string) 
   return authorizers;
 };
 
-const readRoutes = (resources: Record<string, CfnResource>, apiId: string): LocalRoute[] => {
+const readRoutes = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  functionOf: ReturnType<typeof functionFinder>['functionOf'],
+): LocalRoute[] => {
   const pathOf = (resourceId: unknown): string => {
     if (getAttOf(resourceId)?.[1] === 'RootResourceId') return '';
     const id = refOf(resourceId);
@@ -313,7 +348,7 @@ const readRoutes = (resources: Record<string, CfnResource>, apiId: string): Loca
         ...base,
         validation,
         integration: 'proxy',
-        ...functionOfUri(integration.Uri, id, resources),
+        ...functionOf(integration.Uri, id),
         integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
       },
     ];
@@ -383,25 +418,42 @@ const contentHandlingOf = (properties: Record<string, unknown>, id: string): Con
 /**
  * What a mock integration answers ("Set up mock integrations in API Gateway",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
- * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern; that
- * response's status, static headers and static body. Mapping-template logic (VTL) is refused.
+ * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern;
+ * without a request template, "the default integration response ... the one with an undefined HTTP status regex".
+ * That response's status, static headers and static body. No response chosen: API Gateway's configuration error, 500
+ * (`unanswered`). Mapping-template logic (VTL) is refused.
  */
 const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
   const requestTemplate = ((integration.RequestTemplates ?? {}) as Record<string, unknown>)['application/json'];
-  const selected = /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
-  if (selected === undefined) {
+  const selected =
+    requestTemplate === undefined
+      ? undefined
+      : /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
+  if (requestTemplate !== undefined && selected === undefined) {
     throw new UnsupportedTemplateError(
       `${id}: mock request template ${String(requestTemplate)} (only {statusCode: N})`,
     );
   }
   const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
-  const patterned = responses.find(
-    ({ SelectionPattern: pattern }) =>
-      typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
-  );
+  const patterned =
+    selected === undefined
+      ? undefined
+      : responses.find(
+          ({ SelectionPattern: pattern }) =>
+            typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
+        );
   const chosen =
     patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
-  if (!chosen) throw new UnsupportedTemplateError(`${id}: no integration response for status ${selected}`);
+  const requestContentHandling = contentHandlingOf(integration, id);
+  if (!chosen)
+    return {
+      statusCode: 500,
+      headers: {},
+      body: '',
+      requestContentHandling,
+      responseContentHandling: undefined,
+      unanswered: true,
+    };
   const headers = staticHeaders(chosen.ResponseParameters, 'method.response.header.', id);
   const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
   if (typeof body !== 'string' || /[$#]/.test(body))
@@ -410,8 +462,9 @@ const readMockIntegration = (integration: Record<string, unknown>, id: string) =
     statusCode: Number(chosen.StatusCode),
     headers,
     body,
-    requestContentHandling: contentHandlingOf(integration, id),
+    requestContentHandling,
     responseContentHandling: contentHandlingOf(chosen, `${id} (integration response ${String(chosen.StatusCode)})`),
+    unanswered: false,
   };
 };
 
@@ -621,22 +674,31 @@ const refuseSharedTableNames = (stacks: AssemblyStack[]) => {
 export interface ServedFunction {
   name: string;
   fn: LocalFunction;
+  /** The first API that reaches it. */
   app: LocalApp;
+  /** Where its values are resolved: its own stack (the API's, or the one it is imported from). */
+  context: ValueContext;
 }
 
-/** How the functions of `apis`' stacks are named (ServedFunction). */
-const functionNames = (apis: LocalApp[]) => {
-  const several = new Set(apis.map(({ stackName }) => stackName)).size > 1;
-  return (stackName: string, id: string) => (several ? `${stackName}/${id}` : id);
+/** The stack a function `app` reaches is of: `app`'s, or the one it imports it from. */
+const contextOf = (app: LocalApp, id: string): ValueContext => app.functionStacks.get(id) ?? app;
+
+/**
+ * How the functions the APIs reach are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
+ * `nameOf(app, id)`: the name of the function `app` reaches by `id`.
+ */
+export const functionNames = ({ apis }: LocalAssembly) => {
+  const stacks = new Set(apis.flatMap((app) => [...app.functions.keys()].map((id) => contextOf(app, id).stackName)));
+  return (app: LocalApp, id: string) => (stacks.size > 1 ? `${contextOf(app, id).stackName}/${id}` : id);
 };
 
-export const servedFunctions = ({ apis }: LocalAssembly): ServedFunction[] => {
-  const nameOf = functionNames(apis);
+export const servedFunctions = (assembly: LocalAssembly): ServedFunction[] => {
+  const nameOf = functionNames(assembly);
   const served = new Map<string, ServedFunction>();
-  for (const app of apis)
+  for (const app of assembly.apis)
     for (const fn of app.functions.values()) {
-      const name = nameOf(app.stackName, fn.id);
-      if (!served.has(name)) served.set(name, { name, fn, app });
+      const name = nameOf(app, fn.id);
+      if (!served.has(name)) served.set(name, { name, fn, app, context: contextOf(app, fn.id) });
     }
   return [...served.values()];
 };
@@ -664,11 +726,9 @@ export const servedApp = (assembly: LocalAssembly): LocalApp => {
   const { apis, tables } = assembly;
   const [first] = apis;
   if (!first) throw new UnsupportedTemplateError('no API to serve');
-  const nameOf = functionNames(apis);
+  const nameOf = functionNames(assembly);
   const served = new Set(servedFunctions(assembly).map(({ name }) => name));
-  const unreached = apis.flatMap(({ stackName, unreachedFunctions }) =>
-    unreachedFunctions.map((id) => nameOf(stackName, id)),
-  );
+  const unreached = apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));
   return {
     ...first,
     functions: new Map(apis.flatMap((app) => [...app.functions])),
@@ -714,19 +774,30 @@ export const readLocalApp = (
     exports,
   };
 
-  if (httpApis.includes(apiId)) {
-    const httpApi = readHttpApi(resources, apiId, (uri, where) => functionOfUri(uri, where, resources));
-    const { functions, unreached } = readFunctions(
+  const { functionOf, imported } = functionFinder(shared);
+  /** The functions `reached` names, each read from its own stack (`imported`: another's), and this stack's others. */
+  const readReached = (reached: string[]) => {
+    const own = readFunctions(
       resources,
       cloudAssemblyDir,
-      new Set([
-        ...httpApi.routes.map(({ functionId }) => functionId),
-        ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
-          authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
-        ),
-      ]),
+      new Set(reached.filter((id) => !imported.has(id))),
       layerDirs,
     );
+    const functions = new Map(own.functions);
+    for (const [id, stack] of imported)
+      for (const fn of readFunctions(stack.resources, cloudAssemblyDir, new Set([id]), layerDirs).functions.values())
+        functions.set(fn.id, fn);
+    return { functions, unreached: own.unreached, functionStacks: imported };
+  };
+
+  if (httpApis.includes(apiId)) {
+    const httpApi = readHttpApi(resources, apiId, functionOf);
+    const { functions, unreached, functionStacks } = readReached([
+      ...httpApi.routes.map(({ functionId }) => functionId),
+      ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
+        authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
+      ),
+    ]);
     return {
       ...shared,
       stages: httpApi.stages,
@@ -741,6 +812,7 @@ export const readLocalApp = (
       notices: [],
       httpApi,
       functions,
+      functionStacks,
       unreachedFunctions: unreached,
     };
   }
@@ -757,14 +829,13 @@ export const readLocalApp = (
   );
   const [stage] = stages as [LocalStage, ...LocalStage[]];
 
-  const routes = readRoutes(resources, apiId);
-  const authorizers = readAuthorizers(resources, apiId);
+  const routes = readRoutes(resources, apiId, functionOf);
+  const authorizers = readAuthorizers(resources, apiId, functionOf);
   const { keys, notices } = readApiKeys(resources, apiId);
-  const reached = new Set([
+  const { functions, unreached, functionStacks } = readReached([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...authorizers.values()].flatMap((authorizer) => ('functionId' in authorizer ? [authorizer.functionId] : [])),
   ]);
-  const { functions, unreached } = readFunctions(resources, cloudAssemblyDir, reached, layerDirs);
   return {
     ...shared,
     stages,
@@ -779,6 +850,7 @@ export const readLocalApp = (
     notices,
     httpApi: undefined,
     functions,
+    functionStacks,
     unreachedFunctions: unreached,
   };
 };

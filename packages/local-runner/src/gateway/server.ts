@@ -309,6 +309,12 @@ const respond = (exchange: Exchange, { functionId }: ProxyRoute, { invocation }:
  * configuration error (gateway/content-handling.ts).
  */
 const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse => {
+  if (route.unanswered) {
+    exchange.notes.push(
+      'Execution failed due to configuration error: No match for output mapping and no default output mapping configured',
+    );
+    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  }
   const { binaryMediaTypes } = exchange.deployment.app;
   const requestIsBinary = isBinaryMediaType(exchange.request.headers['content-type'], binaryMediaTypes);
   if (integrationRequestIsBinary(requestIsBinary, route.requestContentHandling)) {

@@ -1,7 +1,7 @@
 // Each function's environment variables locally: the template's values (with the intrinsics that have a local meaning
 // resolved), then the local overrides, then what the Lambda runtime itself sets.
-import { localAws, resolveValue, UnresolvableValueError } from '../app/intrinsics.ts';
-import type { LocalApp, LocalFunction } from '../app/template.ts';
+import { localAws, resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
+import type { LocalFunction } from '../app/template.ts';
 
 /**
  * The environment variables a function runs with locally. `overrides` (the runner's local values, then `--env-vars`) win over
@@ -10,7 +10,7 @@ import type { LocalApp, LocalFunction } from '../app/template.ts';
  */
 export const functionVariables = (
   fn: LocalFunction,
-  app: LocalApp,
+  app: ValueContext,
   overrides: Record<string, string>,
 ): Record<string, string> => {
   const variables: Record<string, string> = {};

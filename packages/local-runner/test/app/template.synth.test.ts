@@ -86,6 +86,7 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
       authorizerId: undefined,
       authorizationScopes: [],
       apiKeyRequired: false,
+      unanswered: false,
       statusCode: 204,
       headers: expect.objectContaining({
         'Access-Control-Allow-Origin': 'https://app.example.com',
@@ -93,6 +94,24 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
       }),
       body: '',
     },
+  ]);
+});
+
+test('a mock without a request template answers its default integration response; with none to answer, unanswered', () => {
+  const app = read((_stack, api) => {
+    api.root.addResource('default').addMethod(
+      'GET',
+      new MockIntegration({
+        integrationResponses: [{ statusCode: '200', responseTemplates: { 'application/json': '{}' } }],
+      }),
+    );
+    api.root.addResource('none').addMethod('GET', new MockIntegration({}));
+  });
+  expect(
+    app.routes.map((route) => route.integration === 'mock' && [route.resourcePath, route.statusCode, route.unanswered]),
+  ).toEqual([
+    ['/default', 200, false],
+    ['/none', 500, true],
   ]);
 });
 
@@ -365,16 +384,28 @@ describe('readAssembly: several stacks at once', () => {
     );
   });
 
-  test("refused: a method whose function is another stack's, naming the method and the import", () => {
+  test("a method whose function is another stack's: read from that stack, its values resolved there", () => {
     const outdir = synthesize((app) => {
-      const { fn } = apiStack(app, 'Orders');
+      const { stack, fn } = apiStack(app, 'Orders');
+      const table = new Table(stack, 'Plants', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+      (table.node.defaultChild as CfnTable).overrideLogicalId('OrdersTable');
+      fn.addEnvironment('TABLE', table.tableName);
       const api = new RestApi(new Stack(app, 'Gateway'), 'Api');
       (api.node.defaultChild as CfnRestApi).overrideLogicalId('GatewayApi');
       api.root.addMethod('GET', new LambdaIntegration(fn));
     });
-    expect(() => readAssembly(outdir)).toThrow(
-      /^ApiGET\w+: its function is another stack's \(\{"Fn::ImportValue":"Orders:ExportsOutputFnGetAttOrdersFunction\w+"\}\), which the runner does not serve behind this stack's API$/,
-    );
+    const gateway = readAssembly(outdir, { stackName: 'Gateway' });
+    const [served] = servedFunctions(gateway);
+    expect(served).toMatchObject({
+      name: 'OrdersFunction',
+      app: { apiId: 'GatewayApi' },
+      context: { stackName: 'Orders' },
+    });
+    if (!served) throw new Error('no function served');
+    // Its Ref to its own stack's table, resolved in that stack.
+    expect(functionVariables(served.fn, served.context, {}).TABLE).toBe('OrdersTable');
+    // Both stacks at once: one function (one pool), reached by both APIs; every function is Orders', so by its id.
+    expect(servedFunctions(readAssembly(outdir)).map(({ name }) => name)).toEqual(['OrdersFunction']);
   });
 
   test('refused: an import no stack of the assembly exports, naming it', () => {
