@@ -675,6 +675,12 @@ describe('http-lambda-authorizer', () => {
     });
   });
 
+  test('today: its function URL is not served, and the runner says so at start', () => {
+    expect(app.log.lines).toContain(
+      'CdkdLocalStartApiFixture/UrlHandlerFunctionUrlD5D2E157: a function URL (of UrlHandler5EB42054), which the runner does not serve',
+    );
+  });
+
   test('REST API: ANY /v1/anything answers with the prod stage variables (verify.sh)', async () => {
     const response = await call(apiOf(app, 'MyRestApi2D1F47A9'), 'GET', '/prod/v1/anything');
     expect(response.status).toBe(200);

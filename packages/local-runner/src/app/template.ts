@@ -582,14 +582,19 @@ export interface LocalAssembly {
   notices: string[];
 }
 
-/** A WAF web ACL on an API's stage, which no local part applies, from whichever stack associates it. */
+/** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage, a function URL. */
 const noticesOf = (stacks: AssemblyStack[]) =>
-  stacks.flatMap(({ name, resources }) =>
-    ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
+  stacks.flatMap(({ name, resources }) => [
+    ...ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
       ([id]) =>
         `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,
     ),
-  );
+    // A function URL is an address of its own that clients call: said by name, not only listed as unreached.
+    ...ofType(resources, 'AWS::Lambda::Url').map(
+      ([id, url]) =>
+        `${name}/${id}: a function URL (of ${getAttOf(props(url).TargetFunctionArn)?.[0] ?? refOf(props(url).TargetFunctionArn) ?? 'a function'}), which the runner does not serve`,
+    ),
+  ]);
 
 /**
  * What the runner serves of the assembly in `cloudAssemblyDir`: every API of every stack (`stackName`: of that stack;
