@@ -286,6 +286,8 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   for (const notice of assembly.notices) options.log(notice);
   const services = await startServices(assembly, options);
   let pools = services.pools;
+  /** The assembly served (another after a reload). */
+  let served = assembly;
   let deployments = assembly.apis.map((api) => deploymentOf(api, functionNames(assembly), pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
@@ -328,7 +330,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     databaseEndpoint: services.database.endpoint,
     inspectPorts: services.inspectPorts,
     invocations: (functionId) => {
-      const named = namedFunction(servedFunctions(assembly), functionId);
+      const named = namedFunction(servedFunctions(served), functionId);
       const pool = named && pools.get(named.name);
       if (!pool) throw new Error(`no function ${functionId} served`);
       return pool.invocations;
@@ -343,6 +345,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
         return;
       }
       await services.database.createTables(next.tables);
+      served = next;
       const previous = pools;
       pools = services.poolsFor(next);
       deployments = next.apis.map((api) => deploymentOf(api, functionNames(next), pools, services.signingKey));

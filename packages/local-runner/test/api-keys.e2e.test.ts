@@ -58,5 +58,7 @@ test('a key the template gives no value: a local one, which the runner lists (AW
 });
 
 test("a usage plan's throttle is said at start: no local part applies it", () => {
-  expect(served.log.lines).toContain("ProdPlan: a usage plan's throttle, which the runner does not apply (429 on AWS)");
+  expect(served.log.lines).toContain(
+    "Stages/ProdPlan: a usage plan's throttle, which the runner does not apply (429 on AWS)",
+  );
 });

@@ -632,7 +632,7 @@ describe('rest-api-key', () => {
   test("the preflight needs no key (204); the usage plan's throttle (429 on AWS) is said at start, not applied", async () => {
     expect((await call(served(app), 'OPTIONS', '/prod/')).status).toBe(204);
     expect(app.log.lines).toContain(
-      "USAGEPLAN0CE7CEBA: a usage plan's throttle, which the runner does not apply (429 on AWS)",
+      "RestApiApiKeyThrottlingStack/USAGEPLAN0CE7CEBA: a usage plan's throttle, which the runner does not apply (429 on AWS)",
     );
   });
 });

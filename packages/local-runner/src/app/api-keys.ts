@@ -28,7 +28,7 @@ const stageNameOf = (value: unknown, resources: Record<string, CfnResource>) => 
  * local part applies (throttling and quotas), to be said at start. The API's key source must be HEADER (the default):
  * a Lambda authorizer's `usageIdentifierKey` (AUTHORIZER) is refused.
  */
-export const readApiKeys = (resources: Record<string, CfnResource>, apiId: string) => {
+export const readApiKeys = (resources: Record<string, CfnResource>, apiId: string, stackName: string) => {
   const source = props(resources[apiId] ?? { Type: '' }).ApiKeySourceType ?? 'HEADER';
   if (source !== 'HEADER')
     throw new UnsupportedTemplateError(
@@ -46,7 +46,7 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
     const { Throttle, Quota } = props(plan);
     if (Throttle !== undefined || Quota !== undefined)
       notices.push(
-        `${id}: a usage plan's ${[Throttle && 'throttle', Quota && 'quota'].filter(Boolean).join(' and ')}, which the runner does not apply (429 on AWS)`,
+        `${stackName}/${id}: a usage plan's ${[Throttle && 'throttle', Quota && 'quota'].filter(Boolean).join(' and ')}, which the runner does not apply (429 on AWS)`,
       );
   }
   const keys = new Map<string, LocalApiKey>();
@@ -56,7 +56,9 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
     const key = keyId === undefined ? undefined : resources[keyId];
     if (!stages || keyId === undefined || key?.Type !== 'AWS::ApiGateway::ApiKey') continue;
     const { Value, Enabled } = props(key);
-    if (Enabled === false) continue;
+    // CloudFormation documents no default; the API's CreateApiKey leaves a key disabled unless told (the CDK always
+    // writes Enabled). A key not enabled is refused on AWS too: 403.
+    if (Enabled !== true) continue;
     const known = keys.get(keyId);
     keys.set(keyId, {
       id: keyId,

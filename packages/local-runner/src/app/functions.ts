@@ -2,7 +2,17 @@
 // asset), its layers, its settings, and what it needs that no local part gives (said once at start, never a reason
 // to refuse the app). Functions no route or authorizer reaches are listed, not read.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
@@ -62,20 +72,29 @@ const assetDirOf = (resource: CfnResource, property: 'Code' | 'Content', cloudAs
 /**
  * The folder of a function whose code the template holds inline (`Code.ZipFile`, the CDK's `Code.fromInline`): as
  * CloudFormation "places it in a file named index" (AWS::Lambda::Function Code, ZipFile: `index.js` for Node.js,
- * `index.py` for Python), in a folder of the system's temporary one named by its content, written once.
+ * `index.py` for Python). In a folder of the system's temporary one that is this user's alone (mode 0700, checked: the
+ * runner runs what it holds), one subfolder per content, its file rewritten unless it holds exactly the code.
  */
-const inlineCodeDir = (properties: Record<string, unknown>, runtime: string) => {
+const inlineCodeDir = (properties: Record<string, unknown>, runtime: string, id: string) => {
   const code = (properties.Code as { ZipFile?: unknown } | undefined)?.ZipFile;
   const extension = runtime.startsWith('nodejs') ? '.js' : runtime.startsWith('python') ? '.py' : undefined;
   if (typeof code !== 'string' || extension === undefined) return undefined;
-  const dir = join(
-    tmpdir(),
-    'local-runner-inline-code',
-    createHash('sha256').update(extension).update(code).digest('hex'),
-  );
-  if (!existsSync(join(dir, `index${extension}`))) {
+  const uid = process.getuid?.();
+  const root = join(tmpdir(), `local-runner-inline-code-${uid ?? 'user'}`);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  const owner = statSync(root);
+  if ((uid !== undefined && owner.uid !== uid) || (owner.mode & 0o077) !== 0)
+    throw new UnsupportedTemplateError(
+      `${id}: its inline code would run from ${root}, which is not this user's alone (owner ${owner.uid}, mode ${(owner.mode & 0o777).toString(8)})`,
+    );
+  const dir = join(root, createHash('sha256').update(extension).update(code).digest('hex'));
+  const file = join(dir, `index${extension}`);
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== code) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `index${extension}`), code);
+    // Written whole, then renamed into place: a runner stopped halfway leaves no half file to run.
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, code);
+    renameSync(partial, file);
   }
   return dir;
 };
@@ -237,7 +256,7 @@ export const readFunctions = (
     }
     const properties = props(resource);
     const runtime = shown(properties.Runtime ?? '');
-    const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir) ?? inlineCodeDir(properties, runtime);
+    const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir) ?? inlineCodeDir(properties, runtime, id);
     if (assetDir === undefined) {
       throw new UnsupportedTemplateError(
         `${id}: its code is not an asset of the cloud assembly (no aws:asset:path metadata, no asset folder for its S3Key) nor inline (Code.ZipFile)`,

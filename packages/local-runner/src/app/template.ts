@@ -209,8 +209,9 @@ const functionFinder = (stack: ValueContext) => {
     if (targets.length !== 1 || !target?.functionId)
       throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
     const { from, ...found } = target;
-    // The API's functions are served by id: one of this stack's and one of another's with the same id cannot be.
-    if (from ? own.has(found.functionId) : imported.has(found.functionId))
+    // The API's functions are served by id: two of different stacks with the same id cannot be.
+    const earlier = imported.get(found.functionId);
+    if (from ? own.has(found.functionId) || (earlier !== undefined && earlier !== from) : earlier !== undefined)
       throw new UnsupportedTemplateError(
         `${where}: its function ${found.functionId} has the id of another stack's function this API reaches, which locally is one`,
       );
@@ -424,7 +425,17 @@ const contentHandlingOf = (properties: Record<string, unknown>, id: string): Con
  * (`unanswered`). Mapping-template logic (VTL) is refused.
  */
 const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
-  const requestTemplate = ((integration.RequestTemplates ?? {}) as Record<string, unknown>)['application/json'];
+  const templates = (integration.RequestTemplates ?? {}) as Record<string, unknown>;
+  const requestTemplate = templates['application/json'];
+  // Templates for other content types alone, or none with PassthroughBehavior NEVER (415 for every request):
+  // which template, or whether any, applies depends on the request's Content-Type, which the runner does not follow.
+  if (
+    (requestTemplate === undefined && Object.keys(templates).length > 0) ||
+    (Object.keys(templates).length === 0 && integration.PassthroughBehavior === 'NEVER')
+  )
+    throw new UnsupportedTemplateError(
+      `${id}: a mock's request templates ${JSON.stringify(Object.keys(templates))} with PassthroughBehavior ${String(integration.PassthroughBehavior ?? 'WHEN_NO_MATCH')} (only an application/json template, or none)`,
+    );
   const selected =
     requestTemplate === undefined
       ? undefined
@@ -621,7 +632,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       apis,
       tables: [...tables.values()],
       stacksWithoutApi: [],
-      notices: [...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)],
+      notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
     };
   }
   const withApis = stacks.filter(({ resources }) =>
@@ -644,12 +655,12 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     ),
   );
   refuseSharedTableNames(stacks);
-  const served = new Set(withApis.map(({ name }) => name));
+  refuseSharedPoolIds(withApis);
   return {
     apis,
     tables: stacks.flatMap(({ tables }) => tables),
-    stacksWithoutApi: stacks.filter(({ name }) => !served.has(name)).map(({ name }) => name),
-    notices: [...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)],
+    stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
+    notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
   };
 };
 
@@ -671,6 +682,23 @@ const refuseSharedTableNames = (stacks: AssemblyStack[]) => {
 };
 
 /**
+ * Refuses two stacks served at once with a user pool of the same logical id: the development issuer stands in for a
+ * pool by its logical id (user-pools.ts), so one pool's tokens would pass the other's authorizers, two pools on AWS.
+ */
+const refuseSharedPoolIds = (stacks: AssemblyStack[]) => {
+  const stackOfPool = new Map<string, string>();
+  for (const { name, resources } of stacks)
+    for (const [id] of ofType(resources, 'AWS::Cognito::UserPool')) {
+      const other = stackOfPool.get(id);
+      if (other !== undefined)
+        throw new UnsupportedTemplateError(
+          `${other} and ${name} both have a user pool ${id}, which locally is one issuer: serve one stack at a time with --stack NAME`,
+        );
+      stackOfPool.set(id, name);
+    }
+};
+
+/**
  * A function served, once however many APIs of its stack reach it: its name in the runner's messages and options
  * (`--inspect`, `--env-vars`, `invoke`), and the app its values are resolved in (its stack's). The name is its
  * logical id, or `Stack/id` when several stacks are served: two may have a function of the same id, as the CDK gives
@@ -686,15 +714,17 @@ export interface ServedFunction {
 }
 
 /** The stack a function `app` reaches is of: `app`'s, or the one it imports it from. */
-const contextOf = (app: LocalApp, id: string): ValueContext => app.functionStacks.get(id) ?? app;
+export const functionContext = (app: LocalApp, id: string): ValueContext => app.functionStacks.get(id) ?? app;
 
 /**
  * How the functions the APIs reach are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
  * `nameOf(app, id)`: the name of the function `app` reaches by `id`.
  */
 export const functionNames = ({ apis }: LocalAssembly) => {
-  const stacks = new Set(apis.flatMap((app) => [...app.functions.keys()].map((id) => contextOf(app, id).stackName)));
-  return (app: LocalApp, id: string) => (stacks.size > 1 ? `${contextOf(app, id).stackName}/${id}` : id);
+  const stacks = new Set(
+    apis.flatMap((app) => [...app.functions.keys()].map((id) => functionContext(app, id).stackName)),
+  );
+  return (app: LocalApp, id: string) => (stacks.size > 1 ? `${functionContext(app, id).stackName}/${id}` : id);
 };
 
 export const servedFunctions = (assembly: LocalAssembly): ServedFunction[] => {
@@ -703,7 +733,7 @@ export const servedFunctions = (assembly: LocalAssembly): ServedFunction[] => {
   for (const app of assembly.apis)
     for (const fn of app.functions.values()) {
       const name = nameOf(app, fn.id);
-      if (!served.has(name)) served.set(name, { name, fn, app, context: contextOf(app, fn.id) });
+      if (!served.has(name)) served.set(name, { name, fn, app, context: functionContext(app, fn.id) });
     }
   return [...served.values()];
 };
@@ -723,9 +753,9 @@ export const namedFunction = (served: ServedFunction[], name: string): ServedFun
 
 /**
  * What the APIs served share, as one app for lookups (the start and token commands'): every table of the assembly,
- * their user pools and authorizers, the functions they reach, and the functions none reaches, listed by name
- * (ServedFunction). Its other fields are the first API's: a function's values are resolved in its own API's app
- * (servedFunctions), never in this one.
+ * their user pools, the functions they reach, and the functions none reaches, listed by name (ServedFunction). Its
+ * other fields are the first API's: a function's values are resolved in its own stack (servedFunctions), never in
+ * this one, and an authorizer is looked up in its own API.
  */
 export const servedApp = (assembly: LocalAssembly): LocalApp => {
   const { apis, tables } = assembly;
@@ -741,7 +771,6 @@ export const servedApp = (assembly: LocalAssembly): LocalApp => {
     userPools: [
       ...new Map(apis.flatMap(({ userPools }) => userPools.map((pool) => [pool.poolId, pool] as const))).values(),
     ],
-    authorizers: new Map(apis.flatMap((app) => [...app.authorizers])),
     unreachedFunctions: [...new Set(unreached)].filter((name) => !served.has(name)),
   };
 };
@@ -836,7 +865,7 @@ export const readLocalApp = (
 
   const routes = readRoutes(resources, apiId, functionOf);
   const authorizers = readAuthorizers(resources, apiId, functionOf);
-  const { keys, notices } = readApiKeys(resources, apiId);
+  const { keys, notices } = readApiKeys(resources, apiId, name);
   const { functions, unreached, functionStacks } = readReached([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...authorizers.values()].flatMap((authorizer) => ('functionId' in authorizer ? [authorizer.functionId] : [])),

@@ -101,7 +101,10 @@ const banner = async (
   dataDir: string | undefined,
   envVars: ReturnType<typeof envVarsOf>,
 ) => {
-  const scope = devIssuerScope(api.app, envVars);
+  const scope = devIssuerScope(
+    api.apis.map(({ app }) => app),
+    envVars,
+  );
   const token =
     scope === undefined
       ? undefined

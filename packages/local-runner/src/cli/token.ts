@@ -31,16 +31,15 @@ const poolToken = (assembly: LocalAssembly, name: string) => {
     );
   const tokenUse = values['token-use'];
   if (tokenUse !== 'id' && tokenUse !== 'access') throw new RunnerError(`--token-use ${tokenUse}: id or access`);
-  const takenBy = new Set(
-    [...app.authorizers.values()].flatMap((authorizer) =>
-      authorizer.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId) ? [authorizer.id] : [],
-    ),
+  // The scopes of the methods whose authorizer, in their own API, takes the pool's tokens.
+  const methodScopes = assembly.apis.flatMap((api) =>
+    api.routes.flatMap((route) => {
+      const authorizer = route.authorizerId === undefined ? undefined : api.authorizers.get(route.authorizerId);
+      return authorizer?.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId)
+        ? route.authorizationScopes
+        : [];
+    }),
   );
-  const methodScopes = assembly.apis
-    .flatMap(({ routes }) => routes)
-    .flatMap((route) =>
-      route.authorizerId !== undefined && takenBy.has(route.authorizerId) ? route.authorizationScopes : [],
-    );
   return {
     issuer: poolIssuer(pool.poolId),
     clientId: pool.clientIds[0] ?? 'local-client',
@@ -68,7 +67,7 @@ try {
     const issuer = { ...key, issuer: values.issuer, audience: values.audience ?? '' };
     console.log(await signDevToken(issuer, { sub: values.sub, scope: values.scope ?? '', expiresIn }));
   } else {
-    const scope = values.scope ?? devIssuerScope(servedApp(assembly())) ?? '';
+    const scope = values.scope ?? devIssuerScope(assembly().apis) ?? '';
     console.log(await signDevToken(key, { sub: values.sub, scope, expiresIn }));
   }
 } catch (error) {

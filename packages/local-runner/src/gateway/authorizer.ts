@@ -127,6 +127,8 @@ export interface AuthorizerRequest {
   query: URLSearchParams;
   /** The ARN of the method being called (`arn:aws:execute-api:region:account:api/stage/METHOD/path`). */
   methodArn: string;
+  /** The stage it is called on: each stage has a cache of its own (API Gateway flushes one stage's). */
+  stage: string;
   /** The request's parts as a REQUEST authorizer receives them: the proxy event's, without the body. */
   parts: () => Record<string, unknown> & { requestContext: Record<string, unknown>; stageVariables: unknown };
 }
@@ -190,10 +192,11 @@ export class LocalLambdaAuthorizer {
     const asked = this.#event(request);
     if (!asked) return { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
     const { event, cacheKey } = asked;
-    const cached = cacheKey === undefined ? undefined : this.#cache.get(cacheKey);
+    const stageKey = cacheKey === undefined ? undefined : JSON.stringify([request.stage, cacheKey]);
+    const cached = stageKey === undefined ? undefined : this.#cache.get(stageKey);
     if (cached) return { decision: decide(cached, methodArn) };
     const report = await this.#invoke(event);
-    return { decision: this.#decideOn(report, cacheKey, methodArn), ...(report && { report }) };
+    return { decision: this.#decideOn(report, stageKey, methodArn), ...(report && { report }) };
   }
 
   /**

@@ -336,7 +336,8 @@ export class LocalHttpLambdaAuthorizer {
       return value === undefined || value === null ? '' : String(value);
     });
     if (identity.some((value) => value === '')) return { status: 401 as const };
-    const key = identity.length > 0 && ttlSeconds > 0 ? JSON.stringify(identity) : undefined;
+    // Each stage has a cache of its own (API Gateway flushes one stage's).
+    const key = identity.length > 0 && ttlSeconds > 0 ? JSON.stringify([context.stage, identity]) : undefined;
     let answer = key === undefined ? undefined : this.#cache.get(key);
     if (answer === undefined) {
       const event =

@@ -76,13 +76,16 @@ export const requestUrl = (request: IncomingMessage) => {
  * resource named like the stage: that path is the resource's.
  */
 const withoutStage = (url: URL, app: LocalApp) => {
-  const prefix = `/${app.stageName}`;
-  const named = app.routes.some(({ resourcePath }) => resourcePath.split('/')[1] === app.stageName);
-  if (named || !(url.pathname === prefix || url.pathname.startsWith(`${prefix}/`))) return url;
+  if (!isUnderStage(app, url.pathname, app.stageName)) return url;
   const stripped = new URL(url);
-  stripped.pathname = url.pathname.slice(prefix.length) || '/';
+  stripped.pathname = url.pathname.slice(app.stageName.length + 1) || '/';
   return stripped;
 };
+
+/** Whether `pathname`'s first segment is the stage `name`, and no top-level resource of `app` (a REST API's) is. */
+const isUnderStage = (app: LocalApp, pathname: string, name: string) =>
+  (pathname === `/${name}` || pathname.startsWith(`/${name}/`)) &&
+  !app.routes.some(({ resourcePath }) => resourcePath.split('/')[1] === name);
 
 /** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
 export interface Deployment {
@@ -98,14 +101,9 @@ export interface Deployment {
  * the path is the resource's), else its first, as its path may leave the stage out (`withoutStage`); an HTTP API's,
  * else `$default`, else none (the path is then outside every stage).
  */
-const stageOf = ({ stages, routes, httpApi }: LocalApp, pathname: string) => {
-  const named = stages.find(
-    ({ name }) =>
-      name !== '$default' &&
-      (pathname === `/${name}` || pathname.startsWith(`/${name}/`)) &&
-      !routes.some(({ resourcePath }) => resourcePath.split('/')[1] === name),
-  );
-  return named ?? (httpApi ? stages.find(({ name }) => name === '$default') : stages[0]);
+const stageOf = (app: LocalApp, pathname: string) => {
+  const named = app.stages.find(({ name }) => name !== '$default' && isUnderStage(app, pathname, name));
+  return named ?? (app.httpApi ? app.stages.find(({ name }) => name === '$default') : app.stages[0]);
 };
 
 /** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's; served by the path's stage. */
@@ -203,7 +201,7 @@ const authorize = async (
   const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
   const authorizerStarted = Date.now();
   const parts = () => requestAuthorizerParts(partsOf());
-  const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, parts };
+  const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, stage: app.stageName, parts };
   if (authorizer instanceof LocalUserPoolAuthorizer) {
     const { decision } = await authorizer.authorize(request, authorizationScopes);
     if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message);
@@ -340,13 +338,16 @@ const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse => {
   };
 };
 
-/** Each app's routes, compiled once (a reload brings another app). */
-const compiledRoutes = new WeakMap<LocalApp, CompiledResource[]>();
+/**
+ * Each app's routes, compiled once (a reload brings other routes): keyed by the routes themselves, which every stage's
+ * view of the app (handleAny) shares.
+ */
+const compiledRoutes = new WeakMap<LocalRoute[], CompiledResource[]>();
 const routesOf = (app: LocalApp) => {
-  let routes = compiledRoutes.get(app);
+  let routes = compiledRoutes.get(app.routes);
   if (!routes) {
     routes = compileRoutes(app.routes);
-    compiledRoutes.set(app, routes);
+    compiledRoutes.set(app.routes, routes);
   }
   return routes;
 };

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { resolveValue } from '../app/intrinsics.ts';
-import type { LocalApp, LocalFunction } from '../app/template.ts';
+import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { listenOnLoopback } from '../loopback.ts';
 
@@ -73,14 +73,18 @@ const scopesOfRoutes = (text: string): string[] => {
  * development issuer (from `--env-vars` or the template), so that a development token reaches every route; undefined
  * when none trusts it, and a development token would be refused.
  */
-export const devIssuerScope = (app: LocalApp, envVars: EnvVars = {}): string | undefined => {
-  const trusting = [...app.functions.values()].filter((fn) => trustsDevIssuer(fn, envVars));
+export const devIssuerScope = (apps: LocalApp | LocalApp[], envVars: EnvVars = {}): string | undefined => {
+  // Each function's values resolved in its own stack (functionContext), whichever API reaches it.
+  const trusting = [apps]
+    .flat()
+    .flatMap((app) => [...app.functions.values()].map((fn) => ({ fn, context: functionContext(app, fn.id) })))
+    .filter(({ fn }) => trustsDevIssuer(fn, envVars));
   if (trusting.length === 0) return undefined;
-  const scopes = trusting.flatMap((fn) => {
+  const scopes = trusting.flatMap(({ fn, context }) => {
     const name = fn.tokenIssuerVariables?.routeScopes;
     if (name === undefined) return [];
     const value = envVars[fn.id]?.[name] ?? fn.variables[name];
-    return value === undefined ? [] : scopesOfRoutes(resolveValue(value, app));
+    return value === undefined ? [] : scopesOfRoutes(resolveValue(value, context));
   });
   return [...new Set(scopes)].join(' ');
 };

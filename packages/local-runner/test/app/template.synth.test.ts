@@ -12,6 +12,7 @@ import {
   IdentitySource,
   LambdaIntegration,
   MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   ResponseTransferMode,
   RestApi,
@@ -19,6 +20,7 @@ import {
 import { CfnApi, CfnAuthorizer, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { namedFunction, readAssembly, readLocalApp, servedFunctions } from '../../src/app/template.ts';
@@ -187,6 +189,21 @@ describe('readLocalApp refuses', () => {
     ).toThrow(
       "KeyedApi: API key source AUTHORIZER (a Lambda authorizer's usageIdentifierKey), which the runner does not serve; HEADER is",
     );
+  });
+
+  test('a mock whose request templates are for other content types, or none with PassthroughBehavior NEVER', () => {
+    for (const [options, shown] of [
+      [
+        { requestTemplates: { 'text/plain': '{"statusCode": 404}' } },
+        '["text/plain"] with PassthroughBehavior WHEN_NO_MATCH',
+      ],
+      [{ passthroughBehavior: PassthroughBehavior.NEVER }, '[] with PassthroughBehavior NEVER'],
+    ] as const)
+      expect(() =>
+        read((_stack, api) => {
+          api.root.addMethod('GET', new MockIntegration(options));
+        }),
+      ).toThrow(`: a mock's request templates ${shown} (only an application/json template, or none)`);
   });
 
   test('a WebSocket API, saying what it is', () => {
@@ -406,6 +423,48 @@ describe('readAssembly: several stacks at once', () => {
     expect(functionVariables(served.fn, served.context, {}).TABLE).toBe('OrdersTable');
     // Both stacks at once: one function (one pool), reached by both APIs; every function is Orders', so by its id.
     expect(servedFunctions(readAssembly(outdir)).map(({ name }) => name)).toEqual(['OrdersFunction']);
+  });
+
+  test('refused: an API reaching functions of one id from two stacks; two stacks at once with one user pool id', () => {
+    const twoImports = synthesize((app) => {
+      const functionStack = (name: string) => {
+        const stack = new Stack(app, name);
+        const fn = new LambdaFunction(stack, 'Fn', {
+          code: code(),
+          handler: 'echo.handler',
+          runtime: Runtime.NODEJS_24_X,
+        });
+        (fn.node.defaultChild as CfnFunction).overrideLogicalId('Handler');
+        return fn;
+      };
+      const [a, b] = [functionStack('A'), functionStack('B')];
+      const api = new RestApi(new Stack(app, 'Gateway'), 'Api');
+      api.root.addResource('a').addMethod('GET', new LambdaIntegration(a));
+      api.root.addResource('b').addMethod('GET', new LambdaIntegration(b));
+    });
+    expect(() => readAssembly(twoImports, { stackName: 'Gateway' })).toThrow(
+      /: its function Handler has the id of another stack's function this API reaches, which locally is one$/,
+    );
+
+    const twoPools = synthesize((app) => {
+      for (const name of ['Dev', 'Prod']) {
+        const { stack } = apiStack(app, name);
+        (new UserPool(stack, 'Users').node.defaultChild as CfnUserPool).overrideLogicalId('UserPool');
+      }
+    });
+    expect(() => readAssembly(twoPools)).toThrow(
+      'Dev and Prod both have a user pool UserPool, which locally is one issuer: serve one stack at a time with --stack NAME',
+    );
+    expect(readAssembly(twoPools, { stackName: 'Dev' }).apis).toHaveLength(1);
+  });
+
+  test('a stack is listed as having no API only when it has none, whichever API is chosen', () => {
+    const outdir = synthesize((app) => {
+      new Stack(app, 'Data');
+      apiStack(app, 'Users');
+      apiStack(app, 'Orders');
+    });
+    expect(readAssembly(outdir, { apiName: 'UsersApi' }).stacksWithoutApi).toEqual(['Data']);
   });
 
   test('refused: an import no stack of the assembly exports, naming it', () => {

@@ -1,5 +1,5 @@
-// API Gateway's TOKEN authorizer result cache, locally: per token for the TTL, then the function is asked again;
-// TTL 0 asks it every time. The clock is stepped, not waited for.
+// API Gateway's TOKEN authorizer result cache, locally: per stage and token for the TTL, then the function is asked
+// again; TTL 0 asks it every time. The clock is stepped, not waited for.
 import { afterEach, expect, jest, test } from '@jest/globals';
 import { LocalLambdaAuthorizer } from '../../src/gateway/authorizer.ts';
 import type { FunctionPool, InvocationReport } from '../../src/lambda/pool.ts';
@@ -34,11 +34,12 @@ const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool
     },
     pool as unknown as FunctionPool,
   );
-const ask = (authorizer: LocalLambdaAuthorizer, token = 'Bearer a') =>
+const ask = (authorizer: LocalLambdaAuthorizer, token = 'Bearer a', stage = 'test') =>
   authorizer.authorize({
     headers: { Authorization: [token] },
     query: new URLSearchParams(),
     methodArn,
+    stage,
     parts: () => {
       throw new Error('a TOKEN authorizer reads no other part of the request');
     },
@@ -69,6 +70,15 @@ test('another token is not served from the cache', async () => {
   const authorizer = authorizerWith(300, pool);
   await ask(authorizer, 'Bearer a');
   await ask(authorizer, 'Bearer b');
+  expect(pool.invocations).toBe(2);
+});
+
+test("another stage has a cache of its own (API Gateway flushes one stage's: FlushStageAuthorizersCache)", async () => {
+  const pool = allowingPool();
+  const authorizer = authorizerWith(300, pool);
+  await ask(authorizer, 'Bearer a', 'prod');
+  await ask(authorizer, 'Bearer a', 'prod');
+  await ask(authorizer, 'Bearer a', 'beta');
   expect(pool.invocations).toBe(2);
 });
 
