@@ -24,6 +24,7 @@ import {
   renderGatewayResponse,
 } from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
+import { appForPath, isUnderStage } from './stages.ts';
 import { withinTime } from './time-limit.ts';
 import { LocalUserPoolAuthorizer } from './user-pool-authorizer.ts';
 
@@ -82,11 +83,6 @@ const withoutStage = (url: URL, app: LocalApp) => {
   return stripped;
 };
 
-/** Whether `pathname`'s first segment is the stage `name`, and no top-level resource of `app` (a REST API's) is. */
-const isUnderStage = (app: LocalApp, pathname: string, name: string) =>
-  (pathname === `/${name}` || pathname.startsWith(`/${name}/`)) &&
-  !app.routes.some(({ resourcePath }) => resourcePath.split('/')[1] === name);
-
 /** What the gateway serves: an app, its functions' pools and its authorizers (replaced whole by a reload). */
 export interface Deployment {
   app: LocalApp;
@@ -96,32 +92,17 @@ export interface Deployment {
   httpAuthorizers: Map<string, LocalJwtAuthorizer | LocalHttpLambdaAuthorizer>;
 }
 
-/**
- * The stage whose name the path's first segment is: a REST API's (not when it has a top-level resource of that name:
- * the path is the resource's), else its first, as its path may leave the stage out (`withoutStage`); an HTTP API's,
- * else `$default`, else none (the path is then outside every stage).
- */
-const stageOf = (app: LocalApp, pathname: string) => {
-  const named = app.stages.find(({ name }) => name !== '$default' && isUnderStage(app, pathname, name));
-  return named ?? (app.httpApi ? app.stages.find(({ name }) => name === '$default') : app.stages[0]);
-};
-
 /** The exchange, by the kind of API: an HTTP API's (http-api.ts), else a REST API's; served by the path's stage. */
 const handleAny = (request: IncomingMessage, deployment: Deployment) => {
   const url = requestUrl(request);
-  const stage = stageOf(deployment.app, url.pathname) ?? deployment.app.stages[0];
-  const { httpApi } = deployment.app;
-  const view = stage && { stageName: stage.name, stageVariables: stage.variables };
-  return httpApi
+  const app = appForPath(deployment.app, url.pathname);
+  return app.httpApi
     ? handleHttpApi(request, url, {
-        api: { ...httpApi, ...view },
+        api: app.httpApi,
         pools: deployment.pools,
         authorizers: deployment.httpAuthorizers,
       })
-    : handle(request, {
-        ...deployment,
-        app: { ...deployment.app, ...view, ...(stage && { deployment: stage.deployment }) },
-      });
+    : handle(request, { ...deployment, app });
 };
 
 interface GatewayOptions {
@@ -401,9 +382,10 @@ const handle = async (
   if (chosen.integration === 'mock') return { httpResponse: mockResponse(exchange, chosen), notes: exchange.notes };
   // The request's event, with what the authorizer allowed and the API key the method took ($context.identity.apiKey
   // and apiKeyId: "for API methods that require an API key").
-  const { requestContext } = requestEvent();
+  const passedOn = requestEvent();
+  const { requestContext } = passedOn;
   const event = {
-    ...requestEvent(),
+    ...passedOn,
     requestContext: {
       ...requestContext,
       ...(apiKey.next && {
