@@ -12,8 +12,8 @@ import {
   namedFunction,
   readAssembly,
   type ServedFunction,
-  servedApp,
   servedFunctions,
+  unreachedFunctions,
 } from './app/template.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
@@ -276,9 +276,8 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   const readAll = (dir: string) =>
     readAssembly(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
   const assembly = readAll(options.cloudAssemblyDir);
-  const { unreachedFunctions } = servedApp(assembly);
-  if (unreachedFunctions.length > 0)
-    options.log(`not served (no route or authorizer reaches them): ${unreachedFunctions.join(', ')}`);
+  const unreached = unreachedFunctions(assembly);
+  if (unreached.length > 0) options.log(`not served (no route or authorizer reaches them): ${unreached.join(', ')}`);
   if (assembly.stacksWithoutApi.length > 0)
     options.log(
       `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,

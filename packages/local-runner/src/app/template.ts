@@ -551,8 +551,11 @@ const assemblyOf = (cloudAssemblyDir: string) => {
 };
 
 /** The chosen stack: the one stack in `cloudAssemblyDir`, or `stackName`; with the assembly's exports. */
-const stackOf = (cloudAssemblyDir: string, stackName: string | undefined) => {
-  const { stacks, exports } = assemblyOf(cloudAssemblyDir);
+const stackOf = (
+  { stacks, exports }: ReturnType<typeof assemblyOf>,
+  cloudAssemblyDir: string,
+  stackName: string | undefined,
+) => {
   const names = stacks.map(({ name }) => name).join(', ');
   const chosen = stackName === undefined ? stacks : stacks.filter(({ name }) => name === stackName);
   const [stack] = chosen;
@@ -614,15 +617,16 @@ const noticesOf = (stacks: AssemblyStack[]) =>
  * are refused, naming them.
  */
 export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalAssembly => {
-  const { stacks } = assemblyOf(cloudAssemblyDir);
+  const assembly = assemblyOf(cloudAssemblyDir);
+  const { stacks } = assembly;
   const { stackName, apiName } = options;
   if (stackName !== undefined || stacks.length <= 1) {
-    const stack = stackOf(cloudAssemblyDir, stackName);
+    const stack = stackOf(assembly, cloudAssemblyDir, stackName);
     const ids = apiName === undefined ? apiIdsOf(stack.resources) : [apiName];
     const apis =
       ids.length <= 1
-        ? [readLocalApp(cloudAssemblyDir, { ...options, stackName: stack.name })]
-        : ids.map((id) => readLocalApp(cloudAssemblyDir, { ...options, stackName: stack.name, apiName: id }));
+        ? [readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name })]
+        : ids.map((id) => readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name, apiName: id }));
     // One stack served: the others' tables are there as deployed, one of each name.
     const others = stacks.filter(({ name }) => name !== stack.name);
     const tables = new Map(
@@ -651,7 +655,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     );
   const apis = withApis.flatMap(({ name, resources }) =>
     (apiName === undefined ? apiIdsOf(resources) : [apiName]).map((id) =>
-      readLocalApp(cloudAssemblyDir, { ...options, stackName: name, apiName: id }),
+      readApp(cloudAssemblyDir, assembly, { ...options, stackName: name, apiName: id }),
     ),
   );
   refuseSharedTableNames(stacks);
@@ -751,39 +755,33 @@ export const namedFunction = (served: ServedFunction[], name: string): ServedFun
   return byId[0];
 };
 
-/**
- * What the APIs served share, as one app for lookups (the start and token commands'): every table of the assembly,
- * their user pools, the functions they reach, and the functions none reaches, listed by name (ServedFunction). Its
- * other fields are the first API's: a function's values are resolved in its own stack (servedFunctions), never in
- * this one, and an authorizer is looked up in its own API.
- */
-export const servedApp = (assembly: LocalAssembly): LocalApp => {
-  const { apis, tables } = assembly;
-  const [first] = apis;
-  if (!first) throw new UnsupportedTemplateError('no API to serve');
+/** The functions of the served stacks that no route or authorizer reaches, by name (ServedFunction): not served. */
+export const unreachedFunctions = (assembly: LocalAssembly) => {
   const nameOf = functionNames(assembly);
   const served = new Set(servedFunctions(assembly).map(({ name }) => name));
-  const unreached = apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));
-  return {
-    ...first,
-    functions: new Map(apis.flatMap((app) => [...app.functions])),
-    tables,
-    userPools: [
-      ...new Map(apis.flatMap(({ userPools }) => userPools.map((pool) => [pool.poolId, pool] as const))).values(),
-    ],
-    unreachedFunctions: [...new Set(unreached)].filter((name) => !served.has(name)),
-  };
+  const unreached = assembly.apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));
+  return [...new Set(unreached)].filter((name) => !served.has(name));
 };
+
+/** The user pools of the stacks of `apis`, once each. */
+export const userPoolsOf = (apis: LocalApp[]) => [
+  ...new Map(apis.flatMap(({ userPools }) => userPools.map((pool) => [pool.poolId, pool] as const))).values(),
+];
 
 /**
  * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
  * id), read into a LocalApp.
  */
-export const readLocalApp = (
+export const readLocalApp = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalApp =>
+  readApp(cloudAssemblyDir, assemblyOf(cloudAssemblyDir), options);
+
+/** readLocalApp, of an assembly already read (`assembly`: its stacks and exports, read once). */
+const readApp = (
   cloudAssemblyDir: string,
-  { stackName, apiName, layerDirs = {} }: ReadOptions = {},
+  assembly: ReturnType<typeof assemblyOf>,
+  { stackName, apiName, layerDirs = {} }: ReadOptions,
 ): LocalApp => {
-  const { name, resources, tables, exports } = stackOf(cloudAssemblyDir, stackName);
+  const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
   const restApis = ofType(resources, 'AWS::ApiGateway::RestApi').map(([id]) => id);
   const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
   const allIds = [...restApis, ...httpApis];

@@ -1,7 +1,7 @@
 // `cdk-local-runner invoke <function id> <event.json>`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`. Prints the result as JSON.
 import { readFileSync } from 'node:fs';
-import { namedFunction, readAssembly, servedApp, servedFunctions } from '../app/template.ts';
+import { namedFunction, readAssembly, servedFunctions, unreachedFunctions } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';
@@ -45,7 +45,7 @@ try {
   });
   const served = servedFunctions(assembly);
   const named = namedFunction(served, functionId);
-  if (!named && servedApp(assembly).unreachedFunctions.includes(functionId))
+  if (!named && unreachedFunctions(assembly).includes(functionId))
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!named)
     throw new RunnerError(`no function ${functionId}; the API's are ${served.map(({ name }) => name).join(', ')}`);

@@ -2,6 +2,7 @@
 // is stopped.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import { userPoolsOf } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../local-api.ts';
@@ -147,8 +148,8 @@ const banner = async (
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
-    ...[...new Set(api.apis.flatMap(({ app }) => app.userPools.map(({ logicalId }) => logicalId)))].map(
-      (logicalId) =>
+    ...userPoolsOf(api.apis.map(({ app }) => app)).map(
+      ({ logicalId }) =>
         `User pool ${logicalId}: its tokens with \`npx cdk-local-runner token --pool ${logicalId} [--token-use access]\``,
     ),
     ...[...api.inspectPorts].map(

@@ -1,6 +1,6 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take.
-import { type LocalAssembly, readAssembly, servedApp } from '../app/template.ts';
+import { type LocalAssembly, readAssembly, userPoolsOf } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
@@ -23,11 +23,11 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
 ]);
 /** A user pool's token for `app`: the pool by logical id, its first app client, and (access) the scopes its methods ask. */
 const poolToken = (assembly: LocalAssembly, name: string) => {
-  const app = servedApp(assembly);
-  const pool = app.userPools.find(({ logicalId }) => logicalId === name);
+  const userPools = userPoolsOf(assembly.apis);
+  const pool = userPools.find(({ logicalId }) => logicalId === name);
   if (!pool)
     throw new RunnerError(
-      `--pool ${name}: no such user pool; the app's are ${app.userPools.map(({ logicalId }) => logicalId).join(', ') || 'none'}`,
+      `--pool ${name}: no such user pool; the app's are ${userPools.map(({ logicalId }) => logicalId).join(', ') || 'none'}`,
     );
   const tokenUse = values['token-use'];
   if (tokenUse !== 'id' && tokenUse !== 'access') throw new RunnerError(`--token-use ${tokenUse}: id or access`);
