@@ -235,6 +235,26 @@ describe('a Lambda authorizer with payload 1.0 (as the CDK writes one with IAM r
     expect(delivered).not.toHaveProperty('routeArn');
   });
 
+  test('a header sent twice is one identity value, its values joined by commas as the 2.0 event joins them', async () => {
+    const text = await new Promise<string>((resolve, reject) => {
+      request(
+        `${apiNamed('Items')}/policy-v1/fern?tenant=twice`,
+        { headers: { 'X-Key': ['open', 'open'] } },
+        (response) => {
+          let answer = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => {
+            answer += chunk;
+          });
+          response.on('end', () => resolve(answer));
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    const { lambda } = (eventOf(text).requestContext as { authorizer: { lambda: Record<string, string> } }).authorizer;
+    expect(JSON.parse(lambda.event ?? '{}')).toMatchObject({ identitySource: 'open,open,twice' });
+  });
+
   test('cached by both identity sources: the same pair does not invoke it again, another tenant does', async () => {
     await send('Items', 'GET', path, { 'X-Key': 'open' });
     const before = served.api.invocations('PolicyV1AuthorizerFunction');

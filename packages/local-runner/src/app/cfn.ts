@@ -57,3 +57,9 @@ export const readStages = (stages: [string, CfnResource][], apiId: string, defau
     };
   });
 };
+
+/** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */
+export interface IdentitySource {
+  from: 'header' | 'querystring' | 'stageVariable' | 'context';
+  name: string;
+}

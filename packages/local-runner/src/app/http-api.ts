@@ -4,6 +4,7 @@
 // and its JWT authorizers. What the runner does not serve of it is refused, each named.
 import {
   type CfnResource,
+  type IdentitySource,
   type LocalStage,
   ofType,
   props,
@@ -50,11 +51,6 @@ export interface HttpCors {
 }
 
 /** Where a Lambda authorizer's identity source is read (`$request.header.X`, `$request.querystring.X`, ...). */
-interface HttpIdentitySource {
-  from: 'header' | 'querystring' | 'context' | 'stageVariable';
-  name: string;
-}
-
 /** A Lambda authorizer of an HTTP API. */
 export interface HttpLambdaAuthorizer {
   type: 'REQUEST';
@@ -63,7 +59,7 @@ export interface HttpLambdaAuthorizer {
   payloadVersion: '1.0' | '2.0';
   functionId: string;
   qualifier?: string;
-  identitySources: HttpIdentitySource[];
+  identitySources: IdentitySource[];
   /** EnableSimpleResponses: `{isAuthorized, context}` in place of an IAM policy. */
   simpleResponses: boolean;
   ttlSeconds: number;

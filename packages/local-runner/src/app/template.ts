@@ -8,6 +8,7 @@ import { type LocalApiKey, readApiKeys } from './api-keys.ts';
 import {
   type CfnResource,
   getAttOf,
+  type IdentitySource,
   type LocalStage,
   ofType,
   props,
@@ -21,17 +22,12 @@ import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueCon
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
 
+export type { IdentitySource } from './cfn.ts';
 export type { LocalFunction } from './functions.ts';
 
 interface CfnTemplate {
   Resources?: Record<string, CfnResource>;
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
-}
-
-/** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */
-export interface IdentitySource {
-  from: 'header' | 'querystring' | 'stageVariable' | 'context';
-  name: string;
 }
 
 interface AuthorizerBase {

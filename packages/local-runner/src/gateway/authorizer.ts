@@ -150,7 +150,12 @@ const valueAt = (object: unknown, path: string) => {
  * which API Gateway answers 401 itself, invoking no authorizer ("Why am I getting API Gateway 401 Unauthorized errors
  * after creating a Lambda authorizer?", AWS Knowledge Center: identity sources "missing, null, empty or not valid").
  */
-const identityOf = (sources: IdentitySource[], request: AuthorizerRequest) => {
+export const identityOf = (
+  sources: readonly IdentitySource[],
+  request: Pick<AuthorizerRequest, 'headers' | 'query'> & {
+    parts: () => { requestContext: unknown; stageVariables?: unknown };
+  },
+) => {
   const values: string[] = [];
   for (const { from, name } of sources) {
     const value =

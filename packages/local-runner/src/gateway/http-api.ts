@@ -13,7 +13,7 @@ import type { SigningKey } from '../issuer/dev-issuer.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
-import { decide, parseResult, requestAuthorizerParts } from './authorizer.ts';
+import { decide, identityOf, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
@@ -322,20 +322,14 @@ export class LocalHttpLambdaAuthorizer {
   ) {
     const { identitySources, simpleResponses, ttlSeconds, qualifier, payloadVersion } = this.#definition;
     const context = parts.requestContext as Record<string, unknown>;
-    const identity = identitySources.map(({ from, name }) => {
-      const value =
-        from === 'header'
-          ? request.headers[name.toLowerCase()]
-          : from === 'querystring'
-            ? url.searchParams.getAll(name).join(',')
-            : from === 'stageVariable'
-              ? (parts.stageVariables as Record<string, string> | undefined)?.[name]
-              : name
-                  .split('.')
-                  .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], context);
-      return value === undefined || value === null ? '' : String(value);
+    // Each identity source read as a REST API's REQUEST authorizer reads it (a repeated header's values joined by
+    // commas, as the 2.0 event joins them); one missing or empty: 401.
+    const identity = identityOf(identitySources, {
+      headers: headersAsSent(request).all,
+      query: url.searchParams,
+      parts: () => ({ requestContext: context, stageVariables: parts.stageVariables }),
     });
-    if (identity.some((value) => value === '')) return { status: 401 as const };
+    if (!identity) return { status: 401 as const };
     // Each stage has a cache of its own (API Gateway flushes one stage's).
     const key = identity.length > 0 && ttlSeconds > 0 ? JSON.stringify([context.stage, identity]) : undefined;
     let answer = key === undefined ? undefined : this.#cache.get(key);
