@@ -4,11 +4,14 @@
 // the paths Lambda's Node.js runtimes search ("Layer paths for each Lambda runtime"), and settings no local part
 // gives, said at start.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../src/local-api.ts';
 import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
+import { startApp, stopStarted } from './helpers/runner-process.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
 const greetingLayer = new URL('./fixtures/layers/greeting', import.meta.url).pathname;
@@ -72,6 +75,39 @@ describe('served as the template has it', () => {
     expect(body).toEqual({ greeting });
   });
 
+  // Lambda extracts the layers into /opt and the bundle into /var/task ("Layer paths for each Lambda runtime",
+  // https://docs.aws.amazon.com/lambda/latest/dg/packaging-layers.html#packaging-layers-paths): a path that leaves
+  // /opt names none of their files, whatever `..` it takes, so it fails as a missing module does.
+  const opened = async (how: 'require' | 'import', specifier: string) =>
+    (await get(runner.api, `/confined-${how}?specifier=${encodeURIComponent(specifier)}`)).body;
+
+  test.each([
+    ['require', '/opt/nodejs/node_modules/greeting/index.js'],
+    ['require', '/opt/nodejs/../nodejs/node_modules/greeting'],
+    ['import', '/opt/nodejs/node_modules/greeting/index.js'],
+    ['import', 'file:///opt/nodejs/node_modules/greeting/index.js'],
+    ['import', '/opt/nodejs/./node_modules/../node_modules/greeting/index.js'],
+  ] as const)("%s('%s'): a layer's file, by its path under /opt", async (how, specifier) => {
+    expect((await opened(how, specifier)).loaded).toContain('greet');
+  });
+
+  test.each([
+    ['require', '/opt/../manifest.json', 'MODULE_NOT_FOUND'],
+    ['require', '/opt/../../../../../../../../etc/passwd', 'MODULE_NOT_FOUND'],
+    ['require', '/opt/nodejs/../../manifest.json', 'MODULE_NOT_FOUND'],
+    ['require', '/opt/nodejs/node_modules/../../../manifest.json', 'MODULE_NOT_FOUND'],
+    ['require', '/opt/..', 'MODULE_NOT_FOUND'],
+    ['import', '/opt/../manifest.json', 'ERR_MODULE_NOT_FOUND'],
+    ['import', '/opt/../../../../../../../../etc/passwd', 'ERR_MODULE_NOT_FOUND'],
+    ['import', '/opt/nodejs/../../manifest.json', 'ERR_MODULE_NOT_FOUND'],
+    ['import', 'file:///opt/../manifest.json', 'ERR_MODULE_NOT_FOUND'],
+    ['import', 'file:///opt/%2e%2e/manifest.json', 'ERR_MODULE_NOT_FOUND'],
+  ] as const)("%s('%s'): outside the bundle and the layers, not found, as on Lambda", async (how, specifier, code) => {
+    const { code: thrown, message } = (await opened(how, specifier)) as { code: string; message: string };
+    expect(thrown).toBe(code);
+    expect(message).toMatch(/^Cannot find module '/);
+  });
+
   test('a layer named only by ARN: said at start with what to pass; without it the function fails its init as it would without the layer', async () => {
     expect(runner.log.lines).toContain(
       `ForeignLayerFunction: its layer ${foreignLayerArn} is not an asset of this app, so nothing of it is here: give its contents with --layer ${foreignLayerArn}=DIR (DIR holding what Lambda extracts into /opt)`,
@@ -131,4 +167,40 @@ describe('--layer ARN=DIR, --runtime-sdk DIR', () => {
   test("the folder named for the runtime's SDK provides it", async () => {
     expect(await get(runner.api, '/sdk')).toEqual({ status: 200, body: { sdk: 'function' } });
   });
+});
+
+describe('an assembly reached through a symbolic link (`--app /link/cdk.out`)', () => {
+  // As on macOS, where /tmp and /var/folders are links to /private/...: each module the function loads has its real
+  // path, and the bundle's folder is the same folder by either name.
+  let url = '';
+  beforeAll(async () => {
+    const synthesized = dirname(synthesizeRuntimesApp());
+    const link = join(mkdtempSync(join(tmpdir(), 'local-runner-link-')), 'linked');
+    symlinkSync(synthesized, link);
+    ({ url } = await startApp(join(link, 'cdk.out'), { args: ['--max-workers', '1'] }));
+  }, 90_000);
+  afterAll(stopStarted);
+
+  test.each([
+    ['/layer-cjs', { greeting: 'hello CommonJS, from the layer' }],
+    ['/layer-esm', { greeting: 'hello ESM, from the layer' }],
+    [`/confined-require?specifier=${encodeURIComponent('/opt/nodejs/node_modules/greeting')}`, { loaded: ['greet'] }],
+  ])("%s: the function loads its bundle and its layer's package", async (path, expected) => {
+    const response = await fetch(`${url}${path}`);
+    expect([response.status, await response.json()]).toEqual([200, expected]);
+  });
+
+  test("python3.12: the function imports its layer's module", async () => {
+    const response = await fetch(`${url}/python`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ greeting: 'hello Python, from the layer' });
+  });
+
+  test.each(['/opt/../manifest.json', '../manifest.json'])(
+    "import('%s'): the assembly, above the bundle and the layer, is not found",
+    async (specifier) => {
+      const response = await fetch(`${url}/confined-import?specifier=${encodeURIComponent(specifier)}`);
+      expect(await response.json()).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' });
+    },
+  );
 });

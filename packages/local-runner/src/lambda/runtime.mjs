@@ -5,10 +5,10 @@
 // that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a WebAssembly
 // compiler it loads on first use, some 140 ms a process here. Its settings are typed in bootstrap.ts (NodeRuntimeSettings);
 // the rest it reads from its environment, as Lambda's runtime does.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire, registerHooks } from 'node:module';
 import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API ?? '';
@@ -72,7 +72,22 @@ const postError = (path, error) => {
 // where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
-const { modulePath, exportName, layerDirs, runtimeSdk } = JSON.parse(process.argv[2]);
+/**
+ * A folder or file by its real path, as Node names the modules it resolves (it follows symbolic links): an assembly
+ * reached through a link (`--app /link/cdk.out`; on macOS, /tmp and /var/folders are links to /private/...) is the
+ * same folder as the real path of each module it loads.
+ */
+const real = (path) => {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+};
+const settings = JSON.parse(process.argv[2]);
+const { exportName, runtimeSdk } = settings;
+const modulePath = real(settings.modulePath);
+const layerDirs = settings.layerDirs.map(real);
 const functionId = process.env.AWS_LAMBDA_FUNCTION_NAME;
 const runtime = process.env.AWS_EXECUTION_ENV?.replace(/^AWS_Lambda_/, '') ?? '';
 const memoryMb = process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE;
@@ -132,7 +147,7 @@ const reported = (error) =>
     : { errorType: typeof error, message: String(error) };
 
 /** The bundle's folder: /var/task on Lambda, where nothing lies above it. */
-const taskRoot = process.env.LAMBDA_TASK_ROOT ?? dirname(modulePath);
+const taskRoot = real(process.env.LAMBDA_TASK_ROOT ?? dirname(modulePath));
 
 /** The function's folder `file` is in, its bundle's or a layer's (/var/task or /opt on Lambda), if any. */
 const functionsFolder = (file) => [taskRoot, ...layerDirs].find((dir) => file.startsWith(`${dir}/`));
@@ -185,18 +200,31 @@ const packageName = (specifier) =>
 const packageFolders =
   nodeMajor >= 18 ? (process.env.NODE_PATH ?? '').split(':').filter((dir) => dir.endsWith('/node_modules')) : [];
 
+/** The path an absolute specifier names (a path or a file: URL), its `.` and `..` segments resolved; else undefined. */
+const absolutePath = (specifier) => {
+  if (specifier.startsWith('/')) return posix.normalize(specifier);
+  if (!specifier.startsWith('file:')) return undefined;
+  try {
+    // The URL parser has resolved its dot segments, `%2e%2e` among them.
+    return fileURLToPath(specifier);
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * A file under /opt, where Lambda extracts the function's layers, named by its absolute path (`import
  * '/opt/nodejs/utils.mjs'`): locally, the file at that path in the last layer that has it (a later layer's files
- * overwrite an earlier one's in /opt). Undefined when none has it: the import then fails, as on Lambda.
+ * overwrite an earlier one's in /opt). Undefined when none has it: the import then fails, as on Lambda. The path is
+ * taken with its `..` resolved first, as Lambda's file system takes it: `/opt/../manifest.json` is `/manifest.json`,
+ * in no layer (and not the folder above a layer's, locally the cloud assembly).
  */
 const inLayers = (specifier) => {
-  const path = specifier.startsWith('file:///opt/') ? fileURLToPath(specifier) : specifier;
-  if (!path.startsWith('/opt/')) return undefined;
-  // An absolute path, which require() and import alike resolve as it is.
+  const path = absolutePath(specifier);
+  if (path !== '/opt' && !path?.startsWith('/opt/')) return undefined;
   return layerDirs
     .toReversed()
-    .map((dir) => join(dir, path.slice('/opt/'.length)))
+    .map((dir) => join(dir, path.slice('/opt'.length)))
     .find((file) => existsSync(file));
 };
 
@@ -218,7 +246,6 @@ registerHooks({
     const parent = context.parentURL?.startsWith('file:') ? fileURLToPath(context.parentURL) : '';
     if (functionsFolder(parent) === undefined) return nextResolve(specifier, context);
     const layerFile = inLayers(specifier);
-    if (layerFile) return nextResolve(layerFile, context);
     const name = packageName(specifier);
     const bare = !specifier.startsWith('.') && !specifier.startsWith('/') && !specifier.includes(':');
     const sdk = bare && providedSdk.test(name);
@@ -226,7 +253,7 @@ registerHooks({
     try {
       // The SDK from the folder named for it (--runtime-sdk), before the app's own node_modules.
       resolved = sdk && runtimeSdk ? fromRuntimeSdk(specifier, context, nextResolve) : undefined;
-      resolved ??= nextResolve(specifier, context);
+      resolved ??= nextResolve(layerFile ?? specifier, context);
     } catch (error) {
       const fromLayer =
         bare && context.conditions?.includes('import')
