@@ -4,7 +4,7 @@
 // AuthorizationScopes), anything else is 401 without the function; the function gets the token's claims. Locally the
 // development issuer signs each pool's tokens, under the pool's issuer URL; `cdk-local-runner token --pool` mints them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
@@ -12,7 +12,7 @@ import { poolIssuer } from '../src/app/user-pools.ts';
 import { signPoolToken } from '../src/issuer/dev-issuer.ts';
 import { functionVariables } from '../src/lambda/variables.ts';
 import { synthesizeUserPoolApp } from './fixtures/user-pool-app.ts';
-import { launch, launchedUntil, runnerBin, stopStarted } from './helpers/runner-process.ts';
+import { launch, launchedUntil, runnerBin, startApp, stopStarted } from './helpers/runner-process.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
 const poolId = 'us-east-1_Users';
@@ -120,4 +120,36 @@ describe('`cdk-local-runner token --pool` (the command line)', () => {
       "cdk-local-runner token failed: --pool Admins: no such user pool; the app's are Users\n",
     );
   }, 60_000);
+});
+
+describe('`start --in-memory`, then `token --pool` in the same folder', () => {
+  afterAll(stopStarted);
+
+  // The server's key is in its memory alone: the token command asks it for the key (issuer/lent-key.ts), so that the
+  // tokens it prints are the ones this server accepts, and it creates no key in the project that no server uses.
+  test('the tokens it prints are accepted (200); several runners in memory: refused, naming them', async () => {
+    const app = synthesizeUserPoolApp();
+    const project = mkdtempSync(join(tmpdir(), 'local-runner-in-memory-project-'));
+    const { url } = await startApp(app, { cwd: project });
+    const mint = (...args: string[]) =>
+      spawnSync(process.execPath, [runnerBin, 'token', '--app', app, '--pool', 'Users', ...args], {
+        cwd: project,
+        encoding: 'utf8',
+      });
+    const call = async (path: string, token: string) =>
+      (await fetch(`${url}/v1${path}`, { headers: { Authorization: token } })).status;
+    const idToken = mint();
+    expect(idToken.stderr).toBe('');
+    expect(await call('/profile', idToken.stdout.trim())).toBe(200);
+    expect(await call('/plants', mint('--token-use', 'access').stdout.trim())).toBe(200);
+    expect(readdirSync(project)).toEqual([]);
+    expect(existsSync(join(project, '.local-runner'))).toBe(false);
+
+    const second = await startApp(app, { cwd: project });
+    const refused = mint();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('cdk-local-runner token failed: 2 runners serve this folder in memory');
+    expect(refused.stderr).toContain(url);
+    expect(refused.stderr).toContain(second.url);
+  }, 90_000);
 });

@@ -2,19 +2,9 @@
 // asset), its layers, its settings, and what it needs that no local part gives (said once at start, never a reason
 // to refuse the app). Functions no route or authorizer reaches are listed, not read.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { userFolder } from '../user-folder.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
 
@@ -79,14 +69,9 @@ const inlineCodeDir = (properties: Record<string, unknown>, runtime: string, id:
   const code = (properties.Code as { ZipFile?: unknown } | undefined)?.ZipFile;
   const extension = runtime.startsWith('nodejs') ? '.js' : runtime.startsWith('python') ? '.py' : undefined;
   if (typeof code !== 'string' || extension === undefined) return undefined;
-  const uid = process.getuid?.();
-  const root = join(tmpdir(), `local-runner-inline-code-${uid ?? 'user'}`);
-  mkdirSync(root, { recursive: true, mode: 0o700 });
-  const owner = statSync(root);
-  if ((uid !== undefined && owner.uid !== uid) || (owner.mode & 0o077) !== 0)
-    throw new UnsupportedTemplateError(
-      `${id}: its inline code would run from ${root}, which is not this user's alone (owner ${owner.uid}, mode ${(owner.mode & 0o777).toString(8)})`,
-    );
+  const { path: root, problem } = userFolder('local-runner-inline-code');
+  if (problem !== undefined)
+    throw new UnsupportedTemplateError(`${id}: its inline code would run from ${root}, which is ${problem}`);
   const dir = join(root, createHash('sha256').update(extension).update(code).digest('hex'));
   const file = join(dir, `index${extension}`);
   if (!existsSync(file) || readFileSync(file, 'utf8') !== code) {

@@ -5,6 +5,7 @@ import { parse as parseYaml } from 'yaml';
 import { userPoolsOf } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
+import { lendSigningKey } from '../issuer/lent-key.ts';
 import { type LocalApi, startLocalApi } from '../local-api.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
@@ -158,7 +159,7 @@ const banner = async (
     ),
     '',
     ...(token !== undefined
-      ? [`A token (12 h${dataDir ? '; more with `npx cdk-local-runner token`' : ''}):`, token, '']
+      ? ['A token (12 h; more with `npx cdk-local-runner token`):', token, '']
       : takesDevIssuer
         ? [
             'No development token: the authorizers trust the issuer --env-vars names,',
@@ -220,6 +221,8 @@ export const serve = async (parent: number) => {
     const api = await starting;
     // Asked to stop while starting: the stop closes it, and nothing is announced.
     if (stopping.stopAsked()) return;
+    // In memory, the key is nowhere else: `token`, run in this folder, asks for it.
+    if (dataDir === undefined) await lendSigningKey(api.signingKey, api.url);
     console.log(await banner(api, openapi, dataDir, envVars));
     if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
   } catch (error) {

@@ -1,9 +1,11 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
-// TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take.
+// TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take. Signed
+// with the key of the runner serving this folder in memory (issuer/lent-key.ts), else with the data folder's.
 import { type LocalAssembly, readAssembly, userPoolsOf } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
+import { borrowSigningKey } from '../issuer/lent-key.ts';
 import { readConfig } from './config.ts';
 import { cloudAssemblyOf, commandFailed, dataDirOf, parseCommandLine } from './options.ts';
 
@@ -59,7 +61,10 @@ try {
   const expiresIn = /^\d+$/.test(values['expires-in']) ? Number(values['expires-in']) : values['expires-in'];
   // Checked before the key is read: a wrong pool creates no key.
   const pool = values.pool === undefined ? undefined : poolToken(assembly(), values.pool);
-  const key = await loadSigningKey(dataDir, config.tokenIssuer);
+  // The key of the runner serving this folder in memory, if one does (it is nowhere else); else the data folder's,
+  // created there if need be (the runners started on that folder then use it). --data-dir names the folder's.
+  const lent = values['data-dir'] === undefined ? await borrowSigningKey() : undefined;
+  const key = lent ?? (await loadSigningKey(dataDir, config.tokenIssuer));
   if (pool !== undefined) {
     console.log(await signPoolToken(key, { sub: values.sub, expiresIn, ...pool }));
   } else if (values.issuer !== undefined) {

@@ -89,6 +89,12 @@ export const devIssuerScope = (apps: LocalApp | LocalApp[], envVars: EnvVars = {
   return [...new Set(scopes)].join(' ');
 };
 
+/** `key` if it is the issuer's private key as this runner makes it (an ES256 private JWK with a `kid`). */
+export const privateJwkOf = (key: unknown): JWK | undefined => {
+  const { kty, crv, d, kid } = (key ?? {}) as JWK;
+  return kty === 'EC' && crv === 'P-256' && typeof d === 'string' && typeof kid === 'string' ? (key as JWK) : undefined;
+};
+
 /** The issuer's private key as this runner wrote it, or an error that says what is wrong and what to do. */
 const readKeyFile = (file: string): JWK => {
   let key: unknown;
@@ -97,8 +103,8 @@ const readKeyFile = (file: string): JWK => {
   } catch (error) {
     key = error;
   }
-  const { kty, crv, d, kid } = (key ?? {}) as JWK;
-  if (kty === 'EC' && crv === 'P-256' && typeof d === 'string' && typeof kid === 'string') return key as JWK;
+  const jwk = privateJwkOf(key);
+  if (jwk !== undefined) return jwk;
   throw new RunnerError(
     `${file} is not the development issuer's key (an ES256 private JWK): delete it to create a new key ` +
       '(tokens signed with the old one then stop working)',
@@ -126,11 +132,16 @@ export const loadSigningKey = async (dataDir: string | undefined, identity: Issu
       writeFileSync(file, JSON.stringify(privateJwk), { mode: 0o600 });
     }
   }
+  return signingKeyOf(privateJwk, identity);
+};
+
+/** The issuer of `identity` signing with `privateJwk` (its private key extractable: a runner lends it to `token`). */
+export const signingKeyOf = async (privateJwk: JWK, identity: IssuerIdentity): Promise<SigningKey> => {
   const { d: _private, ...publicJwk } = privateJwk;
   return {
     ...identity,
     kid: String(privateJwk.kid),
-    privateKey: (await importJWK(privateJwk, algorithm)) as CryptoKey,
+    privateKey: (await importJWK(privateJwk, algorithm, { extractable: true })) as CryptoKey,
     publicJwk: { ...publicJwk, use: 'sig' },
   };
 };
