@@ -66,6 +66,11 @@ export interface LocalApiOptions {
   /** Pages served besides the app's API, before the gateway sees a request (the API reference of the start command). */
   runnerPages?: RunnerPages;
   /**
+   * Hosts the gateways serve besides loopback's (`--allowed-host`: a name, or `.name` for it and its subdomains);
+   * a request naming another host is refused (loopback.ts, hostIsServed).
+   */
+  allowedHosts?: readonly string[];
+  /**
    * Debugging (`--inspect[=FUNCTION]`): that function, or every Node.js function, with Node's inspector (pool.ts,
    * `debugged`); `wait`: its runtime waits for a debugger to attach before it starts (the invoke command's).
    */
@@ -302,6 +307,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       deployment: () => deployments[index] as Deployment,
       log: logOf(api),
       ...(index === 0 && options.runnerPages && { runnerPages: options.runnerPages }),
+      ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
     }),
   );
   const urls: string[] = [];

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 
 /**
@@ -12,3 +13,58 @@ export const listenOnLoopback = (server: Server, port = 0): Promise<string> =>
       resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     });
   });
+
+/**
+ * The host a request names (RFC 9110 section 7.2): the authority of an absolute-form target, which RFC 9112 section
+ * 3.2.2 says wins over `Host`, else the `Host` header; undefined when it names none (HTTP/1.0 without `Host`).
+ */
+export const requestHost = (request: IncomingMessage): string | undefined => {
+  const target = request.url ?? '';
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
+    try {
+      return new URL(target).host;
+    } catch {
+      return target;
+    }
+  }
+  return request.headers.host;
+};
+
+/**
+ * The name a host names, lower case, without its port (`Host: localhost:3000` is `localhost`; `[::1]:3000` is
+ * `[::1]`): Vite's `server.allowedHosts` and webpack-dev-server's `allowedHosts` check the name alone too. A loopback
+ * server is reached on its own port; a page that rebinds a name to 127.0.0.1 sends that name, whatever the port.
+ */
+const hostName = (host: string) => host.toLowerCase().replace(/:\d*$/, '');
+
+/**
+ * Whether a request naming `host` is the runner's to answer: a loopback name or address, or one `allowed` names
+ * (`--allowed-host`; a name starting with `.` takes the name and its subdomains, as Vite and webpack-dev-server read
+ * it). Loopback: `localhost` and the names under `.localhost`, which RFC 6761 section 6.3 reserves for loopback and
+ * browsers resolve there themselves (so no DNS answer can rebind them), and `127.0.0.1` and `[::1]`, which the runner
+ * listens on or a client may connect to. Anything else is another site's name: a page that rebinds its own name to
+ * 127.0.0.1 (DNS rebinding, which Vite's and webpack-dev-server's host checks exist for) is refused. A request naming
+ * no host (HTTP/1.0 without `Host`) names no other site; an HTTP/1.1 one is refused before (RFC 9112 section 3.2).
+ */
+export const hostIsServed = (host: string | undefined, allowed: readonly string[] = []) => {
+  if (host === undefined) return true;
+  const name = hostName(host);
+  if (name === 'localhost' || name === '127.0.0.1' || name === '[::1]') return true;
+  if (/^([a-z0-9-]+\.)+localhost$/.test(name)) return true;
+  return allowed.some((given) => {
+    const allowedName = hostName(given);
+    return allowedName.startsWith('.')
+      ? name === allowedName.slice(1) || name.endsWith(allowedName)
+      : name === allowedName;
+  });
+};
+
+/**
+ * Why a request naming `host` is refused, for a 403's message: the host, and how to serve it when the server takes
+ * `--allowed-host` (the gateway; the database and the issuer answer loopback alone).
+ */
+export const hostRefusal = (host: string, { optionServesIt = true } = {}) =>
+  `Host ${JSON.stringify(host)} is not served: the local runner answers loopback names (localhost, 127.0.0.1, [::1]) ` +
+  (optionServesIt
+    ? `and the names given with --allowed-host, against DNS rebinding; start it with --allowed-host ${hostName(host) || 'HOST'} to serve this one`
+    : 'alone here, against DNS rebinding');

@@ -237,7 +237,7 @@ describe('routes and limits', () => {
   });
 
   test('a target starting with // is a path (with empty segments), not a host name', async () => {
-    const answer = await rawExchange('GET //echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    const answer = await rawExchange('GET //echo HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
     expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     expect(answer).toContain('"path":"//echo"');
   });
@@ -265,7 +265,9 @@ describe("what the runner answers itself is the Error JSON, never Node's bare an
   });
 
   test('a header section even larger than Node parses (64 KiB): 431 as JSON', async () => {
-    const answer = parseRaw(await rawExchange(`GET /echo HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`));
+    const answer = parseRaw(
+      await rawExchange(`GET /echo HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`),
+    );
     expect(answer).toEqual({
       status: 431,
       contentType: 'application/json',
@@ -274,17 +276,20 @@ describe("what the runner answers itself is the Error JSON, never Node's bare an
   });
 
   test.each([
-    ['a bad chunk size', 'POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n'],
+    [
+      'a bad chunk size',
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+    ],
     [
       'both Content-Length and Transfer-Encoding',
-      'POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
+      'POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n',
     ],
-    ['a NUL in a header', 'GET /echo HTTP/1.1\r\nHost: x\r\nX-Nul: a\u0000b\r\n\r\n'],
-    ['an obs-fold header line', 'GET /echo HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n  b\r\n\r\n'],
-    ['a lower-case method', 'get /echo HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a NUL in a header', 'GET /echo HTTP/1.1\r\nHost: localhost\r\nX-Nul: a\u0000b\r\n\r\n'],
+    ['an obs-fold header line', 'GET /echo HTTP/1.1\r\nHost: localhost\r\nX-Folded: a\r\n  b\r\n\r\n'],
+    ['a lower-case method', 'get /echo HTTP/1.1\r\nHost: localhost\r\n\r\n'],
     // RFC 9112 section 3.2: a Host header, and only one, in every HTTP/1.1 request.
     ['no Host header', 'GET /echo HTTP/1.1\r\n\r\n'],
-    ['two Host headers', 'GET /echo HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n'],
+    ['two Host headers', 'GET /echo HTTP/1.1\r\nHost: localhost\r\nHost: y\r\n\r\n'],
   ])('a malformed request (%s): 400 as JSON', async (_case, request) => {
     expect(parseRaw(await rawExchange(request))).toEqual({
       status: 400,
@@ -294,7 +299,7 @@ describe("what the runner answers itself is the Error JSON, never Node's bare an
   });
 
   test('CONNECT is an unknown route, answered as JSON, not a dropped connection', async () => {
-    expect(parseRaw(await rawExchange('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'))).toEqual({
+    expect(parseRaw(await rawExchange('CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n'))).toEqual({
       status: 403,
       contentType: 'application/json',
       json: { message: 'Missing Authentication Token' },
@@ -318,7 +323,7 @@ describe('the request log', () => {
   test('a client that goes away mid-request is logged as such, in one line without a stack', async () => {
     const logged = nextLogLine(/^POST \/echo /);
     const socket = connect(Number(new URL(api.url).port), '127.0.0.1', () =>
-      socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"partial":'),
+      socket.write('POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n{"partial":'),
     );
     // Gone once the runner holds the request: it has read the headers and waits for the rest of the body.
     await new Promise((resolve) => socket.once('ready', resolve));

@@ -63,6 +63,12 @@ export const options = {
     placeholder: 'ARN=DIR',
     help: 'a folder holding what Lambda extracts into /opt for a layer the app names by ARN; any number of them',
   },
+  'allowed-host': {
+    type: 'string',
+    multiple: true,
+    placeholder: 'HOST',
+    help: 'a host name the API answers besides localhost, *.localhost, 127.0.0.1 and [::1] (.NAME: NAME and its subdomains); any number of them',
+  },
   watch: {
     type: 'boolean',
     help: "synthesize and serve again when the app's sources change (the start command's --watch)",

@@ -190,6 +190,7 @@ export const serve = async (parent: number) => {
       'watch',
       'inspect',
       'inspect-port',
+      'allowed-host',
     ]);
     if (values.app !== undefined && values.watch)
       throw new RunnerError('--watch synthesizes the project in this folder: not with --app');
@@ -215,6 +216,7 @@ export const serve = async (parent: number) => {
       ...(envVars && { envVars }),
       log,
       ...(openApiPath && { runnerPages: apiReference(openApiPath) }),
+      ...(values['allowed-host'] && { allowedHosts: values['allowed-host'] }),
       ...(inspect && { inspect }),
     });
     stopping.serving = starting;

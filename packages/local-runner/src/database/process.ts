@@ -6,6 +6,7 @@ import dynalite from 'dynalite';
 import { listenOnLoopback } from '../loopback.ts';
 import { prepareFailedWrites } from './failure-record.ts';
 import { checkDatabaseFolder } from './folder-check.ts';
+import { servingLoopbackProgramsOnly } from './loopback-only.ts';
 
 /** What the runner tells this process (as its argument, JSON). */
 export interface DatabaseProcessOptions {
@@ -51,7 +52,9 @@ if (path !== undefined && check) {
   }
 }
 if (path !== undefined) noteFailedWrite = prepareFailedWrites(path);
-const server = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const server = servingLoopbackProgramsOnly(
+  dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
+);
 const url = await listenOnLoopback(server, port);
 send({ type: 'ready', port: Number(new URL(url).port), notes });
 process.on('message', (message: unknown) => {

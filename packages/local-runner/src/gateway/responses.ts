@@ -75,15 +75,19 @@ export const renderGatewayResponse = (
 
 /**
  * A response of the runner's own, for what API Gateway refuses before any gateway response applies (oversized or
- * malformed requests): the API's Error shape, so a client never meets a bare body.
+ * malformed requests, another site's host): the API's Error shape, so a client never meets a bare body.
  */
-export const errorResponse = (status: number, requestId?: string): HttpResponse => ({
+export const errorResponse = (
+  status: number,
+  requestId?: string,
+  message = STATUS_CODES[status] ?? 'Error',
+): HttpResponse => ({
   status,
   headers: [
     ['Content-Type', 'application/json'],
     ...(requestId === undefined ? [] : ([['x-amzn-RequestId', requestId]] as [string, string][])),
   ],
-  body: json({ error: status, message: STATUS_CODES[status] ?? 'Error' }),
+  body: json({ error: status, message }),
 });
 
 /** The response as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */

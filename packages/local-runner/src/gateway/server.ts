@@ -9,6 +9,7 @@ import type { LocalApiKey } from '../app/api-keys.ts';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
+import { hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
@@ -111,6 +112,8 @@ interface GatewayOptions {
   log: (line: string) => void;
   /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
   runnerPages?: RunnerPages;
+  /** Hosts served besides loopback's (`--allowed-host`; loopback.ts, hostIsServed). */
+  allowedHosts?: readonly string[];
 }
 
 /** Pages the local runner serves besides the app's API (the entry file's API reference): true when responded. */
@@ -400,17 +403,28 @@ const handle = async (
 };
 
 /** The server: each exchange (above), its log line, and the Error shape for what Node's parser refuses. */
-export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions): Server => {
+export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] }: GatewayOptions): Server => {
+  /** The runner's own refusal (400, 403), before any page or route: the Error JSON, then the connection closes. */
+  const refuse = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    status: number,
+    why: string,
+    message?: string,
+  ) => {
+    const { headers, body } = errorResponse(status, undefined, message);
+    const length: [string, string] = ['Content-Length', String(body.length)];
+    response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
+    request.resume();
+    log(`${request.method} - ${status} (${why})`);
+  };
   const server = createServer(
     { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
     (request, response: ServerResponse) => {
-      if (hostIsWrong(request)) {
-        const { status, headers, body } = errorResponse(400);
-        const length: [string, string] = ['Content-Length', String(body.length)];
-        response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
-        request.resume();
-        log(`${request.method} - ${status} (no Host header, or more than one)`);
-        return;
+      if (hostIsWrong(request)) return refuse(request, response, 400, 'no Host header, or more than one');
+      const host = requestHost(request);
+      if (!hostIsServed(host, allowedHosts)) {
+        return refuse(request, response, 403, `Host ${host} refused`, hostRefusal(host ?? ''));
       }
       if (runnerPages?.(request, response)) return;
       const started = performance.now();
@@ -457,6 +471,13 @@ export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions):
   });
   // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    request.resume();
+    const host = requestHost(request);
+    if (!hostIsServed(host, allowedHosts)) {
+      socket.end(rawResponse(errorResponse(403, undefined, hostRefusal(host ?? ''))));
+      log(`CONNECT - 403 (Host ${host} refused)`);
+      return;
+    }
     const unknownRoute = renderGatewayResponse(
       deployment().app.gatewayResponses,
       'MISSING_AUTHENTICATION_TOKEN',
@@ -465,7 +486,6 @@ export const createGateway = ({ deployment, log, runnerPages }: GatewayOptions):
     );
     socket.end(rawResponse(unknownRoute));
     log(`CONNECT - ${unknownRoute.status} (no such route)`);
-    request.resume();
   });
   return server;
 };

@@ -8,7 +8,7 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJW
 import { resolveValue } from '../app/intrinsics.ts';
 import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
-import { listenOnLoopback } from '../loopback.ts';
+import { hostIsServed, hostRefusal, listenOnLoopback, requestHost } from '../loopback.ts';
 
 /** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
 export interface IssuerIdentity {
@@ -202,6 +202,14 @@ export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOp
 export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
   let fetches = 0;
   const server = createServer(async (request, response) => {
+    // Loopback hosts alone, as every server of the runner (loopback.ts): a page on a rebound name gets nothing.
+    const host = requestHost(request);
+    if (!hostIsServed(host)) {
+      response
+        .writeHead(403, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ error: 403, message: hostRefusal(host ?? '', { optionServesIt: false }) }));
+      return;
+    }
     if (request.url !== '/.well-known/jwks.json') {
       response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
       return;
