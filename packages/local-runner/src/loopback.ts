@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 /**
  * Starts `server` listening on 127.0.0.1 (port 0: any free one) and resolves with its base URL,
@@ -68,3 +69,13 @@ export const hostRefusal = (host: string, { optionServesIt = true } = {}) =>
   (optionServesIt
     ? `and the names given with --allowed-host, against DNS rebinding; start it with --allowed-host ${hostName(host) || 'HOST'} to serve this one`
     : 'alone here, against DNS rebinding');
+
+/**
+ * Answers CONNECT (a proxy tunnel, RFC 9110 section 9.3.6) on `server`, which is no proxy: 405, and the connection
+ * closes. Node's HTTP server otherwise drops the connection without a word.
+ */
+export const refusingTunnels = <T extends Server>(server: T): T =>
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    request.resume();
+    socket.end('HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+  });
