@@ -15,6 +15,7 @@ import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
 import { decide, identityOf, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
+import { canonicalPath, pathSegments, refusedPath } from './request-path.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
@@ -29,12 +30,11 @@ const json = (status: number, message: string): HttpResponse => ({
 const maxPayloadBytes = 10 * 1024 * 1024;
 
 /**
- * Route selection ("Working with routes for HTTP APIs"): among the routes whose path matches (`{name}` one segment,
- * `{name+}` the rest) and whose method is the request's or ANY, the most specific path, then the exact method; with
- * none, the `$default` route; with none of those, 404.
+ * Route selection ("Working with routes for HTTP APIs"): among the routes whose path matches the path's segments
+ * (request-path.ts; `{name}` one segment, `{name+}` the rest) and whose method is the request's or ANY, the most
+ * specific path, then the exact method; with none, the `$default` route; with none of those, 404.
  */
-const selectRoute = (routes: HttpRoute[], path: string, method: string) => {
-  const segments = path.split('/').filter(Boolean);
+const selectRoute = (routes: HttpRoute[], segments: string[], method: string) => {
   const candidates = routes
     .filter((route) => route.resourcePath !== '$default' && (route.method === method || route.method === 'ANY'))
     .map((route) => ({ route, segments: route.resourcePath.split('/').filter(Boolean) }))
@@ -443,7 +443,14 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
   const prefix = api.stageName === '$default' ? '' : `/${api.stageName}`;
   if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`))
     return { httpResponse: withId(json(404, 'Not Found')), notes };
-  const found = selectRoute(api.routes, url.pathname.slice(prefix.length) || '/', request.method ?? 'GET');
+  // A path the runner refuses (request-path.ts): 400, as an HTTP API answers a request it cannot read.
+  const refused = refusedPath(request.url ?? '/');
+  if (refused) {
+    notes.push(`refused: ${refused}, whose route on AWS no public source settles`);
+    return { httpResponse: withId(json(400, 'Bad Request')), notes };
+  }
+  const segments = pathSegments(url.pathname.slice(prefix.length));
+  const found = selectRoute(api.routes, segments, request.method ?? 'GET');
   if (!found) return { httpResponse: withId(json(404, 'Not Found')), notes };
   const { route, parameters } = found;
   const made = eventV2(api, request, url, route, parameters, body);
@@ -454,7 +461,7 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
     const parts = authorizerParts(made);
     // Payload 1.0: a REST API's REQUEST authorizer event ("Same as", the page says).
     const v1 = () => requestAuthorizerParts(eventV1(made, request, route, parameters, undefined));
-    const routeArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${api.apiId}/${api.stageName}/${request.method}${url.pathname}`;
+    const routeArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${api.apiId}/${api.stageName}/${request.method}${canonicalPath(segments)}`;
     const decision: { status: number } | Record<string, unknown> =
       chosen instanceof LocalJwtAuthorizer
         ? await chosen.authorize(request, route.authorizationScopes)

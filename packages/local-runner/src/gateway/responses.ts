@@ -12,6 +12,8 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
   AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
   BAD_REQUEST_BODY: { status: 400, message: 'Invalid request body' },
   BAD_REQUEST_PARAMETERS: { status: 400, message: 'Missing required request parameters' },
+  // A 4xx of no type of its own (the runner's refusal of a path: request-path.ts).
+  DEFAULT_4XX: { status: 400, message: 'Bad Request' },
   INTEGRATION_TIMEOUT: { status: 504, message: 'Endpoint request timed out' },
   INVALID_API_KEY: { status: 403, message: 'Forbidden' },
   MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },

@@ -64,11 +64,10 @@ export const match = (resource: string[], segments: string[]) => {
 };
 
 /**
- * The route for a path and method: the most specific resource whose path matches (`{name}` matches one segment,
- * `{name+}` the rest), then its method, or its ANY.
+ * The route for a path's segments (request-path.ts) and method: the most specific resource whose path matches (`{name}`
+ * matches one segment, an empty one too; `{name+}` the rest), then its method, or its ANY.
  */
-export const findRoute = (resources: CompiledResource[], path: string, method: string) => {
-  const segments = path.split('/').filter(Boolean);
+export const findRoute = (resources: CompiledResource[], segments: string[], method: string) => {
   for (const resource of resources) {
     const parameters = match(resource.segments, segments);
     if (!parameters) continue;

@@ -16,6 +16,7 @@ import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer } from './http-api.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
+import { canonicalPath, pathSegments, refusedPath } from './request-path.ts';
 import { validationFailure } from './request-validation.ts';
 import {
   errorResponse,
@@ -126,6 +127,8 @@ interface Exchange {
   requestId: string;
   started: Date;
   url: URL;
+  /** The segments of the path after the stage, as routes match them and the method ARN names them (request-path.ts). */
+  segments: string[];
   method: string;
   /** What the request's log line tells besides method, path, status and time: cold starts and failures. */
   notes: string[];
@@ -160,9 +163,17 @@ const withinLimits = async (exchange: Exchange): Promise<Step<Buffer>> => {
   return body === undefined ? gatewayResponse(exchange, 'REQUEST_TOO_LARGE', 'Request Too Long') : { next: body };
 };
 
-/** 2. Route: the resource and method the request names, or API Gateway's response to an unknown route. */
+/**
+ * 2. Route: the resource and method the request names, or API Gateway's response to an unknown route; a path the
+ * runner refuses (request-path.ts) is 400, API Gateway's fallback for a 4xx of no type of its own.
+ */
 const route = (exchange: Exchange, resources: CompiledResource[]): Step<NonNullable<ReturnType<typeof findRoute>>> => {
-  const found = findRoute(resources, exchange.url.pathname, exchange.method);
+  const refused = refusedPath(exchange.request.url ?? '/');
+  if (refused) {
+    exchange.notes.push(`refused: ${refused}, whose resource on AWS no public source settles`);
+    return gatewayResponse(exchange, 'DEFAULT_4XX', `Bad Request: ${refused} (refused by the local runner)`);
+  }
+  const found = findRoute(resources, exchange.segments, exchange.method);
   return found
     ? { next: found }
     : gatewayResponse(exchange, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');
@@ -182,7 +193,7 @@ const authorize = async (
   const authorizer = exchange.deployment.authorizers.get(authorizerId);
   if (!authorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
   const { app } = exchange.deployment;
-  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${exchange.url.pathname}`;
+  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${canonicalPath(exchange.segments)}`;
   const authorizerStarted = Date.now();
   const parts = () => requestAuthorizerParts(partsOf());
   const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, stage: app.stageName, parts };
@@ -341,12 +352,14 @@ const handle = async (
   request: IncomingMessage,
   deployment: Deployment,
 ): Promise<{ httpResponse: HttpResponse; notes: string[] }> => {
+  const url = withoutStage(requestUrl(request), deployment.app);
   const exchange: Exchange = {
     request,
     deployment,
     requestId: randomUUID(),
     started: new Date(),
-    url: withoutStage(requestUrl(request), deployment.app),
+    url,
+    segments: pathSegments(url.pathname),
     method: request.method ?? 'GET',
     notes: [],
   };
