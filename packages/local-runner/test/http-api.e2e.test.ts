@@ -15,6 +15,7 @@ import {
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { describe, expect, test } from '@jest/globals';
+import { type JWTPayload, SignJWT } from 'jose';
 import { signDevToken } from '../src/issuer/dev-issuer.ts';
 import { jwtIssuer, synthesizeHttpApiApp } from './fixtures/http-api-app.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
@@ -120,6 +121,66 @@ describe('a JWT authorizer with a scope on its route', () => {
     const headers: Record<string, string> = make ? { Authorization: `Bearer ${await make()}` } : {};
     expect(await send('Items', 'GET', '/scoped', headers)).toMatchObject({ status, text: JSON.stringify({ message }) });
     expect(served.api.invocations('EchoFunction')).toBe(before);
+  });
+});
+
+// Each rule of "Control access to HTTP APIs with JWT authorizers in API Gateway"
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-jwt-authorizer.html), "Authorizing API
+// requests with a JWT authorizer", with real tokens signed by the key the issuer's JWKS holds locally (the
+// development issuer's): `kid` names a key of the issuer; `iss` the issuer; `aud` one of the audiences, `client_id`
+// only when there is no `aud` ("Troubleshooting issues with HTTP API JWT authorizers": "When both aud and client_id
+// are present, API Gateway evaluates aud"); `exp` after now; `nbf` and `iat` before now; a route's scope in `scope` or
+// `scp`.
+describe('a JWT authorizer validates each claim the JWT authorizer page lists', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  /** A token of the authorizer's issuer, signed by the issuer's key: `claims` over valid ones, `header` over its. */
+  const signed = (claims: JWTPayload, header: { kid?: string } = {}) =>
+    new SignJWT({ iss: jwtIssuer.issuer, aud: jwtIssuer.audience, sub: 'ana', scope: 'items/read', ...claims })
+      .setProtectedHeader({ alg: 'ES256', kid: served.api.signingKey.kid, ...header })
+      .setIssuedAt(claims.iat ?? now())
+      .setExpirationTime(claims.exp ?? now() + 600)
+      .sign(served.api.signingKey.privateKey);
+  const call = async (token: string) => {
+    const before = served.api.invocations('EchoFunction');
+    const response = await send('Items', 'GET', '/scoped', { Authorization: token });
+    return { ...response, invoked: served.api.invocations('EchoFunction') > before };
+  };
+
+  // Each row: the rule, then the token's claims and header, made when the test runs.
+  test.each([
+    ['kid: none in the header', () => signed({}, { kid: undefined })],
+    ['kid: one that no key of the issuer has', () => signed({}, { kid: 'another-key' })],
+    [
+      'aud: not an audience, though client_id is one (aud is evaluated when present)',
+      () => signed({ aud: 'other-api', client_id: jwtIssuer.audience }),
+    ],
+    ['aud: a list without an audience', () => signed({ aud: ['other-api', 'third-api'] })],
+    ['iss: another issuer', () => signed({ iss: 'https://other-issuer.example.com' })],
+    ['iat: in the future', () => signed({ iat: now() + 120 })],
+    ['nbf: in the future', () => signed({ nbf: now() + 120 })],
+    ['exp: past', () => signed({ iat: now() - 120, exp: now() - 60 })],
+  ])('%s: 401 {"message":"Unauthorized"}, the function not invoked', async (_rule, token) => {
+    const { status, text, invoked } = await call(`Bearer ${await token()}`);
+    expect({ status, text, invoked }).toEqual({ status: 401, text: '{"message":"Unauthorized"}', invoked: false });
+  });
+
+  test.each([
+    ['the token alone, without Bearer', async () => signed({})],
+    [
+      'no aud, and client_id an audience',
+      async () => `Bearer ${await signed({ aud: undefined, client_id: jwtIssuer.audience })}`,
+    ],
+    [
+      'aud a list that holds an audience',
+      async () => `Bearer ${await signed({ aud: ['other-api', jwtIssuer.audience] })}`,
+    ],
+    [
+      'nbf and iat past, the scope in scp (a list)',
+      async () => `Bearer ${await signed({ nbf: now() - 60, iat: now() - 60, scope: undefined, scp: ['items/read'] })}`,
+    ],
+  ])('%s: the function runs', async (_case, authorization) => {
+    const { status, invoked } = await call(await authorization());
+    expect({ status, invoked }).toEqual({ status: 200, invoked: true });
   });
 });
 

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
+import { decodeJwt, SignJWT } from 'jose';
 import { poolIssuer } from '../src/app/user-pools.ts';
 import { signPoolToken } from '../src/issuer/dev-issuer.ts';
 import { functionVariables } from '../src/lambda/variables.ts';
@@ -65,7 +66,19 @@ describe('served in process', () => {
     });
   });
 
+  /**
+   * An ID token as the pool's, signed by the pool's key but with `kid` as given: the key of the pool's JWKS that signs
+   * must be the one its `kid` names (Cognito's "Verifying JSON web tokens",
+   * https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-using-tokens-verifying-a-jwt.html).
+   */
+  const withKid = async (kid: string | undefined) =>
+    new SignJWT(decodeJwt(await token('id')))
+      .setProtectedHeader({ alg: 'ES256', kid })
+      .sign(served.api.signingKey.privateKey);
+
   test.each([
+    ['an ID token without a kid', '/profile', () => withKid(undefined)],
+    ['an ID token whose kid no key of the pool has', '/profile', () => withKid('another-key')],
     ['no token', '/profile', undefined],
     ['an access token where an ID token is wanted', '/profile', () => token('access', 'plants/read')],
     ['an ID token where an access token is wanted', '/plants', () => token('id')],

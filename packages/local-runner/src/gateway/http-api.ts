@@ -5,7 +5,7 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { type CryptoKey, importJWK, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
 import { localAws, resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp } from '../app/template.ts';
@@ -20,6 +20,7 @@ import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
+import { type TokenVerifier, tokenVerifier } from './token-verification.ts';
 
 const json = (status: number, message: string): HttpResponse => ({
   status,
@@ -50,35 +51,39 @@ const selectRoute = (routes: HttpRoute[], segments: string[], method: string) =>
 };
 
 /**
- * A JWT authorizer ("Controlling access to HTTP APIs with JWT authorizers"): the token (after `Bearer `, if there) valid
- * for the configured issuer, its `aud` or `client_id` one of the audiences, within `exp`/`nbf`; else 401. A route's
- * scopes: one of them in the token's `scope` or `scp`, else 403. Locally the development issuer signs the issuer's
- * tokens (`cdk-local-runner token --issuer`, or `--pool` for a Cognito issuer), ES256 where AWS takes RSA keys.
+ * A JWT authorizer ("Control access to HTTP APIs with JWT authorizers in API Gateway", its "Authorizing API requests
+ * with a JWT authorizer"): the token in the identity source, alone or after `Bearer `; the checks shared with user
+ * pools (token-verification.ts: the key its `kid` names, `iss` the configured issuer, `exp`, `nbf`); `iat` not in the
+ * future; `aud` one of the audiences, or, only when the token has no `aud`, `client_id` ("Troubleshooting issues with
+ * HTTP API JWT authorizers": "When both aud and client_id are present, API Gateway evaluates aud"); else 401. A
+ * route's scopes: one of them in the token's `scope` or `scp`, else 403. Locally the development issuer signs the
+ * issuer's tokens (`cdk-local-runner token --issuer`, or `--pool` for a Cognito issuer).
  */
 export class LocalJwtAuthorizer {
   readonly #headerName: string;
   readonly #issuer: string;
   readonly #audience: string[];
-  readonly #key: Promise<CryptoKey>;
+  readonly #verify: TokenVerifier;
 
   constructor(definition: JwtAuthorizer, app: LocalApp, signingKey: SigningKey) {
     this.#headerName = definition.headerName.toLowerCase();
     this.#issuer = resolveValue(definition.issuer, app);
     this.#audience = definition.audience.map((value) => resolveValue(value, app));
-    this.#key = importJWK(signingKey.publicJwk, 'ES256') as Promise<CryptoKey>;
+    this.#verify = tokenVerifier(signingKey);
+  }
+
+  /** Whether `claims` pass the checks only an HTTP API's JWT authorizer makes: `iat`, then `aud` or `client_id`. */
+  #fits(claims: JWTPayload) {
+    if (claims.iat !== undefined && claims.iat > Math.floor(Date.now() / 1000)) return false;
+    const presented = claims.aud === undefined ? [claims.client_id] : [claims.aud].flat();
+    return presented.some((value) => typeof value === 'string' && this.#audience.includes(value));
   }
 
   async authorize(request: IncomingMessage, scopes: string[]) {
     const sent = request.headers[this.#headerName];
     const token = typeof sent === 'string' ? sent.replace(/^Bearer /i, '') : '';
-    let claims: Record<string, unknown>;
-    try {
-      ({ payload: claims } = await jwtVerify(token, await this.#key, { issuer: this.#issuer, algorithms: ['ES256'] }));
-    } catch {
-      return { status: 401 as const };
-    }
-    const audiences = [claims.aud, claims.client_id].flat().filter((value) => typeof value === 'string');
-    if (!audiences.some((value) => this.#audience.includes(value))) return { status: 401 as const };
+    const claims = await this.#verify(token, this.#issuer);
+    if (!claims || !this.#fits(claims)) return { status: 401 as const };
     const granted = [claims.scope, claims.scp]
       .flatMap((value) => (typeof value === 'string' ? value.split(' ') : Array.isArray(value) ? value : []))
       .map(String);

@@ -1,21 +1,22 @@
 // API Gateway's Cognito user pool authorizer (COGNITO_USER_POOLS, "Control access to REST APIs using Amazon Cognito
-// user pools as an authorizer"): a token of one of its pools in its header, valid (signature, issuer, expiry); without
-// scopes on the method an ID token, with them an access token that carries one of them (re:Post "need access token as
-// header in cognito", and AWS::ApiGateway::Method's AuthorizationScopes); anything else is 401. Locally no Cognito
-// runs: the development issuer signs each pool's tokens (`cdk-local-runner token --pool`), under the pool's issuer URL.
-import { type CryptoKey, importJWK, jwtVerify } from 'jose';
+// user pools as an authorizer"): a token of one of its pools in its header, valid (the checks of token-verification.ts:
+// the key its kid names, issuer, expiry); without scopes on the method an ID token, with them an access token that
+// carries one of them (re:Post "need access token as header in cognito", and AWS::ApiGateway::Method's
+// AuthorizationScopes); anything else is 401. Locally no Cognito runs: the development issuer signs each pool's tokens
+// (`cdk-local-runner token --pool`), under the pool's issuer URL.
 import type { LocalUserPoolAuthorizerDefinition } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
 import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';
+import { type TokenVerifier, tokenVerifier } from './token-verification.ts';
 
 export class LocalUserPoolAuthorizer {
   readonly #definition: LocalUserPoolAuthorizerDefinition;
-  readonly #key: Promise<CryptoKey>;
+  readonly #verify: TokenVerifier;
 
   constructor(definition: LocalUserPoolAuthorizerDefinition, signingKey: SigningKey) {
     this.#definition = definition;
-    this.#key = importJWK(signingKey.publicJwk, 'ES256') as Promise<CryptoKey>;
+    this.#verify = tokenVerifier(signingKey);
   }
 
   /** The decision for `request` on a method of `scopes` (its AuthorizationScopes). */
@@ -28,15 +29,8 @@ export class LocalUserPoolAuthorizer {
     const token = sent.replace(/^Bearer /i, '');
     const { validation } = this.#definition;
     if (values.length !== 1 || token === '' || (validation && !validation.test(sent))) return unauthorized;
-    let claims: Record<string, unknown>;
-    try {
-      ({ payload: claims } = await jwtVerify(token, await this.#key, {
-        issuer: this.#definition.poolIds.map(poolIssuer),
-        algorithms: ['ES256'],
-      }));
-    } catch {
-      return unauthorized;
-    }
+    const claims = await this.#verify(token, this.#definition.poolIds.map(poolIssuer));
+    if (!claims) return unauthorized;
     const granted = typeof claims.scope === 'string' ? claims.scope.split(' ') : [];
     const fits =
       scopes.length === 0
