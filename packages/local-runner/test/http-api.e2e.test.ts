@@ -226,6 +226,40 @@ describe("the API's CORS configuration, applied by API Gateway itself", () => {
   });
 });
 
+// "Configure CORS for HTTP APIs" (https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-cors.html):
+// AllowOrigins `https://*` allows "any origin that begins with https://", on the preflight and on the response.
+describe('CORS origins `https://*`: any origin that begins with https://', () => {
+  const corsOf = (headers: Headers) =>
+    Object.fromEntries([...headers].filter(([name]) => name.startsWith('access-control-')));
+
+  test.each([
+    ['https://any.example.org', true],
+    ['https://localhost:5173', true],
+    ['http://any.example.org', false],
+  ])('a preflight from %s (allowed: %s): 204, the origin and the methods if allowed', async (origin, allowed) => {
+    const { status, headers } = await send('Wildcard', 'OPTIONS', '/items', {
+      Origin: origin,
+      'Access-Control-Request-Method': 'GET',
+    });
+    const expected = allowed ? { 'access-control-allow-origin': origin, 'access-control-allow-methods': 'GET' } : {};
+    expect({ status, cors: corsOf(headers) }).toEqual({ status: 204, cors: expected });
+  });
+
+  test.each([
+    ['https://any.example.org', true],
+    ['http://any.example.org', false],
+  ])(
+    'a request from %s (allowed: %s): the function answers, the origin and exposed headers if allowed',
+    async (origin, allowed) => {
+      const { status, headers } = await send('Wildcard', 'GET', '/items', { Origin: origin });
+      const expected = allowed
+        ? { 'access-control-allow-origin': origin, 'access-control-expose-headers': 'X-Answer' }
+        : {};
+      expect({ status, cors: corsOf(headers) }).toEqual({ status: 200, cors: expected });
+    },
+  );
+});
+
 describe('Lambda authorizers (payload 2.0), on the X-Key header', () => {
   test('a simple response that authorizes: the function gets its context under authorizer.lambda', async () => {
     const { status, text } = await send('Items', 'GET', '/keyed?page=2', { 'X-Key': 'open' });

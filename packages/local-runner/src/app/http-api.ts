@@ -79,11 +79,25 @@ export interface LocalHttpApi {
 
 const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
 
-const corsOf = (value: unknown): HttpCors | undefined => {
+/**
+ * The wildcards "Configure CORS for HTTP APIs" documents in AllowOrigins: `*`, and `https://*` and `http://*` (any
+ * origin that begins with the scheme). What API Gateway does with another (`https://*.example.com`) we have not seen
+ * documented: the runner refuses it rather than guess.
+ */
+const documentedOrigin = (origin: string) => !origin.includes('*') || ['*', 'https://*', 'http://*'].includes(origin);
+
+const corsOf = (value: unknown, apiId: string): HttpCors | undefined => {
   if (value === undefined) return undefined;
   const cors = value as Record<string, unknown>;
+  const origins = strings(cors.AllowOrigins);
+  const undocumented = origins.find((origin) => !documentedOrigin(origin));
+  if (undocumented !== undefined)
+    throw new UnsupportedTemplateError(
+      `${apiId}: CorsConfiguration.AllowOrigins ${undocumented}, a wildcard API Gateway does not document ` +
+        '(only *, https://* and http://*, in "Configure CORS for HTTP APIs"); list the origins',
+    );
   return {
-    allowOrigins: strings(cors.AllowOrigins),
+    allowOrigins: origins,
     allowMethods: strings(cors.AllowMethods),
     allowHeaders: strings(cors.AllowHeaders),
     exposeHeaders: strings(cors.ExposeHeaders),
@@ -208,7 +222,7 @@ export const readHttpApi = (
     );
   return {
     apiId,
-    cors: corsOf(api.CorsConfiguration),
+    cors: corsOf(api.CorsConfiguration, apiId),
     stages,
     stageName: stage.name,
     stageVariables: stage.variables,

@@ -376,18 +376,18 @@ export interface HttpApiDeployment {
 }
 
 /**
- * The API's CORS configuration applied as API Gateway applies it ("Configuring CORS for an HTTP API"): a preflight
+ * The API's CORS configuration applied as API Gateway applies it ("Configure CORS for HTTP APIs"): a preflight
  * (OPTIONS with Origin and Access-Control-Request-Method) answered by API Gateway itself, 204, whatever the routes;
- * other responses get Access-Control-Allow-Origin (the origin, or `*`), -Expose-Headers and -Allow-Credentials in
- * place of any the integration sent. An origin the configuration does not allow gets no CORS headers.
+ * other responses get Access-Control-Allow-Origin (`*` for the origins `*`, else the request's origin), -Expose-Headers
+ * and -Allow-Credentials in place of any the integration sent. An origin is allowed when an entry of AllowOrigins is
+ * `*`, is the origin, or is `https://*` or `http://*` and the origin begins with that scheme ("allow any origin that
+ * begins with https://", the page's example values); an origin not allowed gets no CORS headers.
  */
 const corsHeaders = (cors: HttpCors, request: IncomingMessage, preflight: boolean): [string, string][] => {
   const origin = request.headers.origin;
-  const allowed = cors.allowOrigins.includes('*')
-    ? '*'
-    : origin && cors.allowOrigins.includes(origin)
-      ? origin
-      : undefined;
+  const allows = (entry: string) =>
+    origin !== undefined && (entry === origin || (entry.endsWith('://*') && origin.startsWith(entry.slice(0, -1))));
+  const allowed = cors.allowOrigins.includes('*') ? '*' : cors.allowOrigins.some(allows) ? origin : undefined;
   if (allowed === undefined) return [];
   const header = (name: string, values: string[]): [string, string][] =>
     values.length > 0 ? [[name, values.join(',')]] : [];

@@ -218,6 +218,19 @@ describe('readLocalApp refuses', () => {
     ).toThrow(/^Chat: a WEBSOCKET API, which the runner does not serve$/);
   });
 
+  test('an HTTP API CORS origin with a wildcard other than the documented *, https://* and http://* ("Configure CORS for HTTP APIs")', () => {
+    expect(() =>
+      readCase((stack) => {
+        const api = new HttpApi(stack, 'Items', {
+          corsPreflight: { allowOrigins: ['https://*', 'https://*.example.com'] },
+        });
+        (api.node.defaultChild as CfnApi).overrideLogicalId('Items');
+      }),
+    ).toThrow(
+      /^Items: CorsConfiguration\.AllowOrigins https:\/\/\*\.example\.com, a wildcard API Gateway does not document/,
+    );
+  });
+
   test('several stacks, naming them and the option that chooses one; a stack it does not have, naming those it has', () => {
     const outdir = synthesize((app) => {
       for (const name of ['Users', 'Orders']) new Stack(app, name);
