@@ -70,12 +70,51 @@ export const hostRefusal = (host: string, { optionServesIt = true } = {}) =>
     ? `and the names given with --allowed-host, against DNS rebinding; start it with --allowed-host ${hostName(host) || 'HOST'} to serve this one`
     : 'alone here, against DNS rebinding');
 
+/** How long a refused connection's remaining bytes are read and dropped, at most, before it is closed anyway. */
+const lingerMs = 5_000;
+
 /**
- * Answers CONNECT (a proxy tunnel, RFC 9110 section 9.3.6) on `server`, which is no proxy: 405, and the connection
- * closes. Node's HTTP server otherwise drops the connection without a word.
+ * Writes `answer` (a whole HTTP/1.1 response) to a connection whose request is refused before it was read, and closes
+ * it as RFC 9112 section 9.6 advises: half-closed first, the rest of what the client sends read and dropped, so that
+ * the client reads the answer. Closed at once, the connection would be reset while the client still sends a body, and
+ * a reset can take the answer away before the client reads it.
  */
-export const refusingTunnels = <T extends Server>(server: T): T =>
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    request.resume();
-    socket.end('HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
-  });
+export const answerAndClose = (socket: Duplex, answer: string | Buffer) => {
+  // The HTTP parser's listener goes: what follows is the rest of a refused request.
+  socket.removeAllListeners('data');
+  socket.on('data', () => undefined);
+  socket.on('error', () => undefined);
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), lingerMs).unref();
+};
+
+/** Node's statuses for a request its parser refuses: headers over its limit 431, too slow 408, anything else 400. */
+export const malformedStatus = (error: NodeJS.ErrnoException) =>
+  error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+
+const reasons: Record<number, string> = {
+  400: 'Bad Request',
+  405: 'Method Not Allowed',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
+
+/**
+ * Makes `server` answer every request, whatever its bytes: CONNECT (a proxy tunnel, RFC 9110 section 9.3.6; this is no
+ * proxy) 405, which Node's HTTP server otherwise drops without a word, and a request its parser refuses 400 (431,
+ * 408), both closed as `answerAndClose` closes (Node's own answer resets the connection at once).
+ */
+export const answeringEveryRequest = <T extends Server>(server: T): T =>
+  server
+    .on('connect', (request: IncomingMessage, socket: Duplex) => {
+      request.resume();
+      answerAndClose(socket, 'HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    })
+    .on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+      if (error.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = malformedStatus(error);
+      answerAndClose(socket, `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    });

@@ -298,6 +298,20 @@ describe("what the runner answers itself is the Error JSON, never Node's bare an
     });
   });
 
+  test('a malformed request with a large body still behind it: the 400 is read, the connection not reset', async () => {
+    // RFC 9112 section 9.6: a server closing at once while the client still sends may reset the connection and take
+    // its answer away; it half-closes and reads the rest first. rawExchange fails on a reset (ECONNRESET).
+    const request = Buffer.concat([
+      Buffer.from('POST /echo HTTP/1.1\r\nHost: localhost\r\nX-Nul: a\u0000b\r\nContent-Length: 1048576\r\n\r\n'),
+      Buffer.alloc(1024 * 1024, 'x'),
+    ]);
+    expect(parseRaw(await sendRaw(api.url, request))).toEqual({
+      status: 400,
+      contentType: 'application/json',
+      json: { error: 400, message: 'Bad Request' },
+    });
+  });
+
   test('CONNECT is an unknown route, answered as JSON, not a dropped connection', async () => {
     expect(parseRaw(await rawExchange('CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n'))).toEqual({
       status: 403,

@@ -4,9 +4,10 @@
 // loopback); the DNS rebinding checks of Vite (https://vite.dev/config/server-options#server-allowedhosts) and
 // webpack-dev-server (https://webpack.js.org/configuration/dev-server/#devserverallowedhosts), which compare the name
 // without its port and read a leading `.` as the name and its subdomains.
-import type { IncomingMessage } from 'node:http';
-import { describe, expect, test } from '@jest/globals';
-import { hostIsServed, requestHost } from '../src/loopback.ts';
+import { createServer, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { answeringEveryRequest, hostIsServed, listenOnLoopback, requestHost } from '../src/loopback.ts';
+import { rawExchange } from './helpers/raw-http.ts';
 
 describe('by default, loopback alone', () => {
   test.each([
@@ -78,5 +79,30 @@ describe('the host a request names (RFC 9112 section 3.2.2)', () => {
   test('none, for an HTTP/1.0 request without Host: served (it names no other site)', () => {
     expect(requestHost(request('/items'))).toBeUndefined();
     expect(hostIsServed(undefined)).toBe(true);
+  });
+});
+
+describe('every request answered (answeringEveryRequest), and read by the client', () => {
+  const server = answeringEveryRequest(createServer((_request, response) => response.end('ok')));
+  let url: string;
+  beforeAll(async () => {
+    url = await listenOnLoopback(server);
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  // rawExchange fails on a reset (ECONNRESET): RFC 9112 section 9.6 has a server that refuses a request half-close
+  // and read what the client still sends, so that the client reads the answer.
+  test('a malformed request with 1 MiB of body behind it: 400, and the connection closes without a reset', async () => {
+    const request = Buffer.concat([
+      Buffer.from('POST / HTTP/1.1\r\nHost: localhost\r\nX-Nul: a\u0000b\r\nContent-Length: 1048576\r\n\r\n'),
+      Buffer.alloc(1024 * 1024, 'x'),
+    ]);
+    expect(await rawExchange(url, request)).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  });
+
+  test('CONNECT (RFC 9110 section 9.3.6), which this is no proxy for: 405, not a dropped connection', async () => {
+    expect(await rawExchange(url, 'CONNECT localhost:443 HTTP/1.1\r\nHost: localhost:443\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 405 Method Not Allowed\r\n/,
+    );
   });
 });

@@ -9,7 +9,7 @@ import type { LocalApiKey } from '../app/api-keys.ts';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
-import { hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
+import { answerAndClose, hostIsServed, hostRefusal, malformedStatus, requestHost } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
@@ -472,14 +472,14 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
     },
   );
   // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
-  // documentation shows for 'clientError', instead of Node's bare 400 or 431.
+  // documentation shows for 'clientError', instead of Node's bare 400 or 431, closed so that the client reads it.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    socket.end(rawResponse(errorResponse(status)));
+    const status = malformedStatus(error);
+    answerAndClose(socket, rawResponse(errorResponse(status)));
     log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
   });
   // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
@@ -487,7 +487,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
     request.resume();
     const host = requestHost(request);
     if (!hostIsServed(host, allowedHosts)) {
-      socket.end(rawResponse(errorResponse(403, undefined, hostRefusal(host ?? ''))));
+      answerAndClose(socket, rawResponse(errorResponse(403, undefined, hostRefusal(host ?? ''))));
       log(`CONNECT - 403 (Host ${host} refused)`);
       return;
     }
@@ -497,7 +497,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
       'Missing Authentication Token',
       randomUUID(),
     );
-    socket.end(rawResponse(unknownRoute));
+    answerAndClose(socket, rawResponse(unknownRoute));
     log(`CONNECT - ${unknownRoute.status} (no such route)`);
   });
   return server;

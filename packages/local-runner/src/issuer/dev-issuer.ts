@@ -8,7 +8,7 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJW
 import { resolveValue } from '../app/intrinsics.ts';
 import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
-import { hostIsServed, hostRefusal, listenOnLoopback, refusingTunnels, requestHost } from '../loopback.ts';
+import { answeringEveryRequest, hostIsServed, hostRefusal, listenOnLoopback, requestHost } from '../loopback.ts';
 
 /** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
 export interface IssuerIdentity {
@@ -218,7 +218,7 @@ export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
     const body = JSON.stringify({ keys: await keys() });
     response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
-  const url = await listenOnLoopback(refusingTunnels(server));
+  const url = await listenOnLoopback(answeringEveryRequest(server));
   return {
     url,
     jwksUri: `${url}/.well-known/jwks.json`,
