@@ -1,7 +1,8 @@
 // A REST API's API keys, as API Gateway takes them ("Choose an API key source in API Gateway"): a method that
 // requires one takes a request whose X-API-Key header is an enabled key of a usage plan that has the API's stage;
 // anything else is 403 Forbidden (INVALID_API_KEY).
-import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import { type CfnResource, ofType, props, shown, UnsupportedTemplateError } from './cfn.ts';
+import { booleanOf, names, referencedId, stringOf, type Where } from './values.ts';
 
 export interface LocalApiKey {
   /** Its logical id; locally also its id (`requestContext.identity.apiKeyId`). */
@@ -16,11 +17,11 @@ export interface LocalApiKey {
 /** A key's value when the template gives none (or one with no local value): AWS generates one, the runner this. */
 export const localKeyValue = (id: string) => `local-api-key-${id}`;
 
-/** A usage plan's stage: a name, or the Ref of a Stage resource (its name). */
-const stageNameOf = (value: unknown, resources: Record<string, CfnResource>) => {
-  const ref = refOf(value);
-  const stage = ref === undefined ? undefined : resources[ref];
-  return stage?.Type === 'AWS::ApiGateway::Stage' ? String(props(stage).StageName) : shown(value);
+/** A usage plan's stage: a name, or a Stage resource's Ref (its name, "Ref returns the name of the stage"). */
+const stageNameOf = (value: unknown, resources: Record<string, CfnResource>, where: Where) => {
+  if (typeof value === 'string') return value;
+  const id = referencedId(value, resources, where, ['AWS::ApiGateway::Stage']);
+  return stringOf(props(resources[id] as CfnResource).StageName, { resource: id, property: 'StageName' }, '');
 };
 
 /**
@@ -29,7 +30,11 @@ const stageNameOf = (value: unknown, resources: Record<string, CfnResource>) => 
  * a Lambda authorizer's `usageIdentifierKey` (AUTHORIZER) is refused.
  */
 export const readApiKeys = (resources: Record<string, CfnResource>, apiId: string, stackName: string) => {
-  const source = props(resources[apiId] ?? { Type: '' }).ApiKeySourceType ?? 'HEADER';
+  const source = stringOf(
+    props(resources[apiId] ?? { Type: '' }).ApiKeySourceType,
+    { resource: apiId, property: 'ApiKeySourceType' },
+    'HEADER',
+  );
   if (source !== 'HEADER')
     throw new UnsupportedTemplateError(
       `${apiId}: API key source ${shown(source)} (a Lambda authorizer's usageIdentifierKey), which the runner does not serve; HEADER is`,
@@ -38,9 +43,12 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
   const notices: string[] = [];
   for (const [id, plan] of ofType(resources, 'AWS::ApiGateway::UsagePlan')) {
     const apiStages = (props(plan).ApiStages ?? []) as { ApiId?: unknown; Stage?: unknown }[];
+    const at = (property: string) => ({ resource: id, property });
     const stages = apiStages
-      .filter((apiStage) => refOf(apiStage.ApiId) === apiId)
-      .map((apiStage) => stageNameOf(apiStage.Stage, resources));
+      .filter((apiStage) =>
+        names(apiStage.ApiId, apiId, resources, at('ApiStages.ApiId'), ['AWS::ApiGateway::RestApi']),
+      )
+      .map((apiStage) => stageNameOf(apiStage.Stage, resources, at('ApiStages.Stage')));
     if (stages.length === 0) continue;
     plans.set(id, stages);
     const { Throttle, Quota } = props(plan);
@@ -50,15 +58,17 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
       );
   }
   const keys = new Map<string, LocalApiKey>();
-  for (const [, planKey] of ofType(resources, 'AWS::ApiGateway::UsagePlanKey')) {
-    const stages = plans.get(refOf(props(planKey).UsagePlanId) ?? '');
-    const keyId = refOf(props(planKey).KeyId);
-    const key = keyId === undefined ? undefined : resources[keyId];
-    if (!stages || keyId === undefined || key?.Type !== 'AWS::ApiGateway::ApiKey') continue;
-    const { Value, Enabled } = props(key);
+  for (const [id, planKey] of ofType(resources, 'AWS::ApiGateway::UsagePlanKey')) {
+    const at = (property: string) => ({ resource: id, property });
+    const stages = plans.get(
+      referencedId(props(planKey).UsagePlanId, resources, at('UsagePlanId'), ['AWS::ApiGateway::UsagePlan']),
+    );
+    const keyId = referencedId(props(planKey).KeyId, resources, at('KeyId'), ['AWS::ApiGateway::ApiKey']);
+    if (!stages) continue;
+    const { Value, Enabled } = props(resources[keyId] as CfnResource);
     // CloudFormation documents no default; the API's CreateApiKey leaves a key disabled unless told (the CDK always
     // writes Enabled). A key not enabled is refused on AWS too: 403.
-    if (Enabled !== true) continue;
+    if (!booleanOf(Enabled, { resource: keyId, property: 'Enabled' }, false)) continue;
     const known = keys.get(keyId);
     keys.set(keyId, {
       id: keyId,

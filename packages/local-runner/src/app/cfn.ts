@@ -39,25 +39,6 @@ export interface LocalStage {
   deployment: string;
 }
 
-/**
- * Each Stage resource in `stages` read (REST's `Variables`, HTTP's `StageVariables`); none: one named `defaultName`,
- * as the runner has always served an API without one.
- */
-export const readStages = (stages: [string, CfnResource][], apiId: string, defaultName: string): LocalStage[] => {
-  if (stages.length === 0) return [{ name: defaultName, variables: {}, deployment: 'local' }];
-  return stages.map(([, stage]) => {
-    const properties = props(stage);
-    const variables = (properties.Variables ?? properties.StageVariables ?? {}) as Record<string, unknown>;
-    if (!Object.values(variables).every((value) => typeof value === 'string'))
-      throw new UnsupportedTemplateError(`${apiId}: a stage variable whose value is not a string (an intrinsic)`);
-    return {
-      name: String(properties.StageName ?? defaultName),
-      variables: variables as Record<string, string>,
-      deployment: refOf(properties.DeploymentId) ?? 'local',
-    };
-  });
-};
-
 /** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */
 export interface IdentitySource {
   from: 'header' | 'querystring' | 'stageVariable' | 'context';

@@ -8,11 +8,11 @@ import {
   type LocalStage,
   ofType,
   props,
-  readStages,
-  refOf,
   shown,
   UnsupportedTemplateError,
 } from './cfn.ts';
+import { readStages } from './stages.ts';
+import { booleanOf, names, numberOf, referencedId, stringOf, stringsOf, type Where } from './values.ts';
 
 export interface HttpRoute {
   routeKey: string;
@@ -106,12 +106,19 @@ const corsOf = (value: unknown, apiId: string): HttpCors | undefined => {
   };
 };
 
-/** The integration a route's Target (`integrations/<id>`) names. */
-const integrationOf = (target: unknown, resources: Record<string, CfnResource>) => {
-  const parts = (target as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join']?.[1] ?? [];
-  const id = parts.map(refOf).find((ref) => ref !== undefined);
-  const resource = id === undefined ? undefined : resources[id];
-  return resource?.Type === 'AWS::ApiGatewayV2::Integration' ? { id, properties: props(resource) } : undefined;
+/**
+ * The integration a route's Target names: `integrations/<id>` ("AWS::ApiGatewayV2::Route", Target), its id a Ref or
+ * the GetAtt IntegrationId of an Integration of the template, joined with Fn::Join.
+ */
+const integrationOf = (target: unknown, resources: Record<string, CfnResource>, where: Where) => {
+  const join = (target as { 'Fn::Join'?: unknown } | undefined)?.['Fn::Join'];
+  const [separator, parts] = Array.isArray(join) ? (join as [unknown, unknown]) : [];
+  if (separator !== '' || !Array.isArray(parts) || parts.length !== 2 || parts[0] !== 'integrations/')
+    throw new UnsupportedTemplateError(
+      `${where.resource}: ${where.property} ${shown(target)}, not integrations/ joined with an Integration of the template`,
+    );
+  const id = referencedId(parts[1], resources, where, ['AWS::ApiGatewayV2::Integration']);
+  return { id, properties: props(resources[id] as CfnResource) };
 };
 
 /** The HTTP API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
@@ -121,12 +128,15 @@ export const readHttpApi = (
   functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
 ): LocalHttpApi => {
   const ofApi = (type: string) =>
-    ofType(resources, type).filter(([, resource]) => refOf(props(resource).ApiId) === apiId);
+    ofType(resources, type).filter(([id, resource]) =>
+      names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
+    );
   const api = props(resources[apiId] ?? { Type: '' });
-  if (api.ProtocolType !== 'HTTP')
-    throw new UnsupportedTemplateError(`${apiId}: a ${shown(api.ProtocolType)} API, which the runner does not serve`);
+  const protocol = stringOf(api.ProtocolType, { resource: apiId, property: 'ProtocolType' }, undefined);
+  if (protocol !== 'HTTP')
+    throw new UnsupportedTemplateError(`${apiId}: a ${String(protocol)} API, which the runner does not serve`);
   // `$default` first: the stage of a path no other stage's name begins.
-  const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), apiId, '$default').sort(
+  const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, '$default').sort(
     (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
   );
   const [stage] = stages as [LocalStage, ...LocalStage[]];
@@ -134,21 +144,25 @@ export const readHttpApi = (
   const authorizers = new Map<string, JwtAuthorizer | HttpLambdaAuthorizer>();
   for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
     const properties = props(resource);
-    if (properties.AuthorizerType === 'REQUEST') {
-      const version = String(properties.AuthorizerPayloadFormatVersion);
+    const at = (property: string) => ({ resource: id, property });
+    const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
+    const identitySource = stringsOf(properties.IdentitySource, at('IdentitySource'));
+    if (type === 'REQUEST') {
+      const version = stringOf(properties.AuthorizerPayloadFormatVersion, at('AuthorizerPayloadFormatVersion'), '');
       if (version !== '2.0' && version !== '1.0')
         throw new UnsupportedTemplateError(`${id}: a Lambda authorizer's payload format ${version} (1.0 or 2.0)`);
+      const simpleResponses = booleanOf(properties.EnableSimpleResponses, at('EnableSimpleResponses'), false);
       // "If you choose the 1.0 format version, Lambda authorizers must return an IAM policy" (the same page).
-      if (version === '1.0' && properties.EnableSimpleResponses === true)
+      if (version === '1.0' && simpleResponses)
         throw new UnsupportedTemplateError(`${id}: simple responses with payload format 1.0, which take 2.0`);
       authorizers.set(id, {
         type: 'REQUEST',
         id,
         payloadVersion: version,
         ...functionOfUri(properties.AuthorizerUri, id),
-        identitySources: ((properties.IdentitySource ?? []) as unknown[]).map((source) => {
+        identitySources: identitySource.map((source) => {
           const [, prefix = '', name = ''] =
-            /^\$(request\.header|request\.querystring|context|stageVariables)\.(.+)$/.exec(String(source)) ?? [];
+            /^\$(request\.header|request\.querystring|context|stageVariables)\.(.+)$/.exec(source) ?? [];
           const from = (
             {
               'request.header': 'header',
@@ -157,48 +171,63 @@ export const readHttpApi = (
               stageVariables: 'stageVariable',
             } as const
           )[prefix];
-          if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${shown(source)}`);
+          if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${source}`);
           return { from, name };
         }),
-        simpleResponses: properties.EnableSimpleResponses === true,
-        ttlSeconds: Number(properties.AuthorizerResultTtlInSeconds ?? 0),
+        simpleResponses,
+        ttlSeconds: numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0),
       });
       continue;
     }
-    if (properties.AuthorizerType !== 'JWT')
+    if (type !== 'JWT')
       throw new UnsupportedTemplateError(
-        `${id}: an HTTP API authorizer of type ${shown(properties.AuthorizerType)} (only JWT and REQUEST)`,
+        `${id}: an HTTP API authorizer of type ${String(type)} (only JWT and REQUEST)`,
       );
-    const [source, ...others] = (properties.IdentitySource ?? []) as unknown[];
+    const [source, ...others] = identitySource;
     const headerName = /^\$request\.header\.(.+)$/.exec(String(source))?.[1];
     if (!headerName || others.length > 0)
       throw new UnsupportedTemplateError(`${id}: identity source ${shown(properties.IdentitySource)}`);
-    const { Issuer: issuer, Audience: audience = [] } = (properties.JwtConfiguration ?? {}) as Record<string, unknown>;
-    authorizers.set(id, { type: 'JWT', id, headerName, issuer, audience: audience as unknown[] });
+    const configuration = properties.JwtConfiguration;
+    if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))
+      throw new UnsupportedTemplateError(`${id}: JwtConfiguration ${shown(configuration)}`);
+    const { Issuer: issuer, Audience: audience = [] } = configuration as Record<string, unknown>;
+    if (issuer === undefined || !Array.isArray(audience))
+      throw new UnsupportedTemplateError(
+        `${id}: JwtConfiguration ${shown(configuration)} (an Issuer and a list of Audience)`,
+      );
+    authorizers.set(id, { type: 'JWT', id, headerName, issuer, audience });
   }
 
   const refused: string[] = [];
   const routes = ofApi('AWS::ApiGatewayV2::Route').flatMap(([id, resource]): HttpRoute[] => {
     const properties = props(resource);
-    const routeKey = String(properties.RouteKey);
+    const at = (property: string) => ({ resource: id, property });
+    const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
     const where = `${id} (${routeKey})`;
-    const integration = integrationOf(properties.Target, resources);
-    const type = integration?.properties.IntegrationType;
-    const version = String(integration?.properties.PayloadFormatVersion ?? '1.0');
-    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    const integration = integrationOf(properties.Target, resources, at('Target'));
+    const integrationAt = (property: string) => ({ resource: integration.id, property });
+    const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
+    const version = stringOf(integration.properties.PayloadFormatVersion, integrationAt('PayloadFormatVersion'), '1.0');
+    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
     const problem =
-      integration === undefined
-        ? 'no integration of the template as its target'
-        : type !== 'AWS_PROXY'
-          ? `an integration of type ${shown(type)} (the runner serves Lambda proxy integrations, AWS_PROXY)`
-          : version !== '2.0' && version !== '1.0'
-            ? `payload format version ${version}`
-            : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
-              ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
-              : undefined;
+      type !== 'AWS_PROXY'
+        ? `an integration of type ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`
+        : version !== '2.0' && version !== '1.0'
+          ? `payload format version ${version}`
+          : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
+            ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
+            : undefined;
     if (problem !== undefined) {
       refused.push(`${where}: ${problem}`);
       return [];
+    }
+    let authorizerId: string | undefined;
+    if (authorization !== 'NONE') {
+      authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
+        'AWS::ApiGatewayV2::Authorizer',
+      ]);
+      if (!authorizers.has(authorizerId))
+        throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
     }
     const [method = '', path = ''] = routeKey === '$default' ? ['ANY', '$default'] : routeKey.split(' ');
     return [
@@ -206,12 +235,14 @@ export const readHttpApi = (
         routeKey,
         resourcePath: path,
         method,
-        ...functionOfUri(integration?.properties.IntegrationUri, where),
-        authorizerId: authorization === 'NONE' ? undefined : refOf(properties.AuthorizerId),
-        authorizationScopes: Array.isArray(properties.AuthorizationScopes)
-          ? properties.AuthorizationScopes.map(String)
-          : [],
-        integrationTimeoutMs: Number(integration?.properties.TimeoutInMillis ?? 30_000),
+        ...functionOfUri(integration.properties.IntegrationUri, where),
+        authorizerId,
+        authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
+        integrationTimeoutMs: numberOf(
+          integration.properties.TimeoutInMillis,
+          integrationAt('TimeoutInMillis'),
+          30_000,
+        ),
         payloadVersion: version === '1.0' ? '1.0' : '2.0',
       },
     ];

@@ -3,6 +3,7 @@
 // RequestValidator says what is checked, its RequestParameters which parameters are required, its RequestModels the
 // JSON schema (draft 4) of the body for each content type, `$default` for any other.
 import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import { booleanOf, names, referencedId } from './values.ts';
 
 export interface RequestValidation {
   /** The parameters that must be there and not blank (ValidateRequestParameters). */
@@ -22,26 +23,107 @@ const builtInModels: Record<string, object> = {
   },
 };
 
-/** A model's schema: by its Ref (the Model resource), or by its name (the API's Model of that name, or a built-in). */
-const schemaOf = (value: unknown, resources: Record<string, CfnResource>, apiId: string, where: string): object => {
-  const ref = refOf(value);
-  const model =
-    ref !== undefined
-      ? resources[ref]
-      : ofType(resources, 'AWS::ApiGateway::Model').find(
-          ([, resource]) => props(resource).Name === value && refOf(props(resource).RestApiId) === apiId,
-        )?.[1];
-  if (model === undefined && typeof value === 'string' && builtInModels[value]) return builtInModels[value];
-  if (model?.Type !== 'AWS::ApiGateway::Model')
-    throw new UnsupportedTemplateError(`${where}: request model ${shown(value)}, not a model of the template`);
+/** The API's Model named `name` (its Name, or its logical id when it has none: CloudFormation then makes one up). */
+const modelNamed = (name: unknown, resources: Record<string, CfnResource>, apiId: string) =>
+  ofType(resources, 'AWS::ApiGateway::Model').find(
+    ([id, resource]) =>
+      (props(resource).Name ?? id) === name &&
+      names(props(resource).RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, [
+        'AWS::ApiGateway::RestApi',
+      ]),
+  );
+
+/** A model's URL, `https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}`, as API Gateway has it. */
+const modelUrl = /^https:\/\/apigateway\.amazonaws\.com\/restapis\/([^/]+)\/models\/([^/]+)$/;
+
+/**
+ * The model a `$ref` names by its URL ("Data models for REST APIs": "To reference another model, use the model's URL,
+ * https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}"): a string, or an Fn::Join whose API id
+ * is a Ref to this API and whose model name is a literal or a Ref to a Model (its name). Another API's model is
+ * refused.
+ */
+const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, apiId: string, where: string) => {
+  const join = (ref as { 'Fn::Join'?: unknown } | null)?.['Fn::Join'];
+  const [separator, parts] = Array.isArray(join) ? (join as [unknown, unknown]) : [];
+  const text =
+    typeof ref === 'string'
+      ? ref
+      : typeof separator === 'string' && Array.isArray(parts)
+        ? parts
+            .map((part) => {
+              if (typeof part === 'string') return part;
+              const id = refOf(part);
+              const type = resources[id ?? '']?.Type;
+              // A Model's Ref is its name; a RestApi's, its id (locally, its logical id).
+              if (id === apiId) return id;
+              if (id !== undefined && type === 'AWS::ApiGateway::Model')
+                return String(props(resources[id] as CfnResource).Name ?? id);
+              return '\u0000';
+            })
+            .join(separator)
+        : undefined;
+  const [, restApiId, name] = modelUrl.exec(text ?? '') ?? [];
+  const model = restApiId === apiId ? modelNamed(name, resources, apiId) : undefined;
+  if (!model)
+    throw new UnsupportedTemplateError(
+      `${where}: a model's $ref ${shown(ref)}, which names no model of this API (https://apigateway.amazonaws.com/restapis/{the API's Ref}/models/{name})`,
+    );
+  return model;
+};
+
+/**
+ * A model's schema, flattened as API Gateway flattens models for validation: each `{"$ref": <a model's URL>}` replaced
+ * by that model's schema (itself flattened, without its `$schema`); a model that refers to itself, directly or not,
+ * is refused.
+ */
+const flattened = (
+  [id, model]: [string, CfnResource],
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  where: string,
+  seen: string[] = [],
+): Record<string, unknown> => {
+  if (seen.includes(id))
+    throw new UnsupportedTemplateError(
+      `${where}: model ${[...seen, id].join(' -> ')} refers to itself, which cannot be flattened`,
+    );
   const schema = props(model).Schema;
   const parsed: unknown = typeof schema === 'string' ? JSON.parse(schema) : schema;
-  if (typeof parsed !== 'object' || parsed === null)
-    throw new UnsupportedTemplateError(`${where}: request model ${shown(value)} has no schema`);
-  // A schema may name another model by its URL (https://apigateway.amazonaws.com/restapis/{id}/models/{name}).
-  if (JSON.stringify(parsed).includes('apigateway.amazonaws.com/restapis'))
-    throw new UnsupportedTemplateError(`${where}: request model ${shown(value)} refers to another model`);
-  return parsed;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UnsupportedTemplateError(`${where}: request model ${id} has no schema`);
+  // A `#/...` pointer is into the schema it is in: inlined into another, it would point into that one.
+  if (seen.length > 0 && /"\$ref"\s*:\s*"#/.test(JSON.stringify(parsed)))
+    throw new UnsupportedTemplateError(
+      `${where}: model ${id}, inlined into ${seen.at(-1)}, has a $ref into itself (#...)`,
+    );
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (typeof value !== 'object' || value === null) return value;
+    if ('$ref' in value && !(typeof value.$ref === 'string' && value.$ref.startsWith('#'))) {
+      const { $schema: _, ...referenced } = flattened(
+        referencedModel(value.$ref, resources, apiId, where),
+        resources,
+        apiId,
+        where,
+        [...seen, id],
+      );
+      return referenced;
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, inline(item)]));
+  };
+  return inline(parsed) as Record<string, unknown>;
+};
+
+/** A model's schema: by its Ref (the Model resource), or by its name (the API's Model of that name, or a built-in). */
+const schemaOf = (value: unknown, resources: Record<string, CfnResource>, apiId: string, where: string): object => {
+  if (typeof value === 'string') {
+    const named = modelNamed(value, resources, apiId);
+    if (named) return flattened(named, resources, apiId, where);
+    if (builtInModels[value]) return builtInModels[value];
+    throw new UnsupportedTemplateError(`${where}: request model ${value}, not a model of the template`);
+  }
+  const id = referencedId(value, resources, { resource: where, property: 'RequestModels' }, ['AWS::ApiGateway::Model']);
+  return flattened([id, resources[id] as CfnResource], resources, apiId, where);
 };
 
 /** The request validation of a method (its properties), or undefined when it has no validator. */
@@ -50,33 +132,44 @@ export const readRequestValidation = (
   resources: Record<string, CfnResource>,
   apiId: string,
   where: string,
+  id: string,
 ): RequestValidation | undefined => {
-  const validatorId = refOf(properties.RequestValidatorId);
   if (properties.RequestValidatorId === undefined) return undefined;
-  const validator = validatorId === undefined ? undefined : resources[validatorId];
-  if (validator?.Type !== 'AWS::ApiGateway::RequestValidator')
-    throw new UnsupportedTemplateError(`${where}: request validator ${shown(properties.RequestValidatorId)}`);
-  const { ValidateRequestBody: body, ValidateRequestParameters: parameters } = props(validator);
+  const validatorId = referencedId(
+    properties.RequestValidatorId,
+    resources,
+    { resource: id, property: 'RequestValidatorId' },
+    ['AWS::ApiGateway::RequestValidator'],
+  );
+  const validator = props(resources[validatorId] as CfnResource);
+  const body = booleanOf(
+    validator.ValidateRequestBody,
+    { resource: validatorId, property: 'ValidateRequestBody' },
+    false,
+  );
+  const parameters = booleanOf(
+    validator.ValidateRequestParameters,
+    { resource: validatorId, property: 'ValidateRequestParameters' },
+    false,
+  );
   const required = Object.entries((properties.RequestParameters ?? {}) as Record<string, unknown>).filter(
-    ([, isRequired]) => isRequired === true,
+    ([key, isRequired]) => booleanOf(isRequired, { resource: id, property: `RequestParameters.${key}` }, false),
   );
   return {
-    parameters:
-      parameters === true
-        ? required.map(([key]) => {
-            const [, from, name] = /^method\.request\.(header|querystring|path)\.(.+)$/.exec(key) ?? [];
-            if (!from || !name) throw new UnsupportedTemplateError(`${where}: request parameter ${key}`);
-            return { from: from as 'header' | 'querystring' | 'path', name };
-          })
-        : [],
-    models:
-      body === true
-        ? Object.fromEntries(
-            Object.entries((properties.RequestModels ?? {}) as Record<string, unknown>).map(([type, model]) => [
-              type.toLowerCase(),
-              schemaOf(model, resources, apiId, where),
-            ]),
-          )
-        : {},
+    parameters: parameters
+      ? required.map(([key]) => {
+          const [, from, name] = /^method\.request\.(header|querystring|path)\.(.+)$/.exec(key) ?? [];
+          if (!from || !name) throw new UnsupportedTemplateError(`${where}: request parameter ${key}`);
+          return { from: from as 'header' | 'querystring' | 'path', name };
+        })
+      : [],
+    models: body
+      ? Object.fromEntries(
+          Object.entries((properties.RequestModels ?? {}) as Record<string, unknown>).map(([type, model]) => [
+            type.toLowerCase(),
+            schemaOf(model, resources, apiId, where),
+          ]),
+        )
+      : {},
   };
 };

@@ -12,7 +12,6 @@ import {
   type LocalStage,
   ofType,
   props,
-  readStages,
   refOf,
   UnsupportedTemplateError,
 } from './cfn.ts';
@@ -20,13 +19,24 @@ import { type LayerDirs, type LocalFunction, readFunctions } from './functions.t
 import { type LocalHttpApi, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
+import { readStages } from './stages.ts';
 import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
+import {
+  booleanOf,
+  type DeployedTemplate,
+  deployedResources,
+  names,
+  numberOf,
+  referencedId,
+  stringOf,
+  stringsOf,
+  type Where,
+} from './values.ts';
 
 export type { IdentitySource } from './cfn.ts';
 export type { LocalFunction } from './functions.ts';
 
-interface CfnTemplate {
-  Resources?: Record<string, CfnResource>;
+interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
 }
 
@@ -181,7 +191,8 @@ const functionFinder = (stack: ValueContext) => {
         : [uri];
     const targets = parts.flatMap((part): (UriTarget & { from?: ValueContext })[] => {
       const att = getAttOf(part);
-      if (att?.[1] === 'Arn') return [{ functionId: att[0] }];
+      if (att?.[1] === 'Arn' && stack.resources[att[0]]?.Type === 'AWS::Lambda::Function')
+        return [{ functionId: att[0] }];
       if (typeof part === 'object' && part !== null && 'Fn::ImportValue' in part) {
         const name = resolveValue(part['Fn::ImportValue'], stack);
         const exported = stack.exports.get(name);
@@ -238,6 +249,24 @@ const identitySourcesOf = (value: unknown, id: string): IdentitySource[] =>
     return { from, name };
   });
 
+const restApiTypes = ['AWS::ApiGateway::RestApi'] as const;
+
+/** Whether the resource `id` (`properties` its properties) is of the REST API `apiId`: its RestApiId names it. */
+const ofRestApi = (
+  properties: Record<string, unknown>,
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  id: string,
+) => names(properties.RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, restApiTypes);
+
+/** The header an identity source `method.request.header.NAME` names; anything else refused. */
+const headerOf = (value: unknown, id: string) => {
+  const source = stringOf(value, { resource: id, property: 'IdentitySource' }, '');
+  const name = /^method\.request\.header\.(.+)$/.exec(source)?.[1];
+  if (!name) throw new UnsupportedTemplateError(`${id}: identity source ${source}`);
+  return name;
+};
+
 const readAuthorizers = (
   resources: Record<string, CfnResource>,
   apiId: string,
@@ -246,45 +275,45 @@ const readAuthorizers = (
   const authorizers = new Map<string, LocalAuthorizer>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
-    if (refOf(properties.RestApiId) !== apiId) continue;
-    const ttlSeconds = Number(properties.AuthorizerResultTtlInSeconds ?? 300);
-    const expression = properties.IdentityValidationExpression;
+    if (!ofRestApi(properties, resources, apiId, id)) continue;
+    const at = (property: string) => ({ resource: id, property });
+    const ttlSeconds = numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 300);
+    const expression = stringOf(properties.IdentityValidationExpression, at('IdentityValidationExpression'), undefined);
     // API Gateway matches the whole value, as Java's matches() does.
-    const validation = typeof expression === 'string' ? new RegExp(`^(?:${expression})$`) : undefined;
-    if (properties.Type === 'COGNITO_USER_POOLS') {
-      const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
-      if (!source?.[1])
-        throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
-      const poolIds = ((properties.ProviderARNs ?? []) as unknown[]).map((arn) => {
+    const validation = expression === undefined ? undefined : new RegExp(`^(?:${expression})$`);
+    const type = stringOf(properties.Type, at('Type'), undefined);
+    if (type === 'COGNITO_USER_POOLS') {
+      const headerName = headerOf(properties.IdentitySource, id);
+      const arns = properties.ProviderARNs ?? [];
+      if (!Array.isArray(arns)) throw new UnsupportedTemplateError(`${id}: ProviderARNs ${JSON.stringify(arns)}`);
+      const poolIds = arns.map((arn: unknown) => {
         const [poolLogicalId, attribute] = getAttOf(arn) ?? [];
         const poolId =
-          attribute === 'Arn' && poolLogicalId !== undefined
-            ? localPoolId(poolLogicalId)
+          attribute === 'Arn' && resources[poolLogicalId ?? '']?.Type === 'AWS::Cognito::UserPool'
+            ? localPoolId(poolLogicalId as string)
             : typeof arn === 'string'
               ? /:userpool\/([^/]+)$/.exec(arn)?.[1]
               : undefined;
         if (poolId === undefined) throw new UnsupportedTemplateError(`${id}: user pool ${JSON.stringify(arn)}`);
         return poolId;
       });
-      authorizers.set(id, { id, type: 'COGNITO_USER_POOLS', ttlSeconds, headerName: source[1], validation, poolIds });
+      authorizers.set(id, { id, type: 'COGNITO_USER_POOLS', ttlSeconds, headerName, validation, poolIds });
       continue;
     }
+    if (type !== 'TOKEN' && type !== 'REQUEST')
+      throw new UnsupportedTemplateError(
+        `${id}: authorizer type ${String(type)} (only TOKEN, REQUEST and COGNITO_USER_POOLS)`,
+      );
     const base = { id, ...functionOf(properties.AuthorizerUri, id), ttlSeconds };
-    if (properties.Type === 'REQUEST') {
+    if (type === 'REQUEST') {
       authorizers.set(id, {
         ...base,
         type: 'REQUEST',
-        identitySources: identitySourcesOf(properties.IdentitySource, id),
+        identitySources: identitySourcesOf(stringOf(properties.IdentitySource, at('IdentitySource'), ''), id),
       });
       continue;
     }
-    if (properties.Type !== 'TOKEN')
-      throw new UnsupportedTemplateError(
-        `${id}: authorizer type ${String(properties.Type)} (only TOKEN, REQUEST and COGNITO_USER_POOLS)`,
-      );
-    const source = /^method\.request\.header\.(.+)$/.exec(String(properties.IdentitySource ?? ''));
-    if (!source?.[1]) throw new UnsupportedTemplateError(`${id}: identity source ${String(properties.IdentitySource)}`);
-    authorizers.set(id, { ...base, type: 'TOKEN', headerName: source[1], validation });
+    authorizers.set(id, { ...base, type: 'TOKEN', headerName: headerOf(properties.IdentitySource, id), validation });
   }
   return authorizers;
 };
@@ -293,45 +322,62 @@ const readRoutes = (
   resources: Record<string, CfnResource>,
   apiId: string,
   functionOf: ReturnType<typeof functionFinder>['functionOf'],
+  authorizers: Map<string, LocalAuthorizer>,
 ): LocalRoute[] => {
-  const pathOf = (resourceId: unknown): string => {
-    if (getAttOf(resourceId)?.[1] === 'RootResourceId') return '';
-    const id = refOf(resourceId);
-    const resource = id === undefined ? undefined : resources[id];
-    if (!id || resource?.Type !== 'AWS::ApiGateway::Resource')
-      throw new UnsupportedTemplateError(`resource ${JSON.stringify(resourceId)}`);
-    return `${pathOf(props(resource).ParentId)}/${String(props(resource).PathPart)}`;
+  /** The path of the resource `value` (a property of `where`) names: the API's root, or a Resource of the API. */
+  const pathOf = (value: unknown, where: Where): string => {
+    const [rootOf, attribute] = getAttOf(value) ?? [];
+    if (attribute === 'RootResourceId') {
+      // "RootResourceId: The root resource ID for a RestApi resource" (AWS::ApiGateway::RestApi, Return values).
+      if (rootOf !== apiId)
+        throw new UnsupportedTemplateError(
+          `${where.resource}: ${where.property} ${JSON.stringify(value)}, the root of another API`,
+        );
+      return '';
+    }
+    const id = referencedId(value, resources, where, ['AWS::ApiGateway::Resource']);
+    const properties = props(resources[id] as CfnResource);
+    if (!ofRestApi(properties, resources, apiId, id))
+      throw new UnsupportedTemplateError(
+        `${where.resource}: ${where.property} ${JSON.stringify(value)}, a resource of another API`,
+      );
+    const part = stringOf(properties.PathPart, { resource: id, property: 'PathPart' }, '');
+    return `${pathOf(properties.ParentId, { resource: id, property: 'ParentId' })}/${part}`;
   };
   const refused: string[] = [];
   const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): LocalRoute[] => {
     const properties = props(resource);
-    if (refOf(properties.RestApiId) !== apiId) return [];
+    if (!ofRestApi(properties, resources, apiId, id)) return [];
+    const at = (property: string) => ({ resource: id, property });
     const base = {
-      resourcePath: pathOf(properties.ResourceId) || '/',
-      method: String(properties.HttpMethod),
+      resourcePath: pathOf(properties.ResourceId, at('ResourceId')) || '/',
+      method: stringOf(properties.HttpMethod, at('HttpMethod'), ''),
       authorizerId: undefined as string | undefined,
-      authorizationScopes: [] as string[],
-      apiKeyRequired: properties.ApiKeyRequired === true,
+      authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
+      apiKeyRequired: booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false),
     };
     const where = `${id} (${base.method} ${base.resourcePath})`;
-    const validation = readRequestValidation(properties, resources, apiId, where);
+    const validation = readRequestValidation(properties, resources, apiId, where, id);
     const integration = (properties.Integration ?? {}) as Record<string, unknown>;
     const unsupported = unsupportedIntegration(integration);
     if (unsupported !== undefined) {
       refused.push(`${where}: ${unsupported}`);
       return [];
     }
-    const authorization = String(properties.AuthorizationType ?? 'NONE');
+    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
     if (!['NONE', 'CUSTOM', 'COGNITO_USER_POOLS'].includes(authorization)) {
       throw new UnsupportedTemplateError(
         `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
       );
     }
-    if (authorization !== 'NONE') base.authorizerId = refOf(properties.AuthorizerId);
-    // A user pool authorizer takes an access token with one of these, or, without them, an ID token.
-    base.authorizationScopes = Array.isArray(properties.AuthorizationScopes)
-      ? properties.AuthorizationScopes.map(String)
-      : [];
+    if (authorization !== 'NONE') {
+      const authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
+        'AWS::ApiGateway::Authorizer',
+      ]);
+      if (!authorizers.has(authorizerId))
+        throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
+      base.authorizerId = authorizerId;
+    }
     if (integration.Type === 'MOCK')
       return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
@@ -346,7 +392,7 @@ const readRoutes = (
         validation,
         integration: 'proxy',
         ...functionOf(integration.Uri, id),
-        integrationTimeoutMs: Number(integration.TimeoutInMillis ?? 29_000),
+        integrationTimeoutMs: numberOf(integration.TimeoutInMillis, at('Integration.TimeoutInMillis'), 29_000),
       },
     ];
   });
@@ -483,7 +529,7 @@ const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: str
   const responses = new Map<string, LocalGatewayResponse>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
     const properties = props(resource);
-    if (refOf(properties.RestApiId) !== apiId) continue;
+    if (!ofRestApi(properties, resources, apiId, id)) continue;
     const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
     const template = templates['application/json'];
     if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
@@ -529,7 +575,7 @@ const assemblyOf = (cloudAssemblyDir: string) => {
       const template = JSON.parse(
         readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
       ) as CfnTemplate;
-      const resources = template.Resources ?? {};
+      const resources = deployedResources(template, name);
       const stack = { name, resources, tables: tablesOf(resources) };
       const context: ValueContext = { stackName: name, tables: stack.tables, resources: stack.resources, exports };
       for (const output of Object.values(template.Outputs ?? {})) {
@@ -851,14 +897,15 @@ const readApp = (
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
   }
   const stages = readStages(
-    ofType(resources, 'AWS::ApiGateway::Stage').filter(([, stage]) => refOf(props(stage).RestApiId) === apiId),
+    ofType(resources, 'AWS::ApiGateway::Stage').filter(([id, stage]) => ofRestApi(props(stage), resources, apiId, id)),
+    resources,
     apiId,
     'local',
   );
   const [stage] = stages as [LocalStage, ...LocalStage[]];
 
-  const routes = readRoutes(resources, apiId, functionOf);
   const authorizers = readAuthorizers(resources, apiId, functionOf);
+  const routes = readRoutes(resources, apiId, functionOf, authorizers);
   const { keys, notices } = readApiKeys(resources, apiId, name);
   const { functions, unreached, functionStacks } = readReached([
     ...routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),

@@ -1,8 +1,9 @@
 // The Cognito user pools a template names, as the runner stands in for them: no Cognito runs locally, so the
 // development issuer signs their tokens, under each pool's own issuer URL ("Verifying a JSON Web Token" in the Cognito
 // guide: `iss` is https://cognito-idp.<region>.amazonaws.com/<user pool id>).
-import { type CfnResource, ofType, props, refOf } from './cfn.ts';
+import { type CfnResource, ofType, props } from './cfn.ts';
 import { localAws } from './local-aws.ts';
+import { names } from './values.ts';
 
 export interface LocalUserPool {
   /** The pool's logical id, when the template holds it. */
@@ -28,6 +29,10 @@ export const readUserPools = (resources: Record<string, CfnResource>): LocalUser
     logicalId,
     poolId: localPoolId(logicalId),
     clientIds: ofType(resources, 'AWS::Cognito::UserPoolClient')
-      .filter(([, client]) => refOf(props(client).UserPoolId) === logicalId)
+      .filter(([clientId, client]) =>
+        names(props(client).UserPoolId, logicalId, resources, { resource: clientId, property: 'UserPoolId' }, [
+          'AWS::Cognito::UserPool',
+        ]),
+      )
       .map(([clientId]) => clientId),
   }));

@@ -5,6 +5,7 @@ import type { CfnResource } from '../../src/app/cfn.ts';
 
 const resources: Record<string, CfnResource> = {
   Api: { Type: 'AWS::ApiGateway::RestApi', Properties: {} },
+  Other: { Type: 'AWS::ApiGateway::RestApi', Properties: {} },
   Prod: { Type: 'AWS::ApiGateway::Stage', Properties: { RestApiId: { Ref: 'Api' }, StageName: 'prod' } },
   Plan: {
     Type: 'AWS::ApiGateway::UsagePlan',

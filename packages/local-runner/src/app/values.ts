@@ -1,0 +1,215 @@
+// One reading of the template values that name another resource or gate access, as CloudFormation reads them: a
+// reference by `Ref` or by the `Fn::GetAtt` attribute CloudFormation documents as the same id ("Return values" of
+// each resource in the CloudFormation template reference), a scalar with CloudFormation's coercions, and the template's
+// `Conditions` and `Parameters` applied as a deployment with the parameters' defaults applies them. A value it cannot
+// read refuses the app, naming the resource and the property: never "none", never a resource left out.
+import { type CfnResource, getAttOf, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
+import { localAws } from './local-aws.ts';
+
+/** The resource and property a value is read from, which a refusal names. */
+export interface Where {
+  resource: string;
+  property: string;
+}
+
+const refusal = ({ resource, property }: Where, value: unknown, why: string) =>
+  new UnsupportedTemplateError(`${resource}: ${property} ${shown(value)}, ${why}`);
+
+/**
+ * The `Fn::GetAtt` attribute of each type whose value is the id its `Ref` gives (the CloudFormation template
+ * reference, e.g. https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-apigateway-authorizer.html#aws-resource-apigateway-authorizer-return-values:
+ * "Ref returns the authorizer's ID"; "AuthorizerId: The ID for the authorizer").
+ */
+const idAttributes: Record<string, string> = {
+  'AWS::ApiGateway::RestApi': 'RestApiId',
+  'AWS::ApiGateway::Resource': 'ResourceId',
+  'AWS::ApiGateway::Authorizer': 'AuthorizerId',
+  'AWS::ApiGateway::Deployment': 'DeploymentId',
+  'AWS::ApiGateway::RequestValidator': 'RequestValidatorId',
+  'AWS::ApiGateway::UsagePlan': 'Id',
+  'AWS::ApiGateway::ApiKey': 'APIKeyId',
+  'AWS::ApiGatewayV2::Api': 'ApiId',
+  'AWS::ApiGatewayV2::Authorizer': 'AuthorizerId',
+  'AWS::ApiGatewayV2::Integration': 'IntegrationId',
+  'AWS::ApiGatewayV2::Deployment': 'DeploymentId',
+  'AWS::Cognito::UserPool': 'UserPoolId',
+  'AWS::Cognito::UserPoolClient': 'ClientId',
+};
+
+/**
+ * The logical id of the resource of one of `types` that `value` names: its `Ref`, or the `Fn::GetAtt` of its id
+ * attribute. Anything else (a literal id, which names a resource outside the template; another attribute; an import)
+ * is refused.
+ */
+export const referencedId = (
+  value: unknown,
+  resources: Record<string, CfnResource>,
+  where: Where,
+  types: readonly string[],
+): string => {
+  const ref = refOf(value);
+  const [id, attribute] = ref === undefined ? (getAttOf(value) ?? []) : [ref, undefined];
+  const kinds = types.join(' or ');
+  if (id === undefined) throw refusal(where, value, `not a Ref or Fn::GetAtt of a ${kinds} of the template`);
+  const type = resources[id]?.Type;
+  if (type === undefined || !types.includes(type))
+    throw refusal(where, value, `which names no ${kinds} of the template`);
+  if (attribute !== undefined && idAttributes[type] !== attribute)
+    throw refusal(where, value, `an attribute of ${id} that is not its id (${idAttributes[type] ?? 'Ref'})`);
+  return id;
+};
+
+/** Whether `value` (a property of `where.resource`) names `id`, of one of `types`; refused when unreadable. */
+export const names = (
+  value: unknown,
+  id: string,
+  resources: Record<string, CfnResource>,
+  where: Where,
+  types: readonly string[],
+) => referencedId(value, resources, where, types) === id;
+
+/**
+ * A boolean property: `true`/`false`, or the strings "true"/"false", which CloudFormation takes for a boolean (the
+ * CDK's own `cloudformation-include` and diff take them: aws/aws-cdk pull request 10378). Whether CloudFormation also
+ * takes other casings ("True") is not documented: refused, as is anything else.
+ */
+export const booleanOf = (value: unknown, where: Where, absent: boolean): boolean => {
+  if (value === undefined) return absent;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw refusal(where, value, 'not a boolean (true, false, "true" or "false")');
+};
+
+/** A string property: a string, or a number or boolean (which CloudFormation takes as its text). */
+export const stringOf = <T extends string | undefined>(value: unknown, where: Where, absent: T): string | T => {
+  if (value === undefined) return absent;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw refusal(where, value, 'not a string the runner can read (an intrinsic it does not resolve)');
+};
+
+/** A number property: a number, or its decimal text. */
+export const numberOf = (value: unknown, where: Where, absent: number): number => {
+  if (value === undefined) return absent;
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof number === 'number' && Number.isFinite(number)) return number;
+  throw refusal(where, value, 'not a number');
+};
+
+/** A list of strings; absent: empty. */
+export const stringsOf = (value: unknown, where: Where): string[] => {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw refusal(where, value, 'not a list');
+  return value.map((item) => stringOf(item, where, undefined) as string);
+};
+
+interface CfnParameter {
+  Type?: unknown;
+  Default?: unknown;
+}
+
+/** What a template says of its deployment: its parameters and conditions. */
+export interface DeployedTemplate {
+  Parameters?: Record<string, CfnParameter>;
+  Conditions?: Record<string, unknown>;
+  Resources?: Record<string, CfnResource>;
+}
+
+/** `{"Ref": "AWS::NoValue"}` resolved: the property, or the list item, is not there. */
+const noValue = Symbol('AWS::NoValue');
+
+/**
+ * The template's resources as CloudFormation deploys them with the parameters' defaults ("Conditions syntax",
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/conditions-section-structure.html): each condition
+ * evaluated (`Fn::Equals`, `Fn::Not`, `Fn::And`, `Fn::Or`, `Condition`, over literals, parameters with a default and
+ * the local pseudo parameters), a resource whose condition is false left out, each `Fn::If` replaced by its branch
+ * (`AWS::NoValue`: the property removed), each `Ref` to a parameter with a default by that default (its text: "when
+ * you use the parameter elsewhere in your template, the parameter value becomes a string"). A condition the runner
+ * cannot evaluate leaves its `Fn::If` in place, which the readers then refuse where they read it; a resource whose
+ * own condition it cannot evaluate is refused.
+ */
+export const deployedResources = (template: DeployedTemplate, stackName: string): Record<string, CfnResource> => {
+  const parameters = template.Parameters ?? {};
+  const conditions = template.Conditions ?? {};
+  const pseudo: Record<string, string> = {
+    'AWS::Region': localAws.region,
+    'AWS::AccountId': localAws.accountId,
+    'AWS::Partition': localAws.partition,
+    'AWS::URLSuffix': localAws.urlSuffix,
+    'AWS::StackName': stackName,
+  };
+  /** A parameter's value: its default, a list's split; undefined when it has none (or an SSM parameter's name). */
+  const parameterValue = (name: string): string | string[] | undefined => {
+    const parameter = parameters[name];
+    if (parameter === undefined || parameter.Default === undefined) return undefined;
+    const type = String(parameter.Type ?? 'String');
+    if (type.startsWith('AWS::SSM::Parameter::')) return undefined;
+    const text = String(parameter.Default);
+    return type === 'CommaDelimitedList' || type.startsWith('List<') ? text.split(',') : text;
+  };
+  /** A value compared in a condition, as text; undefined when unknown. */
+  const operand = (value: unknown): string | undefined => {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    const ref = refOf(value);
+    if (ref === undefined) return undefined;
+    const known = pseudo[ref] ?? parameterValue(ref);
+    return typeof known === 'string' ? known : undefined;
+  };
+  const evaluated = new Map<string, boolean | undefined>();
+  const condition = (name: string, seen: string[] = []): boolean | undefined => {
+    if (evaluated.has(name)) return evaluated.get(name);
+    if (seen.includes(name) || !(name in conditions)) return undefined;
+    const result = evaluate(conditions[name], [...seen, name]);
+    evaluated.set(name, result);
+    return result;
+  };
+  const evaluate = (value: unknown, seen: string[]): boolean | undefined => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    const [[fn, args] = []] = Object.entries(value);
+    if (Object.keys(value).length !== 1) return undefined;
+    if (fn === 'Condition') return typeof args === 'string' ? condition(args, seen) : undefined;
+    if (!Array.isArray(args)) return undefined;
+    if (fn === 'Fn::Equals') {
+      const [a, b] = args.map(operand);
+      return args.length === 2 && a !== undefined && b !== undefined ? a === b : undefined;
+    }
+    const operands = args.map((arg) => evaluate(arg, seen));
+    if (operands.includes(undefined)) return undefined;
+    if (fn === 'Fn::Not') return operands.length === 1 ? !operands[0] : undefined;
+    if (fn === 'Fn::And') return operands.every(Boolean);
+    if (fn === 'Fn::Or') return operands.some(Boolean);
+    return undefined;
+  };
+  const applied = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(applied).filter((item) => item !== noValue);
+    if (typeof value !== 'object' || value === null) return value;
+    const ref = refOf(value);
+    if (ref === 'AWS::NoValue') return noValue;
+    if (ref !== undefined && Object.keys(value).length === 1) return parameterValue(ref) ?? value;
+    if ('Fn::If' in value && Object.keys(value).length === 1 && Array.isArray(value['Fn::If'])) {
+      const [name, whenTrue, whenFalse] = value['Fn::If'] as unknown[];
+      const chosen = typeof name === 'string' ? condition(name) : undefined;
+      if (chosen !== undefined) return applied(chosen ? whenTrue : whenFalse);
+      return value;
+    }
+    return Object.fromEntries(
+      Object.entries(value)
+        .map(([key, item]) => [key, applied(item)] as const)
+        .filter(([, item]) => item !== noValue),
+    );
+  };
+  const deployed: Record<string, CfnResource> = {};
+  for (const [id, resource] of Object.entries(template.Resources ?? {})) {
+    const { Condition: name } = resource as CfnResource & { Condition?: unknown };
+    if (name !== undefined) {
+      const holds = typeof name === 'string' ? condition(name) : undefined;
+      if (holds === undefined)
+        throw new UnsupportedTemplateError(
+          `${id}: Condition ${shown(name)}, which the runner cannot evaluate (only Fn::Equals, Not, And, Or over literals, parameters with a default and pseudo parameters)`,
+        );
+      if (!holds) continue;
+    }
+    deployed[id] = applied(resource) as CfnResource;
+  }
+  return deployed;
+};
