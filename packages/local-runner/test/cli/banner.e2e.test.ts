@@ -2,6 +2,7 @@
 // served, its stages, when it has several, and its API keys.
 import { afterEach, expect, test } from '@jest/globals';
 import { localKeyValue } from '../../src/app/api-keys.ts';
+import { synthesizeStacksApp } from '../fixtures/stacks-app.ts';
 import { apiKeys, synthesizeStagedApp } from '../fixtures/staged-app.ts';
 import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
@@ -9,14 +10,10 @@ afterEach(stopStarted);
 
 const servedBanner = (app: string) => launchedUntil(launch(undefined, { args: ['--app', app] }), /Database: /);
 
-test("several stacks: the banner names them, and each API's stack (lambda-trilogy)", async () => {
-  const output = await servedBanner(
-    new URL('../fixtures/public-apps/lambda-trilogy/cdk.out', import.meta.url).pathname,
-  );
-  expect(output).toMatch(
-    /\(stacks TheLambdaLithStack, TheFatLambdaStack, TheSinglePurposeFunctionStack\) is serving at/,
-  );
-  for (const stack of ['TheLambdaLithStack', 'TheFatLambdaStack', 'TheSinglePurposeFunctionStack'])
+test("several stacks: the banner names them, and each API's stack (the stacks fixture)", async () => {
+  const output = await servedBanner(synthesizeStacksApp());
+  expect(output).toMatch(/\(stacks Gateway, Edge, PerOperation, Monolith, Counter\) is serving at/);
+  for (const stack of ['Gateway', 'Edge', 'PerOperation', 'Monolith', 'Counter'])
     expect(output).toMatch(new RegExp(`REST API \\w+ of ${stack} at http://127\\.0\\.0\\.1:\\d+:`));
 }, 60_000);
 

@@ -4,15 +4,19 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, test } from '@jest/globals';
+import { afterEach, beforeAll, expect, test } from '@jest/globals';
+import { synthesizeRestShapesApp } from '../fixtures/rest-shapes-app.ts';
 import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 afterEach(stopGroups);
 
-// aws-samples/serverless-patterns, apigw-lambda-authorizer-basic-cdk (test/fixtures/public-apps/basic-authorizer).
-const app = new URL('../fixtures/public-apps/basic-authorizer/cdk.out', import.meta.url).pathname;
-const functionId = 'BasicAuthorizerConstructprotectedFunction0F12E1C1';
+// A function of the REST shapes fixture, answering a fixed text.
+let app = '';
+beforeAll(() => {
+  app = synthesizeRestShapesApp();
+});
+const functionId = 'WelcomeFunction';
 
 test('the invocation waits for a debugger to attach, then runs', async () => {
   // A proxy event API Gateway sent (captured on AWS: fixtures/aws-events/README.md), as a file of its own.
@@ -49,8 +53,5 @@ test('the invocation waits for a debugger to attach, then runs', async () => {
   socket.send(JSON.stringify({ id: 1, method: 'Runtime.runIfWaitingForDebugger' }));
   expect(await exited).toBe(0);
   socket.close();
-  expect(JSON.parse(stdout)).toEqual({
-    statusCode: 200,
-    body: JSON.stringify({ message: 'Hello World from a very protected API! :)' }),
-  });
+  expect(JSON.parse(stdout)).toEqual({ statusCode: 200, body: 'welcome, gardener' });
 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import {
   commandFailed,
   envVarsOf,
@@ -14,6 +14,7 @@ import {
   workerCap,
 } from '../../src/cli/options.ts';
 import { RunnerError } from '../../src/errors.ts';
+import { synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 /** A folder with no project and no configuration: the command's options alone decide. */
@@ -204,7 +205,10 @@ describe('--inspect[=FUNCTION] and --inspect-port N', () => {
       cwd: anywhere(),
       encoding: 'utf8',
     });
-  const publicApp = (name: string) => new URL(`../fixtures/public-apps/${name}/cdk.out`, import.meta.url).pathname;
+  let runtimesApp = '';
+  beforeAll(() => {
+    runtimesApp = synthesizeRuntimesApp();
+  });
 
   test('from the command line, alone it takes no value (as node --inspect), and not with --watch', () => {
     const { status, stderr } = start('--inspect', '--watch');
@@ -213,13 +217,13 @@ describe('--inspect[=FUNCTION] and --inspect-port N', () => {
   });
 
   test('a function the app does not serve, or one on another runtime, is refused by name', () => {
-    const python = start('--app', publicApp('python-hello'), '--inspect=HelloHandler2E4FBA4D');
+    const python = start('--app', runtimesApp, '--inspect=PythonFunction');
     expect(python.stderr).toBe(
-      "cdk-local-runner start failed: --inspect=HelloHandler2E4FBA4D: it runs python3.8; the runner debugs Node.js functions alone (Node's inspector)\n",
+      "cdk-local-runner start failed: --inspect=PythonFunction: it runs python3.12; the runner debugs Node.js functions alone (Node's inspector)\n",
     );
-    const missing = start('--app', publicApp('python-hello'), '--inspect=Nope');
+    const missing = start('--app', runtimesApp, '--inspect=Nope');
     expect(missing.stderr).toMatch(
-      /^cdk-local-runner start failed: --inspect=Nope: no such function served; the app's are HelloHandler2E4FBA4D\n/,
+      /^cdk-local-runner start failed: --inspect=Nope: no such function served; the app's are \w+Function(, \w+Function)*\n/,
     );
   });
 });
