@@ -99,11 +99,9 @@ export default {
     // type-only, so the boundaries hold for types while deployed code may import types from devDependencies.
     parser: 'swc',
     doNotFollow: { path: 'node_modules' },
-    // Public apps' synthesized bundles (the runner's test fixtures): other people's code, which imports what Lambda's
-    // runtime provides (@aws-sdk/*, aws-sdk), not this repository's code. The runner's layer fixtures: functions
-    // importing what only their layer holds, found where Lambda finds it.
+    // The runner's layer fixtures: functions importing what only their layer holds, found where Lambda finds it.
     exclude: {
-      path: '^(cdk\\.out|coverage|examples/typed-client/node_modules|packages/local-runner/node_modules|packages/local-runner/test/fixtures/public-apps/[^/]+/cdk\\.out|packages/local-runner/test/fixtures/(layered|layers))/',
+      path: '^(cdk\\.out|coverage|examples/typed-client/node_modules|packages/local-runner/node_modules|packages/local-runner/test/fixtures/(layered|layers))/',
     },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },
