@@ -7,7 +7,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import { answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
 
 /** Why `request` is refused, or undefined when it is a loopback program's. */
-export const databaseRefusal = (request: IncomingMessage): string | undefined => {
+const databaseRefusal = (request: IncomingMessage): string | undefined => {
   const host = requestHost(request);
   if (!hostIsServed(host)) return hostRefusal(host ?? '', { optionServesIt: false });
   if (request.headers.origin !== undefined || request.method === 'OPTIONS')
