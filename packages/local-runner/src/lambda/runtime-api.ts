@@ -46,27 +46,73 @@ const json = (response: ServerResponse, status: number, body: object) => {
   response.end(text);
 };
 
+/** The body as JSON, when it is a JSON object; else nothing of it. */
+const jsonObject = (body: string): Record<string, unknown> => {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
 /**
  * An error report's type and message: the standard Lambda error body (`{errorMessage, errorType, stackTrace}`), else,
- * as Lambda does when none can be read, the Lambda-Runtime-Function-Error-Type header.
+ * as Lambda does "when error payload is not provided or can not be read" (the OpenAPI description), the
+ * Lambda-Runtime-Function-Error-Type header. Any body is accepted: `null`, a number, text.
  */
 const reportedError = (request: IncomingMessage, body: string) => {
   const header = request.headers['lambda-runtime-function-error-type'];
-  let parsed: { errorType?: unknown; errorMessage?: unknown } = {};
-  try {
-    parsed = JSON.parse(body) as typeof parsed;
-  } catch {
-    // Not the standard body: the header says what it was.
-  }
+  const parsed = jsonObject(body);
   return {
     errorType: typeof parsed.errorType === 'string' ? parsed.errorType : String(header ?? 'Unhandled'),
     message: typeof parsed.errorMessage === 'string' ? parsed.errorMessage : body,
   };
 };
 
+/** A request the Runtime API refuses: its status and the ErrorResponse it answers (the OpenAPI description's). */
+class RuntimeApiError extends Error {
+  override name = 'RuntimeApiError';
+  readonly status: 400 | 403 | 404 | 413;
+  readonly errorType: string;
+  constructor(status: 400 | 403 | 404 | 413, errorType: string, message: string) {
+    super(message);
+    this.status = status;
+    this.errorType = errorType;
+  }
+}
+
+const notInTheApi = (request: IncomingMessage, path: string) =>
+  new RuntimeApiError(404, 'NotFound', `${request.method} ${path} is not in the Runtime API`);
+
+const forbidden = (message: string) => new RuntimeApiError(403, 'Forbidden', message);
+
+/**
+ * Only the environment it serves may speak to a Runtime API (on Lambda nothing else reaches it). What can be told
+ * apart on loopback: the Host must be the address AWS_LAMBDA_RUNTIME_API names (a page on a DNS-rebinding name sends
+ * its own), and a request a browser sends carries Origin or the Fetch Metadata header Sec-Fetch-Site ("Fetch
+ * Metadata Request Headers", W3C); Node's fetch, which a runtime may use, sends Sec-Fetch-Mode alone.
+ */
+const checkCaller = (request: IncomingMessage, address: string) => {
+  if (request.headers.host !== address) throw forbidden(`the Runtime API answers only Host: ${address}`);
+  if (request.headers.origin !== undefined || request.headers['sec-fetch-site'] !== undefined)
+    throw forbidden('the Runtime API answers its execution environment, not a web page');
+};
+
+/** A path segment, percent-decoded; a bad encoding is the request's fault (400), never an error of the runner. */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${segment} (bad percent-encoding)`);
+  }
+};
+
 /** Starts one environment's Runtime API on a free loopback port. */
 export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeApi> => {
   let initialized = false;
+  let address = '';
+  /** The runtime's long poll, while it waits: one at a time. */
   let waiting: ServerResponse | undefined;
   let queued: RuntimeInvocation | undefined;
   /** The invocation given to the runtime and not yet answered. */
@@ -85,29 +131,31 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
     response.end(invocation.event);
   };
 
-  const server = createServer(async (request, response) => {
-    const path = request.url ?? '';
-    if (request.method === 'GET' && path === `${base}/invocation/next`) {
-      if (!initialized) {
-        initialized = true;
-        reports.ready();
-      }
-      if (queued) {
-        const invocation = queued;
-        queued = undefined;
-        hand(response, invocation);
-      } else waiting = response;
+  const next = (response: ServerResponse) => {
+    // A second poll while one waits is not the runtime's (it asks once at a time): refused, never swapped in.
+    if (waiting) throw forbidden('a call to invocation/next is already waiting');
+    if (!initialized) {
+      initialized = true;
+      reports.ready();
+    }
+    if (queued) {
+      const invocation = queued;
+      queued = undefined;
+      hand(response, invocation);
       return;
     }
-    const [, requestId, outcome] = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path) ?? [];
+    waiting = response;
+    // The poll's connection gone (its runtime ended), the next invocation waits for the next poll.
+    response.once('close', () => {
+      if (waiting === response) waiting = undefined;
+    });
+  };
+
+  const post = async (request: IncomingMessage, response: ServerResponse, path: string) => {
+    const [, encodedId, outcome] = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path) ?? [];
     const initError = path === `${base}/init/error`;
-    if (request.method !== 'POST' || (!initError && !requestId)) {
-      json(response, 404, {
-        errorMessage: `${request.method} ${path} is not in the Runtime API`,
-        errorType: 'NotFound',
-      });
-      return;
-    }
+    if (!initError && encodedId === undefined) throw notInTheApi(request, path);
+    const id = encodedId === undefined ? undefined : decoded(encodedId);
     let read: Buffer | undefined;
     try {
       read = await readBody(request, maxResponseBytes);
@@ -116,10 +164,7 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       if (error instanceof ClientAbortedError) return;
       throw error;
     }
-    if (read === undefined) {
-      json(response, 413, { errorMessage: 'Response payload too large', errorType: 'RequestEntityTooLarge' });
-      return;
-    }
+    if (read === undefined) throw new RuntimeApiError(413, 'RequestEntityTooLarge', 'Response payload too large');
     const body = read.toString('utf8');
     if (initError) {
       const { errorType, message } = reportedError(request, body);
@@ -127,25 +172,38 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       reports.initError(errorType, message);
       return;
     }
-    const id = decodeURIComponent(requestId ?? '');
-    if (id !== current) {
-      json(response, 400, { errorMessage: `Invalid request ID: ${id}`, errorType: 'InvalidRequestID' });
-      return;
-    }
+    if (id !== current) throw new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${id}`);
     current = undefined;
     json(response, 202, { status: 'OK' });
-    if (outcome === 'response') reports.response(id, body);
+    if (outcome === 'response') reports.response(id ?? '', body);
     else {
       const { errorType, message } = reportedError(request, body);
-      reports.error(id, errorType, message);
+      reports.error(id ?? '', errorType, message);
+    }
+  };
+
+  const server = createServer(async (request, response) => {
+    // Total: whatever the request's bytes, an answer (a refusal in the Runtime API's ErrorResponse shape, or its 500,
+    // "Container error"), and never an error that ends the runner.
+    try {
+      checkCaller(request, address);
+      const path = request.url ?? '';
+      if (request.method === 'GET' && path === `${base}/invocation/next`) next(response);
+      else if (request.method === 'POST') await post(request, response, path);
+      else throw notInTheApi(request, path);
+    } catch (error) {
+      if (response.headersSent) return void response.destroy();
+      if (error instanceof RuntimeApiError)
+        json(response, error.status, { errorMessage: error.message, errorType: error.errorType });
+      else json(response, 500, { errorMessage: `Container error: ${String(error)}`, errorType: 'ContainerError' });
     }
   });
   // The runtime keeps its connection alive between invocations, as its clients do.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    address: `127.0.0.1:${port}`,
+    address,
     deliver: (invocation) => {
       if (waiting) {
         const response = waiting;

@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { afterEach, expect, test } from '@jest/globals';
 import { type RuntimeApi, type RuntimeReports, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
+import { parseRaw, rawExchange } from '../helpers/raw-http.ts';
 
 let api: RuntimeApi | undefined;
 afterEach(() => api?.close());
@@ -138,4 +139,87 @@ test('a runtime gone in the middle of a post (killed at its timeout) leaves the 
   // The next runtime is served, and the runner's process did not fail on the aborted read.
   api?.deliver(invocation);
   expect((await fetch(url('/invocation/next'))).status).toBe(200);
+});
+
+// Only the environment reaches its Runtime API on Lambda ("Using the Lambda runtime API for custom runtimes",
+// https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html); the OpenAPI description AWS publishes there
+// (runtime-api.zip) answers 403 Forbidden, 400 Bad Request or 500 "Container error", each with an ErrorResponse.
+
+/** One request as raw bytes, answered and closed (Connection: close): its status and JSON body. */
+const raw = async (request: string) => parseRaw(await rawExchange(`http://${api?.address}`, request));
+const next = (headers: string) =>
+  raw(`GET /2018-06-01/runtime/invocation/next HTTP/1.1\r\n${headers}Connection: close\r\n\r\n`);
+
+test('a foreign Host, an Origin or a browser Sec-Fetch-Site is refused (403); the waiting poll keeps its place', async () => {
+  const { url } = await recorded();
+  const own = `Host: ${api?.address}\r\n`;
+  const waiting = fetch(url('/invocation/next'));
+  // A DNS-rebinding page (its own Host), a page on loopback (Origin, Fetch Metadata), a program naming another host.
+  for (const headers of [
+    'Host: evil.example\r\nOrigin: http://evil.example\r\n',
+    'Host: evil.example\r\n',
+    `${own}Origin: http://evil.example\r\n`,
+    `${own}Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n`,
+  ])
+    expect(await next(headers)).toMatchObject({ status: 403, json: { errorType: 'Forbidden' } });
+  // No Host at all: HTTP/1.0 may omit it (refused here), HTTP/1.1 must not (RFC 9112 s3.2: 400, from Node's parser).
+  expect(await raw('GET /2018-06-01/runtime/invocation/next HTTP/1.0\r\n\r\n')).toMatchObject({ status: 403 });
+  expect(
+    (await rawExchange(url(''), 'GET /2018-06-01/runtime/invocation/next HTTP/1.1\r\n\r\n')).split('\r\n')[0],
+  ).toBe('HTTP/1.1 400 Bad Request');
+  api?.deliver(invocation);
+  const given = await waiting;
+  expect([given.status, given.headers.get('lambda-runtime-aws-request-id')]).toEqual([200, invocation.requestId]);
+  // Its response, posted by another Host, is refused; the runtime's own is taken.
+  const path = `/2018-06-01/runtime/invocation/${invocation.requestId}/response`;
+  expect(
+    await raw(`POST ${path} HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`),
+  ).toMatchObject({ status: 403 });
+  expect((await fetch(url(`/invocation/${invocation.requestId}/response`), { method: 'POST', body: '1' })).status).toBe(
+    202,
+  );
+});
+
+test('a second call to invocation/next while one waits is refused (403), not swapped in', async () => {
+  const { url } = await recorded();
+  const waiting = fetch(url('/invocation/next'));
+  expect(await next(`Host: ${api?.address}\r\n`)).toEqual({
+    status: 403,
+    contentType: 'application/json',
+    json: { errorMessage: 'a call to invocation/next is already waiting', errorType: 'Forbidden' },
+  });
+  api?.deliver(invocation);
+  expect((await waiting).headers.get('lambda-runtime-aws-request-id')).toBe(invocation.requestId);
+});
+
+test('a request id with a bad percent-encoding is refused (400 InvalidRequestID); the Runtime API serves on', async () => {
+  const { url } = await recorded();
+  for (const outcome of ['response', 'error'])
+    expect(
+      await raw(
+        `POST /2018-06-01/runtime/invocation/%E0%A4%A/${outcome} HTTP/1.1\r\nHost: ${api?.address}\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+      ),
+    ).toMatchObject({ status: 400, json: { errorType: 'InvalidRequestID' } });
+  api?.deliver(invocation);
+  expect((await fetch(url('/invocation/next'))).status).toBe(200);
+});
+
+test('an error body that is JSON but no object (null, a number) is read by its header, as one not readable', async () => {
+  // The OpenAPI description: Lambda uses the Lambda-Runtime-Function-Error-Type header "when error payload is not
+  // provided or can not be read".
+  const { reports, url } = await recorded();
+  for (const body of ['null', '7'])
+    expect(
+      (
+        await fetch(url('/init/error'), {
+          method: 'POST',
+          body,
+          headers: { 'Lambda-Runtime-Function-Error-Type': 'Runtime.ExitError' },
+        })
+      ).status,
+    ).toBe(202);
+  expect(reports).toEqual([
+    ['initError', 'Runtime.ExitError', 'null'],
+    ['initError', 'Runtime.ExitError', '7'],
+  ]);
 });
