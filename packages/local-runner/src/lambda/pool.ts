@@ -2,13 +2,14 @@
 // Lambda Node.js runtime starts it (its environment, its working directory, its heap limits, the function's
 // NODE_OPTIONS), that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
 // crashes, runs out of memory or times out. More start on concurrency, up to a cap; beyond it requests wait.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
 import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
+import { killGroup, spawnInOwnGroup } from './own-group.ts';
 import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
@@ -216,7 +217,8 @@ export class FunctionPool {
       inspect: this.#inspect,
       runtimeSdk: this.#runtimeSdk,
     });
-    const child = spawn(command, args, {
+    // In a process group of its own: a signal to the runner's group (Ctrl-C) leaves it to finish its invocation.
+    const child = spawnInOwnGroup(command, args, {
       // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
       cwd: this.#fn.assetDir,
       env: {
@@ -283,7 +285,7 @@ export class FunctionPool {
     if (!this.#all.delete(environment)) return;
     const index = this.#idle.indexOf(environment);
     if (index >= 0) this.#idle.splice(index, 1);
-    environment.process?.kill('SIGKILL');
+    if (environment.process) killGroup(environment.process);
     void environment.api.then((api) => api.close());
     const pending = environment.current;
     if (pending) {
@@ -308,7 +310,7 @@ export class FunctionPool {
         (await api).close();
         if (!process || process.exitCode !== null || process.signalCode !== null) return;
         const exited = new Promise((resolve) => process.once('exit', resolve));
-        process.kill('SIGKILL');
+        killGroup(process);
         await exited;
       }),
     );

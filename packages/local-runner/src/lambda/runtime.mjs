@@ -67,9 +67,8 @@ const postError = (path, error) => {
   });
 };
 
-// A terminal's Ctrl-C (or `kill -- -PGID`) reaches the whole process group, environments included. The runner stops
-// on it, letting the invocations in flight finish first; the environments then end when it ends them, as on Lambda,
-// where only Lambda ends an environment. (SIGKILL to the group still ends them at once.)
+// Only the runner ends an environment, as only Lambda does there: pool.ts starts each in a process group of its own,
+// out of reach of a terminal's Ctrl-C, and a signal sent to it anyway leaves it serving.
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);
 
 /**

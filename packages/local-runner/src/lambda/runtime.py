@@ -36,9 +36,8 @@ RUNTIME_FILE = os.path.abspath(__file__)
 # No __pycache__ written next to the function's code or its layers: on Lambda, /var/task and /opt are read-only.
 sys.dont_write_bytecode = True
 
-# A terminal's Ctrl-C (or `kill -- -PGID`) reaches the whole process group, environments included. The runner stops
-# on it, letting the invocations in flight finish first; the environments then end when it ends them, as on Lambda,
-# where only Lambda ends an environment (runtime.mjs does the same). A handler that does nothing rather than SIG_IGN:
+# Only the runner ends an environment, as only Lambda does there: pool.ts starts each in a process group of its own,
+# out of reach of a terminal's Ctrl-C, and a signal sent to it anyway leaves it serving (runtime.mjs does the same). A handler that does nothing rather than SIG_IGN:
 # the processes a function starts get the default dispositions back, as they do on Lambda.
 for _signal in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     signal.signal(_signal, lambda number, frame: None)
