@@ -4,6 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
@@ -155,6 +156,8 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
     const [, encodedId, outcome] = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path) ?? [];
     const initError = path === `${base}/init/error`;
     if (!initError && encodedId === undefined) throw notInTheApi(request, path);
+    // An initialization error ends the environment: once it has asked for an invocation, its initialization is over.
+    if (initError && initialized) throw forbidden('the runtime is initialized: no initialization error now');
     const id = encodedId === undefined ? undefined : decoded(encodedId);
     let read: Buffer | undefined;
     try {
@@ -197,6 +200,15 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
         json(response, error.status, { errorMessage: error.message, errorType: error.errorType });
       else json(response, 500, { errorMessage: `Container error: ${String(error)}`, errorType: 'ContainerError' });
     }
+  });
+  // CONNECT (a proxy tunnel) is no call of the Runtime API; Node hands it to this event, and without a listener closes
+  // the connection unanswered.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const text = JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' });
+    socket.end(
+      `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+    request.resume();
   });
   // The runtime keeps its connection alive between invocations, as its clients do.
   server.keepAliveTimeout = 0;

@@ -223,3 +223,16 @@ test('an error body that is JSON but no object (null, a number) is read by its h
     ['initError', 'Runtime.ExitError', '7'],
   ]);
 });
+
+test('an initialization error once the runtime has asked for an invocation is refused (403): init is over', async () => {
+  const { reports, url } = await recorded();
+  const waiting = fetch(url('/invocation/next'));
+  const late = await fetch(url('/init/error'), { method: 'POST', body: '{"errorType":"Forged","errorMessage":"x"}' });
+  expect([late.status, (await late.json()) as unknown]).toEqual([
+    403,
+    { errorMessage: 'the runtime is initialized: no initialization error now', errorType: 'Forbidden' },
+  ]);
+  expect(reports).toEqual([['ready']]);
+  api?.deliver(invocation);
+  expect((await waiting).status).toBe(200);
+});
