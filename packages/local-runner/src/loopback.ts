@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -92,29 +92,33 @@ export const answerAndClose = (socket: Duplex, answer: string | Buffer) => {
 export const malformedStatus = (error: NodeJS.ErrnoException) =>
   error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
 
-const reasons: Record<number, string> = {
-  400: 'Bad Request',
-  405: 'Method Not Allowed',
-  408: 'Request Timeout',
-  431: 'Request Header Fields Too Large',
-};
+/** A whole HTTP/1.1 answer, as bytes to write to a socket: `status`, `headers`, `body`, and the connection closing. */
+export const rawAnswer = (status: number, headers: Record<string, string> = {}, body = '') =>
+  [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    ...Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
+      ([name, value]) => `${name}: ${value}`,
+    ),
+    '',
+    body,
+  ].join('\r\n');
 
 /**
  * Makes `server` answer every request, whatever its bytes: CONNECT (a proxy tunnel, RFC 9110 section 9.3.6; this is no
- * proxy) 405, which Node's HTTP server otherwise drops without a word, and a request its parser refuses 400 (431,
- * 408), both closed as `answerAndClose` closes (Node's own answer resets the connection at once).
+ * proxy) `tunnelAnswer` (405 by default), which Node's HTTP server otherwise drops without a word, and a request its
+ * parser refuses 400 (431, 408), both closed as `answerAndClose` closes (Node's own answer resets the connection at
+ * once).
  */
-export const answeringEveryRequest = <T extends Server>(server: T): T =>
+export const answeringEveryRequest = <T extends Server>(server: T, tunnelAnswer = rawAnswer(405)): T =>
   server
     .on('connect', (request: IncomingMessage, socket: Duplex) => {
       request.resume();
-      answerAndClose(socket, 'HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      answerAndClose(socket, tunnelAnswer);
     })
     .on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (error.code === 'ECONNRESET' || !socket.writable) {
         socket.destroy();
         return;
       }
-      const status = malformedStatus(error);
-      answerAndClose(socket, `HTTP/1.1 ${status} ${reasons[status]}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      answerAndClose(socket, rawAnswer(malformedStatus(error)));
     });

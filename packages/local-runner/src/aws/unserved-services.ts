@@ -6,8 +6,7 @@
 // there. `--env-vars` can point a function elsewhere (another emulator) by setting AWS_ENDPOINT_URL or a service's own.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { listenOnLoopback } from '../loopback.ts';
+import { answeringEveryRequest, listenOnLoopback, rawAnswer } from '../loopback.ts';
 import { readBody } from '../request-body.ts';
 
 const errorCode = 'NotServedLocally';
@@ -57,14 +56,16 @@ export const serveUnservedServices = async (log: (line: string) => void) => {
     // 400: a client error, which no SDK retries (they retry throttling and 5xx).
     response.writeHead(400, { 'Content-Type': contentType, 'x-amzn-ErrorType': errorCode }).end(text);
   });
-  // CONNECT (a proxy tunnel) is no call of any service: answered as any other, where Node would close the connection.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const text = JSON.stringify({ __type: errorCode, message: 'CONNECT: the local runner serves no tunnel' });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nx-amzn-ErrorType: ${errorCode}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-    request.resume();
-  });
+  // CONNECT (a proxy tunnel) is no call of any service, answered as any other; a request Node's parser refuses, 400
+  // (loopback.ts), where Node would close the connection unanswered or reset it.
+  answeringEveryRequest(
+    server,
+    rawAnswer(
+      400,
+      { 'Content-Type': 'application/json', 'x-amzn-ErrorType': errorCode },
+      JSON.stringify({ __type: errorCode, message: 'CONNECT: the local runner serves no tunnel' }),
+    ),
+  );
   const url = await listenOnLoopback(server);
   return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 };

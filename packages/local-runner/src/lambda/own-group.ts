@@ -25,6 +25,8 @@ let watchdog: { child: ChildProcess; groups: Set<number> } | undefined;
 const watch = (pid: number) => {
   if (!watchdog) {
     const child = spawn('sh', ['-c', watchdogScript], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    // No sh (not a POSIX system): the environments are still killed by group when the runner stops them.
+    child.on('error', () => undefined);
     // Neither it nor its pipe keeps the runner alive.
     child.unref();
     (child.stdin as Socket | null)?.unref();

@@ -4,7 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Duplex } from 'node:stream';
+import { answeringEveryRequest, rawAnswer } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
@@ -201,15 +201,16 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       else json(response, 500, { errorMessage: `Container error: ${String(error)}`, errorType: 'ContainerError' });
     }
   });
-  // CONNECT (a proxy tunnel) is no call of the Runtime API; Node hands it to this event, and without a listener closes
-  // the connection unanswered.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    const text = JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' });
-    socket.end(
-      `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-    );
-    request.resume();
-  });
+  // CONNECT (a proxy tunnel) is no call of the Runtime API, and a request Node's parser refuses is none either: both
+  // answered (loopback.ts), where Node would close the connection unanswered or reset it.
+  answeringEveryRequest(
+    server,
+    rawAnswer(
+      404,
+      { 'Content-Type': 'application/json' },
+      JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' }),
+    ),
+  );
   // The runtime keeps its connection alive between invocations, as its clients do.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
