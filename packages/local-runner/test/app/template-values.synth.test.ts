@@ -32,16 +32,22 @@ const synthesize = (build: (stack: Stack) => void) => {
   return outdir;
 };
 
+/** The function every case's methods call: the fixtures' echo, as EchoFunction. */
+const echoFunction = (stack: Stack) => {
+  const fn = new LambdaFunction(stack, 'Echo', {
+    code: Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname),
+    handler: 'echo.handler',
+    runtime: Runtime.NODEJS_24_X,
+  });
+  (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
+  return fn;
+};
+
 /** A REST API with one method (GET /items) to a function, `change` applied to that method's CfnMethod. */
 const methodCase = (change: (method: CfnMethod, stack: Stack) => void) =>
   readLocalApp(
     synthesize((stack) => {
-      const fn = new LambdaFunction(stack, 'Echo', {
-        code: Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname),
-        handler: 'echo.handler',
-        runtime: Runtime.NODEJS_24_X,
-      });
-      (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
+      const fn = echoFunction(stack);
       const api = new RestApi(stack, 'Api');
       (api.node.defaultChild as CfnRestApi).overrideLogicalId('Api');
       const method = api.root.addResource('items').addMethod('GET', new LambdaIntegration(fn));
@@ -136,11 +142,7 @@ describe('item 12: request models that refer to others by URL, flattened as API 
   const modelsCase = (refTo: (api: RestApi, model: { modelId: string }) => unknown) =>
     readLocalApp(
       synthesize((stack) => {
-        const fn = new LambdaFunction(stack, 'Echo', {
-          code: Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname),
-          handler: 'echo.handler',
-          runtime: Runtime.NODEJS_24_X,
-        });
+        const fn = echoFunction(stack);
         const api = new RestApi(stack, 'Api');
         const name = api.addModel('Name', {
           modelName: 'Name',
