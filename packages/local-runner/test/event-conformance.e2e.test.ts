@@ -1,8 +1,8 @@
-// The events the local runner delivers, key by key against events captured on AWS by people outside this project
-// (fixtures/aws-events/, each naming its source), and against the schemas of @aws-lambda-powertools/parser. The
-// same requests are sent through the start command (serving the fixture app) and the events it delivered are read from its
-// event log (LOCAL_RUNNER_EVENT_LOG). Every other event the test suite makes a runner deliver is checked against the
-// schemas too, after the run (test/global-teardown.ts).
+// The events the local runner delivers, key by key against what events captured on AWS showed (the facts in
+// fixtures/aws-event-shapes.ts and below, each naming the repository, path and commit it was observed in), and against
+// the schemas of @aws-lambda-powertools/parser. The same requests are sent through the start command (serving the
+// fixture app) and the events it delivered are read from its event log (LOCAL_RUNNER_EVENT_LOG). Every other event the
+// test suite makes a runner deliver is checked against the schemas too, after the run (test/global-teardown.ts).
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -12,19 +12,12 @@ import {
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { jsonTypes, restProxyBehindAuthorizer, tokenAuthorizerEvent } from './fixtures/aws-event-shapes.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 import { startApp, stopStarted } from './helpers/runner-process.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
-
-const captured = (name: string) =>
-  (
-    JSON.parse(readFileSync(new URL(`./fixtures/aws-events/${name}`, import.meta.url), 'utf8')) as {
-      source: string;
-      event: JsonObject;
-    }
-  ).event;
 
 let url: string;
 let eventLog: string;
@@ -66,12 +59,6 @@ const eventsOf = async (
   };
 };
 
-/** Each key of an object, with the JSON type of its value ('null', 'string', 'object'...), sorted. */
-const keysAndTypes = (value: Json | undefined) =>
-  Object.entries((value ?? {}) as JsonObject)
-    .map(([key, item]) => `${key}: ${item === null ? 'null' : Array.isArray(item) ? 'array' : typeof item}`)
-    .sort();
-
 beforeAll(async () => {
   eventLog = mkdtempSync(join(tmpdir(), 'local-runner-event-log-'));
   ({ url } = await startApp(synthesizeFixtureApp(), {
@@ -82,6 +69,8 @@ beforeAll(async () => {
 
 afterAll(stopStarted);
 
+// aws-powertools/powertools-lambda-typescript, packages/parser/tests/events/apigw-rest/lambda-authorizer-auth.json and
+// authorizer-token.json at 1e5fe1b497003615377ceb8e03b4321ce6260815: a POST with no body behind a TOKEN authorizer.
 describe('a POST behind a TOKEN authorizer, as powertools-lambda-typescript captured one', () => {
   let events: Awaited<ReturnType<typeof eventsOf>>;
   beforeAll(async () => {
@@ -92,27 +81,35 @@ describe('a POST behind a TOKEN authorizer, as powertools-lambda-typescript capt
   });
 
   test('the proxy event has the keys of the captured one, each of the same JSON type', () => {
-    const capture = captured('rest-proxy-lambda-authorizer.json');
     const event = events.proxy;
-    expect(keysAndTypes(event)).toEqual(keysAndTypes(capture));
+    expect(jsonTypes(event)).toEqual(restProxyBehindAuthorizer.event);
     const context = (event?.requestContext ?? {}) as JsonObject;
-    const capturedContext = capture.requestContext as JsonObject;
-    expect(keysAndTypes(context)).toEqual(keysAndTypes(capturedContext));
-    expect(keysAndTypes(context.identity)).toEqual(keysAndTypes(capturedContext.identity));
+    expect(jsonTypes(context)).toEqual(restProxyBehindAuthorizer.requestContext);
+    expect(jsonTypes(context.identity)).toEqual(restProxyBehindAuthorizer.identity);
+    // The authorizer's principal and its latency, beside its context (`Bearer allow` returns user, level, admin).
+    expect(jsonTypes(context.authorizer)).toMatchObject(restProxyBehindAuthorizer.authorizer);
     expect(APIGatewayProxyEventSchema.safeParse(event).error).toBeUndefined();
   });
 
-  test("the authorizer's event is the captured one's shape", () => {
-    const capture = captured('rest-token-authorizer.json');
-    expect(keysAndTypes(events.authorizer)).toEqual(keysAndTypes(capture));
+  test("the authorizer's event is the captured one's shape: the token as sent, the method's ARN", () => {
+    expect(jsonTypes(events.authorizer)).toEqual(tokenAuthorizerEvent);
+    // Captured: `Bearer foo` as sent, and a methodArn ending in /prod/POST/lambda-token (stage, method, path).
+    expect(events.authorizer).toMatchObject({
+      type: 'TOKEN',
+      authorizationToken: 'Bearer allow',
+      methodArn: expect.stringMatching(/^arn:aws:execute-api:[\w-]+:\d{12}:\w+\/test\/POST\/secured$/),
+    });
     expect(APIGatewayTokenAuthorizerEventSchema.safeParse(events.authorizer).error).toBeUndefined();
   });
 });
 
+// hotsock/voker, vokerhttp/testdata/apigwv1-request.json at 59c7289ac4c579691e5eb05e8ede5f75fe601846: a regional REST
+// API in us-west-2, `POST /live/capture/space%20value` on a `/{proxy+}` resource with this query string, the header
+// `x-voker-probe` sent twice, two cookies in one header and a JSON body. The values asserted below are what it showed.
 describe('a POST with an encoded path, repeated headers and query strings, as captured in us-west-2 (hotsock/voker)', () => {
-  const capture = captured('rest-proxy-encoded-path.json');
   const query =
     '?empty=&encodedPlus=a%2Bb&literalPlus=a+b&redirect=https%3A%2F%2Fexample.com%2Fa%2Fb&repeat=one&repeat=two';
+  const body = JSON.stringify({ plant: 'fern', unicode: 'lambda-λ' });
   let event: JsonObject | undefined;
   beforeAll(async () => {
     ({ proxy: event } = await eventsOf(`/routes/things/capture/space%20value${query}`, {
@@ -120,35 +117,54 @@ describe('a POST with an encoded path, repeated headers and query strings, as ca
       headers: {
         'content-type': 'application/json',
         cookie: 'session=abc123; theme=dark',
-        'x-voker-probe': ['first', 'second'],
+        'x-probe': ['first', 'second'],
       },
-      body: JSON.stringify({ message: 'hello from the public internet', unicode: 'lambda-λ' }),
+      body,
     }));
   });
 
   test('the path and the greedy path parameter stay percent-encoded', () => {
-    // The capture's resource is /{proxy+}; the fixture's is /routes/things/{proxy+}.
-    expect(event?.path).toBe(`/routes/things${capture.path}`);
-    expect(event?.pathParameters).toEqual({ proxy: (capture.path as string).slice(1) });
-    expect((capture.pathParameters as JsonObject).proxy).toBe('capture/space%20value');
+    // Captured: path `/capture/space%20value`, resource `/{proxy+}`, `proxy: "capture/space%20value"` and
+    // requestContext.path `/live/capture/space%20value`. The fixture's resource is /routes/things/{proxy+}, its stage test.
+    expect(event?.path).toBe('/routes/things/capture/space%20value');
+    expect(event?.pathParameters).toEqual({ proxy: 'capture/space%20value' });
+    expect(event).toMatchObject({
+      resource: '/routes/things/{proxy+}',
+      requestContext: { path: '/test/routes/things/capture/space%20value' },
+    });
   });
 
   test("query strings: decoded, '+' a space, %2B a plus, the last value and every value", () => {
-    expect(event?.queryStringParameters).toEqual(capture.queryStringParameters);
-    expect(event?.multiValueQueryStringParameters).toEqual(capture.multiValueQueryStringParameters);
+    expect(event?.queryStringParameters).toEqual({
+      empty: '',
+      encodedPlus: 'a+b',
+      literalPlus: 'a b',
+      redirect: 'https://example.com/a/b',
+      repeat: 'two',
+    });
+    expect(event?.multiValueQueryStringParameters).toEqual({
+      empty: [''],
+      encodedPlus: ['a+b'],
+      literalPlus: ['a b'],
+      redirect: ['https://example.com/a/b'],
+      repeat: ['one', 'two'],
+    });
   });
 
   test('headers as sent: a repeated one is its last value, and every value in multiValueHeaders', () => {
     const pick = (headers: Json | undefined) =>
-      Object.fromEntries(
-        ['content-type', 'cookie', 'x-voker-probe'].map((name) => [name, (headers as JsonObject)[name]]),
-      );
-    expect(pick(event?.headers)).toEqual(pick(capture.headers));
-    expect(pick(event?.multiValueHeaders)).toEqual(pick(capture.multiValueHeaders));
+      Object.fromEntries(['content-type', 'cookie', 'x-probe'].map((name) => [name, (headers as JsonObject)[name]]));
+    const cookie = 'session=abc123; theme=dark';
+    expect(pick(event?.headers)).toEqual({ 'content-type': 'application/json', cookie, 'x-probe': 'second' });
+    expect(pick(event?.multiValueHeaders)).toEqual({
+      'content-type': ['application/json'],
+      cookie: [cookie],
+      'x-probe': ['first', 'second'],
+    });
   });
 
   test('the body as text, not base64', () => {
-    expect([event?.body, event?.isBase64Encoded]).toEqual([capture.body, capture.isBase64Encoded]);
+    expect([event?.body, event?.isBase64Encoded]).toEqual([body, false]);
     expect(APIGatewayProxyEventSchema.safeParse(event).error).toBeUndefined();
   });
 });

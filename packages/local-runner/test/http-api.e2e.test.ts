@@ -4,7 +4,6 @@
 // with AWS Lambda proxy integrations for HTTP APIs"), a JWT authorizer ("Controlling access to HTTP APIs with JWT
 // authorizers": 401, and 403 for a scope the token lacks), and a named stage's path prefix.
 
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import {
   APIGatewayProxyEventSchema,
@@ -17,6 +16,7 @@ import {
 import { describe, expect, test } from '@jest/globals';
 import { type JWTPayload, SignJWT } from 'jose';
 import { signDevToken } from '../src/issuer/dev-issuer.ts';
+import { httpApiEvent, jsonTypes } from './fixtures/aws-event-shapes.ts';
 import { jwtIssuer, synthesizeHttpApiApp } from './fixtures/http-api-app.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
@@ -369,27 +369,24 @@ describe('a Lambda authorizer with payload 1.0 (as the CDK writes one with IAM r
 });
 
 describe('the payload 2.0 event, key by key against one captured on AWS', () => {
-  // hotsock/voker's vokerhttp/testdata/apigwv2-request.json (fixtures/aws-events/), the same request sent here.
-  const capturedEvent = (
-    JSON.parse(
-      readFileSync(new URL('./fixtures/aws-events/http-api-v2-encoded-path.json', import.meta.url), 'utf8'),
-    ) as { event: Record<string, unknown> & { requestContext: Record<string, unknown> } }
-  ).event;
-  /** Keys the capture's typed logger wrote null or empty for what the request did not have (its README). */
-  const loggerOnly = new Set(['pathParameters', 'stageVariables', 'authentication', 'authorizer']);
+  // hotsock/voker, vokerhttp/testdata/apigwv2-request.json at 7e397613eaf1da718392c5f50e0221ae2309dda9: the same
+  // request sent on AWS (us-west-2, `$default` route and stage), whose event showed the keys in
+  // fixtures/aws-event-shapes.ts and the values asserted below.
+  const rawQueryString =
+    'repeat=one&repeat=two&redirect=https%3A%2F%2Fexample.com%2Fa%2Fb&literalPlus=a+b&encodedPlus=a%2Bb&empty=';
+  const body = JSON.stringify({ plant: 'fern', unicode: 'lambda-λ' });
 
   test('the same keys, and the same values where they do not depend on the host', async () => {
-    const body = capturedEvent.body as string;
     const text = await new Promise<string>((resolve, reject) => {
       const sent = request(
-        `${apiNamed('Items')}/capture/space%20value?${String(capturedEvent.rawQueryString)}`,
+        `${apiNamed('Items')}/capture/space%20value?${rawQueryString}`,
         {
           method: 'POST',
           headers: {
             Accept: '*/*',
             'Content-Type': 'application/json',
             'User-Agent': 'curl/8.7.1',
-            'X-Voker-Probe': ['first', 'second'],
+            'X-Probe': ['first', 'second'],
             Cookie: 'session=abc123; theme=dark',
           },
         },
@@ -404,27 +401,53 @@ describe('the payload 2.0 event, key by key against one captured on AWS', () => 
       sent.on('error', reject).end(body);
     });
     const event = eventOf(text) as unknown as Record<string, unknown> & { requestContext: Record<string, unknown> };
-    const keys = (object: Record<string, unknown>) =>
-      Object.keys(object)
-        .filter((key) => !loggerOnly.has(key))
-        .sort();
-    expect(keys(event)).toEqual(keys(capturedEvent));
-    expect(keys(event.requestContext)).toEqual(keys(capturedEvent.requestContext));
-    expect(Object.keys(event.headers as object).sort()).toEqual(Object.keys(capturedEvent.headers as object).sort());
-    for (const key of [
-      'version',
-      'routeKey',
-      'rawPath',
-      'rawQueryString',
-      'cookies',
-      'queryStringParameters',
-      'body',
-      'isBase64Encoded',
-    ])
-      expect([key, event[key]]).toEqual([key, capturedEvent[key]]);
-    const http = (value: Record<string, unknown>) => (value.requestContext as { http: Record<string, unknown> }).http;
-    expect({ ...http(event), sourceIp: '' }).toEqual({ ...http(capturedEvent), sourceIp: '' });
-    expect((event.headers as Record<string, string>)['x-voker-probe']).toBe('first,second');
+    const loggerOnly: readonly string[] = httpApiEvent.loggerOnly;
+    const shape = (object: unknown) =>
+      Object.fromEntries(Object.entries(jsonTypes(object)).filter(([key]) => !loggerOnly.includes(key)));
+    expect(shape(event)).toEqual(httpApiEvent.event);
+    expect(shape(event.requestContext)).toEqual(httpApiEvent.requestContext);
+    // The names sent, in lower case, but the cookie (apart in `cookies`), and those API Gateway adds.
+    expect(Object.keys(event.headers as object).sort()).toEqual([
+      'accept',
+      'content-length',
+      'content-type',
+      'host',
+      'user-agent',
+      'x-amzn-trace-id',
+      'x-forwarded-for',
+      'x-forwarded-port',
+      'x-forwarded-proto',
+      'x-probe',
+    ]);
+    // Captured: the path percent-decoded in rawPath, the query string as sent, each parameter decoded ('+' a space,
+    // %2B a plus) and a repeated one joined by a comma, the cookies apart, the JSON body as text.
+    const expected: Record<string, unknown> = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: '/capture/space value',
+      rawQueryString,
+      cookies: ['session=abc123', 'theme=dark'],
+      queryStringParameters: {
+        empty: '',
+        encodedPlus: 'a+b',
+        literalPlus: 'a b',
+        redirect: 'https://example.com/a/b',
+        repeat: 'one,two',
+      },
+      body,
+      isBase64Encoded: false,
+    };
+    for (const key of Object.keys(expected)) expect([key, event[key]]).toEqual([key, expected[key]]);
+    const http = (event.requestContext as { http: Record<string, unknown> }).http;
+    expect({ ...http, sourceIp: '' }).toEqual({
+      method: 'POST',
+      path: '/capture/space value',
+      protocol: 'HTTP/1.1',
+      sourceIp: '',
+      userAgent: 'curl/8.7.1',
+    });
+    expect(jsonTypes(http)).toEqual(httpApiEvent.http);
+    expect((event.headers as Record<string, string>)['x-probe']).toBe('first,second');
     expect(event.requestContext).toMatchObject({ routeKey: '$default', stage: '$default' });
     expect(String(event.requestContext.requestId)).toMatch(/^[A-Za-z0-9+/]{14}==?$|^[A-Za-z0-9+/=]{16}$/);
   });

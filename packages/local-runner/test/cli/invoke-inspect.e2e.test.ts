@@ -1,7 +1,7 @@
 // `cdk-local-runner invoke FUNCTION event.json --inspect`: the function's runtime waits for a debugger before it loads
 // the code (node --inspect-wait), so a breakpoint anywhere, its initialization included, can be set first; once one
 // attaches over the inspector protocol and lets it run, the invocation runs and its result is printed.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, test } from '@jest/globals';
@@ -19,10 +19,37 @@ beforeAll(() => {
 const functionId = 'WelcomeFunction';
 
 test('the invocation waits for a debugger to attach, then runs', async () => {
-  // A proxy event API Gateway sent (captured on AWS: fixtures/aws-events/README.md), as a file of its own.
-  const captured = new URL('../fixtures/aws-events/rest-proxy-encoded-path.json', import.meta.url);
+  // A REST API proxy event, as a file of its own.
   const event = join(mkdtempSync(join(tmpdir(), 'local-runner-invoke-')), 'event.json');
-  writeFileSync(event, JSON.stringify((JSON.parse(readFileSync(captured, 'utf8')) as { event: unknown }).event));
+  writeFileSync(
+    event,
+    JSON.stringify({
+      resource: '/',
+      path: '/',
+      httpMethod: 'GET',
+      headers: { accept: '*/*' },
+      multiValueHeaders: { accept: ['*/*'] },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        stage: 'prod',
+        protocol: 'HTTP/1.1',
+        identity: { sourceIp: '127.0.0.1' },
+        requestId: 'c0ffee00-0000-4000-8000-000000000000',
+        requestTime: '01/Jan/2026:00:00:00 +0000',
+        requestTimeEpoch: 1767225600000,
+        resourcePath: '/',
+        httpMethod: 'GET',
+        path: '/prod/',
+      },
+      body: null,
+      isBase64Encoded: false,
+    }),
+  );
   const child = spawnInGroup(
     process.execPath,
     [runnerBin, 'invoke', functionId, event, '--app', app, '--in-memory', '--inspect', '--inspect-port', '0'],
