@@ -4,6 +4,8 @@
 // am I getting API Gateway 401 Unauthorized errors after creating a Lambda authorizer?"), the request's parts as the
 // event (judged by @aws-lambda-powertools/parser's schema), the result cached by the identity sources' values, and
 // without identity sources and cache, every request invoking it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { APIGatewayRequestAuthorizerEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { describe, expect, test } from '@jest/globals';
 import { synthesizeRequestAuthorizerApp } from './fixtures/request-authorizer-app.ts';
@@ -86,4 +88,23 @@ test('no identity source and no cache: every request invokes the authorizer, wha
   expect((await get('/v1/open')).status).toBe(200);
   expect((await get('/v1/open')).status).toBe(200);
   expect(served.api.invocations('UncachedAuthorizerFunction')).toBe(before + 2);
+});
+
+// An app synthesized without the CDK CLI (`new App()` run by node, as some public apps are, e.g.
+// gabow800/cdk-lambda-authorizers): the CLI's asset metadata off, so a function's code is found by its S3Key alone.
+describe('an app synthesized without asset metadata', () => {
+  let assembly = '';
+  const bare = servedBeforeAll(() => {
+    assembly = synthesizeRequestAuthorizerApp({ assetMetadata: false });
+    return assembly;
+  });
+
+  test("its functions carry no aws:asset:path, and are served: the authorizer's and the function's code found", async () => {
+    const template = readFileSync(join(assembly, 'RequestAuthorizers.template.json'), 'utf8');
+    expect(template).not.toContain('aws:asset:path');
+    const response = await fetch(`${bare.api.url}/v1/tenant?token=allow`, { headers: { 'X-Tenant': 'bare' } });
+    expect(response.status).toBe(200);
+    const { event } = (await response.json()) as { event: { requestContext: { authorizer: Record<string, unknown> } } };
+    expect(event.requestContext.authorizer).toMatchObject({ principalId: 'request-user', tenant: 'bare' });
+  });
 });
