@@ -1,4 +1,4 @@
-import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -93,32 +93,59 @@ export const malformedStatus = (error: NodeJS.ErrnoException) =>
   error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
 
 /** A whole HTTP/1.1 answer, as bytes to write to a socket: `status`, `headers`, `body`, and the connection closing. */
-export const rawAnswer = (status: number, headers: Record<string, string> = {}, body = '') =>
-  [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-    ...Object.entries({ ...headers, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(
-      ([name, value]) => `${name}: ${value}`,
+export const rawAnswer = (status: number, headers: [string, string][] = [], body: string | Buffer = '') =>
+  Buffer.concat([
+    Buffer.from(
+      [
+        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+        ...headers.map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        '',
+      ].join('\r\n'),
     ),
-    '',
-    body,
-  ].join('\r\n');
+    Buffer.from(body),
+  ]);
+
+/** What a server answers itself, for what it serves no handler for; each has a plain default. */
+interface OwnAnswers {
+  /** To CONNECT: 405 by default. */
+  tunnel?: (request: IncomingMessage) => Buffer;
+  /** To a request Node's parser refuses, with the status it calls for (malformedStatus): an empty body by default. */
+  malformed?: (status: number, error: NodeJS.ErrnoException) => Buffer;
+}
 
 /**
- * Makes `server` answer every request, whatever its bytes: CONNECT (a proxy tunnel, RFC 9110 section 9.3.6; this is no
- * proxy) `tunnelAnswer` (405 by default), which Node's HTTP server otherwise drops without a word, and a request its
- * parser refuses 400 (431, 408), both closed as `answerAndClose` closes (Node's own answer resets the connection at
- * once).
+ * Makes `server` answer every request, whatever its bytes: CONNECT (a proxy tunnel, RFC 9110 section 9.3.6; no server
+ * of the runner is a proxy), which Node's HTTP server otherwise drops without a word, and a request its parser refuses
+ * (400, 431, 408), which Node answers and resets at once; both closed as `answerAndClose` closes.
  */
-export const answeringEveryRequest = <T extends Server>(server: T, tunnelAnswer = rawAnswer(405)): T =>
+export const answeringEveryRequest = <T extends Server>(
+  server: T,
+  { tunnel = () => rawAnswer(405), malformed = (status) => rawAnswer(status) }: OwnAnswers = {},
+): T =>
   server
     .on('connect', (request: IncomingMessage, socket: Duplex) => {
       request.resume();
-      answerAndClose(socket, tunnelAnswer);
+      answerAndClose(socket, tunnel(request));
     })
     .on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
       if (error.code === 'ECONNRESET' || !socket.writable) {
         socket.destroy();
         return;
       }
-      answerAndClose(socket, rawAnswer(malformedStatus(error)));
+      answerAndClose(socket, malformed(malformedStatus(error), error));
     });
+
+/**
+ * Calls `send` (a refusal) once the request's body has been read and dropped: answered while the client still sends,
+ * with the connection closing, the connection would be reset, and a reset can take the answer away before the client
+ * reads it (RFC 9112 section 9.6).
+ */
+export const afterBody = (request: IncomingMessage, response: ServerResponse, send: () => void) => {
+  if (request.readableEnded) return send();
+  request.once('error', () => response.destroy());
+  request.once('end', send);
+  request.resume();
+};

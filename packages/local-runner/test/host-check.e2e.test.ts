@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { serveJwks } from '../src/issuer/dev-issuer.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
+import { rawExchange } from './helpers/raw-http.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
 interface Sent {
@@ -168,6 +169,16 @@ describe('the database answers programs on loopback, not web pages', () => {
     expect(answer.status).toBe(403);
     expect(answer.text).toContain('evil.example');
     expect(answer.text).not.toContain('TableNames');
+  });
+
+  test('a refused request with 1 MiB of body still to come: the 403 is read, the connection not reset', async () => {
+    // The refusal is sent once the body is read: sent at once with the connection closing, a reset can take it away
+    // before the client reads it (RFC 9112 section 9.6; rawExchange fails on a reset).
+    const request = Buffer.concat([
+      Buffer.from('POST / HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n'),
+      Buffer.alloc(1024 * 1024, 'x'),
+    ]);
+    expect(await rawExchange(served.api.databaseEndpoint, request)).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
   });
 
   test('the AWS SDK (Host 127.0.0.1:port, no Origin) reads and writes as before', async () => {

@@ -6,7 +6,15 @@
 // there. `--env-vars` can point a function elsewhere (another emulator) by setting AWS_ENDPOINT_URL or a service's own.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
-import { answeringEveryRequest, listenOnLoopback, rawAnswer } from '../loopback.ts';
+import {
+  afterBody,
+  answeringEveryRequest,
+  hostIsServed,
+  hostRefusal,
+  listenOnLoopback,
+  rawAnswer,
+  requestHost,
+} from '../loopback.ts';
 import { readBody } from '../request-body.ts';
 
 const errorCode = 'NotServedLocally';
@@ -46,6 +54,16 @@ const errorBody = (request: IncomingMessage, message: string): [string, string] 
 /** Starts the endpoint; `log` gets a line for each call, naming its service and operation. */
 export const serveUnservedServices = async (log: (line: string) => void) => {
   const server = createServer(async (request, response) => {
+    // Loopback hosts alone, as every server of the runner (loopback.ts): a page on a rebound name gets nothing.
+    const host = requestHost(request);
+    if (!hostIsServed(host)) {
+      const text = JSON.stringify({
+        __type: 'AccessDeniedException',
+        message: hostRefusal(host ?? '', { optionServesIt: false }),
+      });
+      afterBody(request, response, () => response.writeHead(403, { 'Content-Type': 'application/json' }).end(text));
+      return;
+    }
     // Only a query-protocol request's Action is read from the body: the first 64 KiB hold it.
     const body = ((await readBody(request, 65_536).catch(() => undefined)) ?? Buffer.alloc(0)).toString('utf8');
     const service = serviceOf(request);
@@ -58,14 +76,17 @@ export const serveUnservedServices = async (log: (line: string) => void) => {
   });
   // CONNECT (a proxy tunnel) is no call of any service, answered as any other; a request Node's parser refuses, 400
   // (loopback.ts), where Node would close the connection unanswered or reset it.
-  answeringEveryRequest(
-    server,
-    rawAnswer(
-      400,
-      { 'Content-Type': 'application/json', 'x-amzn-ErrorType': errorCode },
-      JSON.stringify({ __type: errorCode, message: 'CONNECT: the local runner serves no tunnel' }),
-    ),
-  );
+  answeringEveryRequest(server, {
+    tunnel: () =>
+      rawAnswer(
+        400,
+        [
+          ['Content-Type', 'application/json'],
+          ['x-amzn-ErrorType', errorCode],
+        ],
+        JSON.stringify({ __type: errorCode, message: 'CONNECT: the local runner serves no tunnel' }),
+      ),
+  });
   const url = await listenOnLoopback(server);
   return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 };

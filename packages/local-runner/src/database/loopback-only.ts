@@ -4,7 +4,7 @@
 // with every cross-origin request and every preflight (the Fetch standard's CORS protocol); an `OPTIONS` request is
 // refused too (no SDK sends one). The AWS SDK sends `Host: 127.0.0.1:<port>`, no `Origin`, no `OPTIONS`.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
+import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
 
 /** Why `request` is refused, or undefined when it is a loopback program's. */
 const databaseRefusal = (request: IncomingMessage): string | undefined => {
@@ -28,8 +28,9 @@ export const servingLoopbackProgramsOnly = (server: Server) => {
     const refusal = databaseRefusal(request);
     if (refusal !== undefined) {
       const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', message: refusal });
-      response.writeHead(403, { 'Content-Type': 'application/x-amz-json-1.0', Connection: 'close' }).end(body);
-      request.resume();
+      afterBody(request, response, () =>
+        response.writeHead(403, { 'Content-Type': 'application/x-amz-json-1.0', Connection: 'close' }).end(body),
+      );
       return;
     }
     for (const handler of handlers) handler.call(server, request, response);

@@ -92,22 +92,6 @@ export const errorResponse = (
   body: json({ error: status, message }),
 });
 
-/** The response as raw HTTP/1.1, for a socket Node's HTTP server does not write for us; the connection then closes. */
-export const rawResponse = ({ status, headers, body }: HttpResponse) =>
-  Buffer.concat([
-    Buffer.from(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-        ...headers.map(([name, value]) => `${name}: ${value}`),
-        `Content-Length: ${body.length}`,
-        'Connection: close',
-        '',
-        '',
-      ].join('\r\n'),
-    ),
-    body,
-  ]);
-
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /**

@@ -4,12 +4,11 @@
 // semantics"); where this code differs from AWS, this code is wrong.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { LocalApiKey } from '../app/api-keys.ts';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalApp, LocalRoute, MockRoute, ProxyRoute } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
-import { answerAndClose, hostIsServed, hostRefusal, malformedStatus, requestHost } from '../loopback.ts';
+import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import type { Scalar } from '../scalar.ts';
 import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
@@ -18,13 +17,7 @@ import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer 
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
 import { canonicalPath, pathSegments, refusedPath } from './request-path.ts';
 import { validationFailure } from './request-validation.ts';
-import {
-  errorResponse,
-  type HttpResponse,
-  proxyResultToResponse,
-  rawResponse,
-  renderGatewayResponse,
-} from './responses.ts';
+import { errorResponse, type HttpResponse, proxyResultToResponse, renderGatewayResponse } from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
 import { appForPath, isUnderStage } from './stages.ts';
 import { withinTime } from './time-limit.ts';
@@ -427,8 +420,9 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
   ) => {
     const { headers, body } = errorResponse(status, undefined, message);
     const length: [string, string] = ['Content-Length', String(body.length)];
-    response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body);
-    request.resume();
+    afterBody(request, response, () =>
+      response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body),
+    );
     log(`${request.method} - ${status} (${why})`);
   };
   const server = createServer(
@@ -472,33 +466,29 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
     },
   );
   // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
-  // documentation shows for 'clientError', instead of Node's bare 400 or 431, closed so that the client reads it.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = malformedStatus(error);
-    answerAndClose(socket, rawResponse(errorResponse(status)));
-    log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
-  });
-  // CONNECT (a proxy tunnel) is no method of any REST API: API Gateway answers it as an unknown route.
-  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
-    request.resume();
-    const host = requestHost(request);
-    if (!hostIsServed(host, allowedHosts)) {
-      answerAndClose(socket, rawResponse(errorResponse(403, undefined, hostRefusal(host ?? ''))));
-      log(`CONNECT - 403 (Host ${host} refused)`);
-      return;
-    }
-    const unknownRoute = renderGatewayResponse(
-      deployment().app.gatewayResponses,
-      'MISSING_AUTHENTICATION_TOKEN',
-      'Missing Authentication Token',
-      randomUUID(),
-    );
-    answerAndClose(socket, rawResponse(unknownRoute));
-    log(`CONNECT - ${unknownRoute.status} (no such route)`);
+  // documentation shows for 'clientError', instead of Node's bare 400 or 431; CONNECT (a proxy tunnel) is no method of
+  // any REST API: API Gateway answers it as an unknown route.
+  const answered = ({ status, headers, body }: HttpResponse) => rawAnswer(status, headers, body);
+  answeringEveryRequest(server, {
+    malformed: (status, error) => {
+      log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
+      return answered(errorResponse(status));
+    },
+    tunnel: (request) => {
+      const host = requestHost(request);
+      if (!hostIsServed(host, allowedHosts)) {
+        log(`CONNECT - 403 (Host ${host} refused)`);
+        return answered(errorResponse(403, undefined, hostRefusal(host ?? '')));
+      }
+      const unknownRoute = renderGatewayResponse(
+        deployment().app.gatewayResponses,
+        'MISSING_AUTHENTICATION_TOKEN',
+        'Missing Authentication Token',
+        randomUUID(),
+      );
+      log(`CONNECT - ${unknownRoute.status} (no such route)`);
+      return answered(unknownRoute);
+    },
   });
   return server;
 };

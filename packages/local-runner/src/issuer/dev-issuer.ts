@@ -8,7 +8,14 @@ import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJW
 import { resolveValue } from '../app/intrinsics.ts';
 import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
-import { answeringEveryRequest, hostIsServed, hostRefusal, listenOnLoopback, requestHost } from '../loopback.ts';
+import {
+  afterBody,
+  answeringEveryRequest,
+  hostIsServed,
+  hostRefusal,
+  listenOnLoopback,
+  requestHost,
+} from '../loopback.ts';
 
 /** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
 export interface IssuerIdentity {
@@ -205,13 +212,14 @@ export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
     // Loopback hosts alone, as every server of the runner (loopback.ts): a page on a rebound name gets nothing.
     const host = requestHost(request);
     if (!hostIsServed(host)) {
-      response
-        .writeHead(403, { 'Content-Type': 'application/json' })
-        .end(JSON.stringify({ error: 403, message: hostRefusal(host ?? '', { optionServesIt: false }) }));
+      const body = JSON.stringify({ error: 403, message: hostRefusal(host ?? '', { optionServesIt: false }) });
+      afterBody(request, response, () => response.writeHead(403, { 'Content-Type': 'application/json' }).end(body));
       return;
     }
     if (request.url !== '/.well-known/jwks.json') {
-      response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}');
+      afterBody(request, response, () =>
+        response.writeHead(404, { 'Content-Type': 'application/json' }).end('{"error":404,"message":"Not found"}'),
+      );
       return;
     }
     fetches += 1;

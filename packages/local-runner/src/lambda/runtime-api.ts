@@ -4,7 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answeringEveryRequest, rawAnswer } from '../loopback.ts';
+import { afterBody, answeringEveryRequest, rawAnswer } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
@@ -196,21 +196,23 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       else throw notInTheApi(request, path);
     } catch (error) {
       if (response.headersSent) return void response.destroy();
-      if (error instanceof RuntimeApiError)
-        json(response, error.status, { errorMessage: error.message, errorType: error.errorType });
-      else json(response, 500, { errorMessage: `Container error: ${String(error)}`, errorType: 'ContainerError' });
+      afterBody(request, response, () => {
+        if (error instanceof RuntimeApiError)
+          json(response, error.status, { errorMessage: error.message, errorType: error.errorType });
+        else json(response, 500, { errorMessage: `Container error: ${String(error)}`, errorType: 'ContainerError' });
+      });
     }
   });
   // CONNECT (a proxy tunnel) is no call of the Runtime API, and a request Node's parser refuses is none either: both
   // answered (loopback.ts), where Node would close the connection unanswered or reset it.
-  answeringEveryRequest(
-    server,
-    rawAnswer(
-      404,
-      { 'Content-Type': 'application/json' },
-      JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' }),
-    ),
-  );
+  answeringEveryRequest(server, {
+    tunnel: () =>
+      rawAnswer(
+        404,
+        [['Content-Type', 'application/json']],
+        JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' }),
+      ),
+  });
   // The runtime keeps its connection alive between invocations, as its clients do.
   server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,6 +4,7 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { serveUnservedServices } from '../../src/aws/unserved-services.ts';
+import { rawExchange } from '../helpers/raw-http.ts';
 
 let endpoint: Awaited<ReturnType<typeof serveUnservedServices>> | undefined;
 const log: string[] = [];
@@ -55,4 +56,18 @@ test("an S3 call gets REST-XML's Error, its operation named by the request line"
   expect(await response.text()).toMatch(
     /^<Error><Code>NotServedLocally<\/Code><Message>s3 GET \/my-bucket\/photo\.jpg: the local runner does not serve s3 .*<\/Message><\/Error>$/,
   );
+});
+
+test('a request naming another host (a page on a rebound name) is 403, logged as no call, read to its end', async () => {
+  // Loopback hosts alone, as every server of the runner (issue 41, item 8); the refusal is sent once the body is
+  // read, so that the client reads it (RFC 9112 section 9.6; rawExchange fails on a reset).
+  const before = log.length;
+  const request = Buffer.concat([
+    Buffer.from('POST / HTTP/1.1\r\nHost: evil.example\r\nContent-Length: 1048576\r\nConnection: close\r\n\r\n'),
+    Buffer.alloc(1024 * 1024, 'x'),
+  ]);
+  const answer = await rawExchange(endpoint?.url ?? '', request);
+  expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
+  expect(answer).toContain('evil.example');
+  expect(log.slice(before)).toEqual([]);
 });
