@@ -224,7 +224,12 @@ export const serve = async (parent: number) => {
     // Asked to stop while starting: the stop closes it, and nothing is announced.
     if (stopping.stopAsked()) return;
     // In memory, the key is nowhere else: `token`, run in this folder, asks for it.
-    if (dataDir === undefined) await lendSigningKey(api.signingKey, api.url);
+    if (dataDir === undefined)
+      await lendSigningKey(api.signingKey, api.url).catch((error: unknown) =>
+        log(
+          `\`token\` cannot ask this runner for its key (${error instanceof Error ? error.message : String(error)}): its tokens are the banner's`,
+        ),
+      );
     console.log(await banner(api, openapi, dataDir, envVars));
     if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
   } catch (error) {

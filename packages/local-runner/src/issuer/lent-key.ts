@@ -58,10 +58,16 @@ export const lendSigningKey = async (key: SigningKey, url: string, projectDir = 
   process.once('exit', () => rmSync(socket, { force: true }));
 };
 
-/** What the runner behind `socket` lends; undefined when none answers there (then the socket is a stale one: removed). */
+/** How long a runner has to answer: one stopped (Ctrl-Z) holds its socket open and never does. */
+const answerWithinMs = 2_000;
+
+/**
+ * What the runner behind `socket` lends; undefined when none answers there. A socket nothing listens on (its runner
+ * killed before it could remove it) is removed; one whose runner is slow or stopped is left to it.
+ */
 const ask = (socket: string) =>
   new Promise<LentKey | undefined>((resolve) => {
-    const request = get({ socketPath: socket, path: '/' }, (response) => {
+    const request = get({ socketPath: socket, path: '/', timeout: answerWithinMs }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
@@ -75,8 +81,9 @@ const ask = (socket: string) =>
         }
       });
     });
-    request.on('error', () => {
-      rmSync(socket, { force: true });
+    request.on('timeout', () => request.destroy());
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') rmSync(socket, { force: true });
       resolve(undefined);
     });
   });
