@@ -36,9 +36,11 @@ export default {
     {
       name: 'runner-free-of-product',
       comment:
-        "The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md). `aws-sdk` is the SDK v2 Lambda's nodejs16.x and older runtimes provide, which a fixture function takes from its runtime (test/fixtures/shapes/counter.cjs).",
+        'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md).',
       severity: 'error',
       from: { path: '^packages/local-runner/' },
+      // `aws-sdk`: the SDK v2 Lambda's nodejs16.x and older runtimes provide, which a fixture function takes from its
+      // runtime (packages/local-runner/test/fixtures/shapes/counter.cjs); nothing installs it.
       to: { pathNot: '(^|/)(packages/local-runner|node_modules)/|^aws-sdk$', dependencyTypesNot: ['core'] },
     },
     {
