@@ -159,6 +159,15 @@ describe('a JWT authorizer validates each claim the JWT authorizer page lists', 
     ['iat: in the future', () => signed({ iat: now() + 120 })],
     ['nbf: in the future', () => signed({ nbf: now() + 120 })],
     ['exp: past', () => signed({ iat: now() - 120, exp: now() - 60 })],
+    // "exp must be after the current time": a token without one has no time after which it is refused.
+    [
+      'exp: none',
+      () =>
+        new SignJWT({ iss: jwtIssuer.issuer, aud: jwtIssuer.audience, sub: 'ana', scope: 'items/read' })
+          .setProtectedHeader({ alg: 'ES256', kid: served.api.signingKey.kid })
+          .setIssuedAt(now())
+          .sign(served.api.signingKey.privateKey),
+    ],
   ])('%s: 401 {"message":"Unauthorized"}, the function not invoked', async (_rule, token) => {
     const { status, text, invoked } = await call(`Bearer ${await token()}`);
     expect({ status, text, invoked }).toEqual({ status: 401, text: '{"message":"Unauthorized"}', invoked: false });

@@ -76,6 +76,14 @@ describe('served in process', () => {
       .setProtectedHeader({ alg: 'ES256', kid })
       .sign(served.api.signingKey.privateKey);
 
+  /** An ID token as the pool's, signed by the pool's key, with no `exp`. */
+  const withoutExp = async () => {
+    const { exp: _exp, ...claims } = decodeJwt(await token('id'));
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', kid: served.api.signingKey.kid })
+      .sign(served.api.signingKey.privateKey);
+  };
+
   test.each([
     ['an ID token without a kid', '/profile', () => withKid(undefined)],
     ['an ID token whose kid no key of the pool has', '/profile', () => withKid('another-key')],
@@ -84,6 +92,8 @@ describe('served in process', () => {
     ['an ID token where an access token is wanted', '/plants', () => token('id')],
     ['an access token without the scope', '/plants', () => token('access', 'plants/write')],
     ['a token that is not a JWT', '/profile', () => Promise.resolve('not-a-jwt')],
+    // Cognito's tokens always carry `exp`, which "Verifying JSON web tokens" has checked; one without never expires.
+    ['an ID token without exp', '/profile', () => withoutExp()],
   ])('%s: 401, and the function is not invoked', async (_case, path, make) => {
     const before = served.api.invocations('EchoFunction');
     expect(await get(path, make && (await make()))).toEqual({ status: 401, body: { message: 'Unauthorized' } });

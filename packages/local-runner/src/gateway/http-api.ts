@@ -20,7 +20,7 @@ import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { withinTime } from './time-limit.ts';
-import { type TokenVerifier, tokenVerifier } from './token-verification.ts';
+import { bearerToken, type TokenVerifier, tokenVerifier } from './token-verification.ts';
 
 const json = (status: number, message: string): HttpResponse => ({
   status,
@@ -81,7 +81,7 @@ export class LocalJwtAuthorizer {
 
   async authorize(request: IncomingMessage, scopes: string[]) {
     const sent = request.headers[this.#headerName];
-    const token = typeof sent === 'string' ? sent.replace(/^Bearer /i, '') : '';
+    const token = typeof sent === 'string' ? bearerToken(sent) : '';
     const claims = await this.#verify(token, this.#issuer);
     if (!claims || !this.#fits(claims)) return { status: 401 as const };
     const granted = [claims.scope, claims.scp]

@@ -1,8 +1,9 @@
 // What API Gateway's two token authorizers check alike of a JWT: its signature, by the key of the issuer's JWKS that
 // its `kid` names (a token without a `kid`, or naming no key of the issuer, is refused: "Control access to HTTP APIs
 // with JWT authorizers in API Gateway" for HTTP APIs, Cognito's "Verifying JSON web tokens" for user pools), its
-// issuer, and `exp` and `nbf` (RFC 7519 sections 4.1.4 and 4.1.5). What only one of them checks (an HTTP API's
-// audiences, `iat` and scopes; a user pool's `token_use`) stays with it. Locally the issuer's JWKS is the development
+// issuer, and `exp` and `nbf` (RFC 7519 sections 4.1.4 and 4.1.5). `exp` must be there (jose checks it only when it
+// is): the JWT authorizer page's "exp must be after the current time", and Cognito's tokens always carry it. What only
+// one of them checks (an HTTP API's audiences, `iat` and scopes; a user pool's `token_use`) stays with it. Locally the issuer's JWKS is the development
 // issuer's one key, ES256 (where AWS takes RSA keys).
 import { type CryptoKey, errors, importJWK, type JWTPayload, jwtVerify } from 'jose';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
@@ -18,9 +19,18 @@ export const tokenVerifier = (signingKey: SigningKey): TokenVerifier => {
   };
   return async (token, issuers) => {
     try {
-      return (await jwtVerify(token, keyOfKid, { issuer: issuers, algorithms: ['ES256'] })).payload;
+      return (await jwtVerify(token, keyOfKid, { issuer: issuers, algorithms: ['ES256'], requiredClaims: ['exp'] }))
+        .payload;
     } catch {
       return undefined;
     }
   };
 };
+
+/**
+ * The token in an authorizer's header value: the value alone, or after `Bearer `. Both authorizers take both forms:
+ * the JWT authorizer page's "The identitySource can include only the token, or the token prefixed with Bearer", and
+ * the Cognito guide's "add them as bearer tokens to an Authorization header" (whether a REST Cognito authorizer also
+ * takes the token alone we have not seen settled, so it does, as it always did here).
+ */
+export const bearerToken = (value: string) => value.replace(/^Bearer /i, '');

@@ -8,7 +8,7 @@ import type { LocalUserPoolAuthorizerDefinition } from '../app/template.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
 import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';
-import { type TokenVerifier, tokenVerifier } from './token-verification.ts';
+import { bearerToken, type TokenVerifier, tokenVerifier } from './token-verification.ts';
 
 export class LocalUserPoolAuthorizer {
   readonly #definition: LocalUserPoolAuthorizerDefinition;
@@ -24,9 +24,7 @@ export class LocalUserPoolAuthorizer {
     const unauthorized = { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
     const values = headerValues(request.headers, this.#definition.headerName);
     const [sent = ''] = values;
-    // The token alone, or as a bearer token (the Cognito guide's "add them as bearer tokens to an Authorization
-    // header"); which of the two API Gateway takes we have not seen settled, so both are.
-    const token = sent.replace(/^Bearer /i, '');
+    const token = bearerToken(sent);
     const { validation } = this.#definition;
     if (values.length !== 1 || token === '' || (validation && !validation.test(sent))) return unauthorized;
     const claims = await this.#verify(token, this.#definition.poolIds.map(poolIssuer));
