@@ -19,6 +19,7 @@ import { type LayerDirs, type LocalFunction, readFunctions } from './functions.t
 import { type LocalHttpApi, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
+import { checkResourcePolicy } from './resource-policy.ts';
 import { readStages } from './stages.ts';
 import { type LocalUserPool, localPoolId, readUserPools } from './user-pools.ts';
 import {
@@ -892,6 +893,7 @@ const readApp = (
   }
 
   const apiResource = resources[apiId] as CfnResource;
+  checkResourcePolicy(apiResource, apiId);
   const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
     throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);

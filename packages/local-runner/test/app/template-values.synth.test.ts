@@ -179,6 +179,55 @@ describe('item 12: request models that refer to others by URL, flattened as API 
   });
 });
 
+// "How API Gateway resource policies affect authorization workflow" and "Controlling access to a REST API with API
+// Gateway resource policies" (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-resource-policies.html):
+// API Gateway judges each call against the policy; the runner does not, so it serves only a policy that restricts no one.
+describe("a REST API's resource policy (Policy)", () => {
+  const policyCase = (policy: unknown) =>
+    methodCase((_method, stack) => {
+      (stack.node.findChild('Api').node.defaultChild as CfnRestApi).addPropertyOverride('Policy', policy);
+    });
+  const allowAll = {
+    Version: '2012-10-17',
+    Statement: [{ Effect: 'Allow', Principal: { AWS: '*' }, Action: 'execute-api:Invoke', Resource: 'execute-api:/*' }],
+  };
+  const statement = (change: Record<string, unknown>) => ({
+    Version: '2012-10-17',
+    Statement: [{ ...allowAll.Statement[0], ...change }],
+  });
+
+  test('one that allows anyone every call (an object, or its JSON text): served', () => {
+    expect(policyCase(allowAll).routes.map(({ resourcePath }) => resourcePath)).toEqual(['/items']);
+    expect(
+      policyCase(JSON.stringify(statement({ Principal: '*', Action: ['execute-api:*'], Resource: ['*'] }))).routes,
+    ).toHaveLength(1);
+  });
+
+  test.each([
+    [
+      'a Deny by source IP',
+      {
+        Version: '2012-10-17',
+        Statement: [
+          allowAll.Statement[0],
+          {
+            Effect: 'Deny',
+            Principal: '*',
+            Action: 'execute-api:Invoke',
+            Resource: 'execute-api:/*',
+            Condition: { NotIpAddress: { 'aws:SourceIp': ['192.0.2.0/24'] } },
+          },
+        ],
+      },
+    ],
+    ['an Allow limited to a path', statement({ Resource: 'execute-api:/*/GET/items' })],
+    ['an Allow with a Condition', statement({ Condition: { StringEquals: { 'aws:SourceVpce': 'vpce-1a2b3c4d' } } })],
+    ['an Allow of one account', statement({ Principal: { AWS: 'arn:aws:iam::123456789012:root' } })],
+  ])('%s: refused, naming the API and Policy', (_case, policy) => {
+    expect(() => policyCase(policy)).toThrow(/^Api: Policy .* a resource policy, which the runner does not evaluate/);
+  });
+});
+
 describe('an assembly written by hand', () => {
   const handWritten = (resources: Record<string, unknown>) => {
     const dir = mkdtempSync(join(tmpdir(), 'local-runner-values-'));
