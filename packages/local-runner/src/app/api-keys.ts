@@ -2,6 +2,7 @@
 // requires one takes a request whose X-API-Key header is an enabled key of a usage plan that has the API's stage;
 // anything else is 403 Forbidden (INVALID_API_KEY).
 import { type CfnResource, ofType, props, shown, UnsupportedTemplateError } from './cfn.ts';
+import { stageNameOf } from './stages.ts';
 import { booleanOf, names, referencedId, stringOf, type Where } from './values.ts';
 
 export interface LocalApiKey {
@@ -18,10 +19,10 @@ export interface LocalApiKey {
 export const localKeyValue = (id: string) => `local-api-key-${id}`;
 
 /** A usage plan's stage: a name, or a Stage resource's Ref (its name, "Ref returns the name of the stage"). */
-const stageNameOf = (value: unknown, resources: Record<string, CfnResource>, where: Where) => {
+const planStageOf = (value: unknown, resources: Record<string, CfnResource>, where: Where) => {
   if (typeof value === 'string') return value;
   const id = referencedId(value, resources, where, ['AWS::ApiGateway::Stage']);
-  return stringOf(props(resources[id] as CfnResource).StageName, { resource: id, property: 'StageName' }, '');
+  return stageNameOf(id, resources[id] as CfnResource, 'AWS::ApiGateway::Stage');
 };
 
 /**
@@ -48,7 +49,7 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
       .filter((apiStage) =>
         names(apiStage.ApiId, apiId, resources, at('ApiStages.ApiId'), ['AWS::ApiGateway::RestApi']),
       )
-      .map((apiStage) => stageNameOf(apiStage.Stage, resources, at('ApiStages.Stage')));
+      .map((apiStage) => planStageOf(apiStage.Stage, resources, at('ApiStages.Stage')));
     if (stages.length === 0) continue;
     plans.set(id, stages);
     const { Throttle, Quota } = props(plan);

@@ -136,7 +136,7 @@ export const readHttpApi = (
   if (protocol !== 'HTTP')
     throw new UnsupportedTemplateError(`${apiId}: a ${String(protocol)} API, which the runner does not serve`);
   // `$default` first: the stage of a path no other stage's name begins.
-  const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, '$default').sort(
+  const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, 'AWS::ApiGatewayV2::Stage').sort(
     (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
   );
   const [stage] = stages as [LocalStage, ...LocalStage[]];

@@ -902,7 +902,7 @@ const readApp = (
     ofType(resources, 'AWS::ApiGateway::Stage').filter(([id, stage]) => ofRestApi(props(stage), resources, apiId, id)),
     resources,
     apiId,
-    'local',
+    'AWS::ApiGateway::Stage',
   );
   const [stage] = stages as [LocalStage, ...LocalStage[]];
 
