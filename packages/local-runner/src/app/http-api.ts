@@ -77,8 +77,6 @@ export interface LocalHttpApi {
   authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
 }
 
-const strings = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
-
 /**
  * The wildcards "Configure CORS for HTTP APIs" documents in AllowOrigins: `*`, and `https://*` and `http://*` (any
  * origin that begins with the scheme). What API Gateway does with another (`https://*.example.com`) we have not seen
@@ -88,8 +86,11 @@ const documentedOrigin = (origin: string) => !origin.includes('*') || ['*', 'htt
 
 const corsOf = (value: unknown, apiId: string): HttpCors | undefined => {
   if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UnsupportedTemplateError(`${apiId}: CorsConfiguration ${shown(value)}, not an object`);
   const cors = value as Record<string, unknown>;
-  const origins = strings(cors.AllowOrigins);
+  const at = (property: string) => ({ resource: apiId, property: `CorsConfiguration.${property}` });
+  const origins = stringsOf(cors.AllowOrigins, at('AllowOrigins'));
   const undocumented = origins.find((origin) => !documentedOrigin(origin));
   if (undocumented !== undefined)
     throw new UnsupportedTemplateError(
@@ -98,11 +99,11 @@ const corsOf = (value: unknown, apiId: string): HttpCors | undefined => {
     );
   return {
     allowOrigins: origins,
-    allowMethods: strings(cors.AllowMethods),
-    allowHeaders: strings(cors.AllowHeaders),
-    exposeHeaders: strings(cors.ExposeHeaders),
-    maxAge: cors.MaxAge === undefined ? undefined : Number(cors.MaxAge),
-    allowCredentials: cors.AllowCredentials === true,
+    allowMethods: stringsOf(cors.AllowMethods, at('AllowMethods')),
+    allowHeaders: stringsOf(cors.AllowHeaders, at('AllowHeaders')),
+    exposeHeaders: stringsOf(cors.ExposeHeaders, at('ExposeHeaders')),
+    maxAge: cors.MaxAge === undefined ? undefined : numberOf(cors.MaxAge, at('MaxAge'), 0),
+    allowCredentials: booleanOf(cors.AllowCredentials, at('AllowCredentials'), false),
   };
 };
 

@@ -275,4 +275,38 @@ describe('an assembly written by hand', () => {
       ),
     ).toThrow(/^Route: ApiId a1b2c3, not a Ref or Fn::GetAtt of a AWS::ApiGatewayV2::Api of the template/);
   });
+
+  // AWS::ApiGatewayV2::Api's CorsConfiguration ("Configure CORS for HTTP APIs"), read as CloudFormation reads its
+  // values: AllowCredentials a boolean (or its text), MaxAge an integer (or its text), origins strings.
+  describe("an HTTP API's CorsConfiguration", () => {
+    const withCors = (cors: Record<string, unknown>) =>
+      readLocalApp(
+        handWritten({
+          ...http,
+          Http: { ...http.Http, Properties: { ...http.Http.Properties, CorsConfiguration: cors } },
+          Route: {
+            Type: 'AWS::ApiGatewayV2::Route',
+            Properties: {
+              ApiId: { Ref: 'Http' },
+              RouteKey: 'GET /x',
+              Target: { 'Fn::Join': ['', ['integrations/', { Ref: 'Integration' }]] },
+            },
+          },
+        }),
+      ).httpApi?.cors;
+
+    test('AllowCredentials "true" and MaxAge "600" (text, which CloudFormation coerces) are read as true and 600', () => {
+      expect(
+        withCors({ AllowOrigins: ['https://app.example.com'], AllowCredentials: 'true', MaxAge: '600' }),
+      ).toMatchObject({ allowOrigins: ['https://app.example.com'], allowCredentials: true, maxAge: 600 });
+    });
+
+    test.each([
+      ['AllowOrigins', { AllowOrigins: [{ 'Fn::ImportValue': 'WebOrigin' }] }],
+      ['AllowCredentials', { AllowOrigins: ['https://app.example.com'], AllowCredentials: 'yes' }],
+      ['MaxAge', { AllowOrigins: ['https://app.example.com'], MaxAge: 'a day' }],
+    ])('%s unreadable: refused, naming the API and the property', (property, cors) => {
+      expect(() => withCors(cors)).toThrow(new RegExp(`^Http: CorsConfiguration.${property} `));
+    });
+  });
 });
