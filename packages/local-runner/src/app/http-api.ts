@@ -12,7 +12,16 @@ import {
   UnsupportedTemplateError,
 } from './cfn.ts';
 import { readStages } from './stages.ts';
-import { booleanOf, names, numberOf, referencedId, stringOf, stringsOf, type Where } from './values.ts';
+import {
+  booleanOf,
+  names,
+  numberOf,
+  referencedId,
+  refuseAuthorizerWithoutType,
+  stringOf,
+  stringsOf,
+  type Where,
+} from './values.ts';
 
 export interface HttpRoute {
   routeKey: string;
@@ -222,6 +231,7 @@ export const readHttpApi = (
       refused.push(`${where}: ${problem}`);
       return [];
     }
+    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or JWT');
     let authorizerId: string | undefined;
     if (authorization !== 'NONE') {
       authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [

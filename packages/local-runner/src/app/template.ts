@@ -29,6 +29,7 @@ import {
   names,
   numberOf,
   referencedId,
+  refuseAuthorizerWithoutType,
   stringOf,
   stringsOf,
   type Where,
@@ -371,6 +372,7 @@ const readRoutes = (
         `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
       );
     }
+    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or COGNITO_USER_POOLS');
     if (authorization !== 'NONE') {
       const authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
         'AWS::ApiGateway::Authorizer',

@@ -103,6 +103,25 @@ export const stringsOf = (value: unknown, where: Where): string[] => {
   return value.map((item) => stringOf(item, where, undefined) as string);
 };
 
+/**
+ * Refuses an `AuthorizerId` on a method or route (`where`) whose `AuthorizationType` is NONE: the API references say
+ * the id applies only with the types in `applies` (REST: CUSTOM or COGNITO_USER_POOLS; HTTP: CUSTOM or JWT); what a
+ * deployment does with such a template is not documented, and reading it as "no authorizer" could serve unguarded
+ * what AWS guards.
+ */
+export const refuseAuthorizerWithoutType = (
+  authorizerId: unknown,
+  authorization: string,
+  where: string,
+  applies: string,
+) => {
+  if (authorization === 'NONE' && authorizerId !== undefined)
+    throw new UnsupportedTemplateError(
+      `${where}: AuthorizerId ${shown(authorizerId)} with AuthorizationType NONE (the id applies only with ${applies}; ` +
+        'what AWS does with both is not documented): set the type, or remove the id',
+    );
+};
+
 interface CfnParameter {
   Type?: unknown;
   Default?: unknown;

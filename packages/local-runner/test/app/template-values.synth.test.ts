@@ -130,6 +130,20 @@ describe('references the runner refuses, naming the resource and the property', 
     ).toThrow(/^Api\w*GET\w*: AuthorizerId abc123, not a Ref or Fn::GetAtt of a AWS::ApiGateway::Authorizer/);
   });
 
+  // AWS::ApiGateway::Method's AuthorizerId: "Required: Conditional. ... when the AuthorizationType is CUSTOM or
+  // COGNITO_USER_POOLS"; what a deployment does with one under NONE is not documented: refused, not dropped.
+  test.each([
+    ['NONE', (method: CfnMethod) => method.addPropertyOverride('AuthorizationType', 'NONE')],
+    ['absent', (method: CfnMethod) => method.addPropertyDeletionOverride('AuthorizationType')],
+  ])('an AuthorizerId with AuthorizationType %s, naming the method and both properties', (_type, setType) => {
+    expect(() =>
+      methodCase((method) => {
+        setType(method);
+        method.addPropertyOverride('AuthorizerId', 'abc123');
+      }),
+    ).toThrow(/^\w+ \(GET \/items\): AuthorizerId abc123 with AuthorizationType NONE/);
+  });
+
   test('a method of a RestApiId written as another attribute of the API (not its id)', () => {
     expect(() =>
       methodCase((method) => method.addPropertyOverride('RestApiId', { 'Fn::GetAtt': ['Api', 'RootResourceId'] })),
@@ -274,6 +288,37 @@ describe('an assembly written by hand', () => {
         }),
       ),
     ).toThrow(/^Route: ApiId a1b2c3, not a Ref or Fn::GetAtt of a AWS::ApiGatewayV2::Api of the template/);
+  });
+
+  // AWS::ApiGatewayV2::Route's AuthorizerId applies with AuthorizationType CUSTOM or JWT (the API reference); with none
+  // (NONE by default) what AWS does is not documented: refused, not dropped.
+  test('a route with an AuthorizerId and no AuthorizationType refuses the app, naming the route and both properties', () => {
+    expect(() =>
+      readLocalApp(
+        handWritten({
+          ...http,
+          Auth: {
+            Type: 'AWS::ApiGatewayV2::Authorizer',
+            Properties: {
+              ApiId: { Ref: 'Http' },
+              AuthorizerType: 'JWT',
+              Name: 'jwt',
+              IdentitySource: ['$request.header.Authorization'],
+              JwtConfiguration: { Issuer: 'https://issuer.example.com', Audience: ['api'] },
+            },
+          },
+          Route: {
+            Type: 'AWS::ApiGatewayV2::Route',
+            Properties: {
+              ApiId: { Ref: 'Http' },
+              RouteKey: 'GET /x',
+              AuthorizerId: { Ref: 'Auth' },
+              Target: { 'Fn::Join': ['', ['integrations/', { Ref: 'Integration' }]] },
+            },
+          },
+        }),
+      ),
+    ).toThrow(/^Route \(GET \/x\): AuthorizerId \{"Ref":"Auth"\} with AuthorizationType NONE/);
   });
 
   // AWS::ApiGatewayV2::Api's CorsConfiguration ("Configure CORS for HTTP APIs"), read as CloudFormation reads its
