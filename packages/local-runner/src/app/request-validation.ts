@@ -3,7 +3,7 @@
 // RequestValidator says what is checked, its RequestParameters which parameters are required, its RequestModels the
 // JSON schema (draft 4) of the body for each content type, `$default` for any other.
 import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
-import { booleanOf, names, referencedId } from './values.ts';
+import { booleanOf, names, referencedId, stringOf } from './values.ts';
 
 export interface RequestValidation {
   /** The parameters that must be there and not blank (ValidateRequestParameters). */
@@ -23,15 +23,28 @@ const builtInModels: Record<string, object> = {
   },
 };
 
-/** The API's Model named `name` (its Name, or its logical id when it has none: CloudFormation then makes one up). */
+/**
+ * A Model's name: its `Name`; undefined when it has none, for then CloudFormation generates one ("AWS::ApiGateway::Model",
+ * Name: "If you don't specify a name, AWS CloudFormation generates a unique physical ID"), which only its Ref gives: it
+ * is not its logical id.
+ */
+const modelNameOf = (id: string, model: CfnResource) =>
+  stringOf(props(model).Name, { resource: id, property: 'Name' }, undefined);
+
+/** Whether the Model `id` is one of the API `apiId`'s. */
+const ofThisApi = (id: string, resources: Record<string, CfnResource>, apiId: string) =>
+  names(props(resources[id] as CfnResource).RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, [
+    'AWS::ApiGateway::RestApi',
+  ]);
+
+/** The API's Model whose `Name` is `name` (a model without one cannot be named by text, only by its Ref). */
 const modelNamed = (name: unknown, resources: Record<string, CfnResource>, apiId: string) =>
   ofType(resources, 'AWS::ApiGateway::Model').find(
-    ([id, resource]) =>
-      (props(resource).Name ?? id) === name &&
-      names(props(resource).RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, [
-        'AWS::ApiGateway::RestApi',
-      ]),
+    ([id, resource]) => modelNameOf(id, resource) === name && ofThisApi(id, resources, apiId),
   );
+
+/** In a model's URL resolved to text, where a Ref to a Model stands (its name, which may be generated). */
+const modelRefMark = '\u0000Ref:';
 
 /** A model's URL, `https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}`, as API Gateway has it. */
 const modelUrl = /^https:\/\/apigateway\.amazonaws\.com\/restapis\/([^/]+)\/models\/([^/]+)$/;
@@ -39,8 +52,8 @@ const modelUrl = /^https:\/\/apigateway\.amazonaws\.com\/restapis\/([^/]+)\/mode
 /**
  * The model a `$ref` names by its URL ("Data models for REST APIs": "To reference another model, use the model's URL,
  * https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}"): a string, or an Fn::Join whose API id
- * is a Ref to this API and whose model name is a literal or a Ref to a Model (its name). Another API's model is
- * refused.
+ * is a Ref to this API and whose model name is a Ref to a Model (its name) or a literal, the `Name` of one. Another
+ * API's model, or a literal that is only a model's logical id, is refused.
  */
 const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, apiId: string, where: string) => {
   const join = (ref as { 'Fn::Join'?: unknown } | null)?.['Fn::Join'];
@@ -54,19 +67,26 @@ const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, a
               if (typeof part === 'string') return part;
               const id = refOf(part);
               const type = resources[id ?? '']?.Type;
-              // A Model's Ref is its name; a RestApi's, its id (locally, its logical id).
+              // A Model's Ref is its name (generated when it has no Name); a RestApi's, its id (locally, its logical id).
               if (id === apiId) return id;
-              if (id !== undefined && type === 'AWS::ApiGateway::Model')
-                return String(props(resources[id] as CfnResource).Name ?? id);
-              return '\u0000';
+              if (id !== undefined && type === 'AWS::ApiGateway::Model') return `${modelRefMark}${id}`;
+              return '\u0001';
             })
             .join(separator)
         : undefined;
-  const [, restApiId, name] = modelUrl.exec(text ?? '') ?? [];
-  const model = restApiId === apiId ? modelNamed(name, resources, apiId) : undefined;
+  const [, restApiId, name = ''] = modelUrl.exec(text ?? '') ?? [];
+  const refId = name.startsWith(modelRefMark) ? name.slice(modelRefMark.length) : undefined;
+  const model =
+    restApiId !== apiId
+      ? undefined
+      : refId === undefined
+        ? modelNamed(name, resources, apiId)
+        : ofThisApi(refId, resources, apiId)
+          ? ([refId, resources[refId] as CfnResource] as [string, CfnResource])
+          : undefined;
   if (!model)
     throw new UnsupportedTemplateError(
-      `${where}: a model's $ref ${shown(ref)}, which names no model of this API (https://apigateway.amazonaws.com/restapis/{the API's Ref}/models/{name})`,
+      `${where}: a model's $ref ${shown(ref)}, which names no model of this API (https://apigateway.amazonaws.com/restapis/{the API's Ref}/models/{the model's Ref, or its Name})`,
     );
   return model;
 };

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { App, CfnCondition, CfnParameter, Fn, Stack } from 'aws-cdk-lib';
 import {
   type CfnMethod,
+  type CfnModel,
   type CfnRestApi,
   JsonSchemaType,
   LambdaIntegration,
@@ -153,13 +154,13 @@ describe('references the runner refuses, naming the resource and the property', 
 
 describe('item 12: request models that refer to others by URL, flattened as API Gateway flattens them', () => {
   /** "Data models for REST APIs": "https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}". */
-  const modelsCase = (refTo: (api: RestApi, model: { modelId: string }) => unknown) =>
+  const modelsCase = (refTo: (api: RestApi, model: { modelId: string }) => unknown, named = true) =>
     readLocalApp(
       synthesize((stack) => {
         const fn = echoFunction(stack);
         const api = new RestApi(stack, 'Api');
         const name = api.addModel('Name', {
-          modelName: 'Name',
+          modelName: named ? 'Name' : undefined,
           contentType: 'application/json',
           schema: { type: JsonSchemaType.STRING, minLength: 1 },
         });
@@ -171,6 +172,7 @@ describe('item 12: request models that refer to others by URL, flattened as API 
             properties: { name: { ref: refTo(api, name) as string } },
           },
         });
+        (name.node.defaultChild as CfnModel).overrideLogicalId('NameModel');
         api.root.addResource('plants').addMethod('POST', new LambdaIntegration(fn), {
           requestValidator: new RequestValidator(stack, 'Validator', { restApi: api, validateRequestBody: true }),
           requestModels: { 'application/json': plant },
@@ -184,6 +186,23 @@ describe('item 12: request models that refer to others by URL, flattened as API 
     );
     const schema = app.routes[0]?.validation?.models['application/json'] as { properties: Record<string, unknown> };
     expect(schema.properties.name).toEqual({ type: 'string', minLength: 1 });
+  });
+
+  // AWS::ApiGateway::Model's Name: "If you don't specify a name, AWS CloudFormation generates a unique physical ID";
+  // that generated name is what its Ref gives, never its logical id.
+  const urlOf = (api: RestApi, name: string) =>
+    Fn.join('', ['https://apigateway.amazonaws.com/restapis/', api.restApiId, '/models/', name]);
+
+  test("a model without Name, referred to by its Ref in the URL: replaced by that model's schema", () => {
+    const app = modelsCase((api, model) => urlOf(api, model.modelId), false);
+    const schema = app.routes[0]?.validation?.models['application/json'] as { properties: Record<string, unknown> };
+    expect(schema.properties.name).toEqual({ type: 'string', minLength: 1 });
+  });
+
+  test('a model without Name, referred to by its logical id written as text (not its generated name): refused', () => {
+    expect(() => modelsCase((api) => urlOf(api, 'NameModel'), false)).toThrow(
+      /POST \/plants\): a model's \$ref .*which names no model of this API/,
+    );
   });
 
   test("a $ref to a model of no API of the template (another API's id) is refused, naming the method", () => {
