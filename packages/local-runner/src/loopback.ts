@@ -79,7 +79,7 @@ const lingerMs = 5_000;
  * the client reads the answer. Closed at once, the connection would be reset while the client still sends a body, and
  * a reset can take the answer away before the client reads it.
  */
-export const answerAndClose = (socket: Duplex, answer: string | Buffer) => {
+const answerAndClose = (socket: Duplex, answer: string | Buffer) => {
   // The HTTP parser's listener goes: what follows is the rest of a refused request.
   socket.removeAllListeners('data');
   socket.on('data', () => undefined);
@@ -89,7 +89,7 @@ export const answerAndClose = (socket: Duplex, answer: string | Buffer) => {
 };
 
 /** Node's statuses for a request its parser refuses: headers over its limit 431, too slow 408, anything else 400. */
-export const malformedStatus = (error: NodeJS.ErrnoException) =>
+const malformedStatus = (error: NodeJS.ErrnoException) =>
   error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
 
 /** A whole HTTP/1.1 answer, as bytes to write to a socket: `status`, `headers`, `body`, and the connection closing. */
