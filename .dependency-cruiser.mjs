@@ -36,7 +36,7 @@ export default {
     {
       name: 'runner-free-of-product',
       comment:
-        'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md).',
+        'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/docs/development.md).',
       severity: 'error',
       from: { path: '^packages/local-runner/' },
       // `aws-sdk`: the SDK v2 Lambda's nodejs16.x and older runtimes provide, which a fixture function takes from its

@@ -1,6 +1,6 @@
 // What this app tells the local runner through a function's template Metadata: the interface the runner documents
-// (packages/local-runner/README.md, "What an app tells the runner"), written here rather than imported, so that the
-// stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
+// (packages/local-runner/docs/configuration.md, "What an app tells the runner"), written here rather than imported, so
+// that the stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
 // test/infra/local-runner-metadata.test.ts holds the two to the same key and shape.
 
 /**

@@ -16,7 +16,7 @@ const noCircle =
 const stackAlone =
   'The deployed stack never imports the local runner (packages/local-runner, a development tool): deleting it breaks nothing that deploys.';
 const runnerAlone =
-  'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/README.md).';
+  'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/docs/development.md).';
 const runnerDependencies =
   "What the runner ships (its src/) imports only its own package.json's `dependencies`: it installs and runs without anything else.";
 

@@ -1,5 +1,5 @@
 // The runner as a library (package.json's `exports`): what the commands use, for programs and tests that serve an app
-// in their own process. README.md, "As a library".
+// in their own process. docs/library.md.
 export { type AppProject, appProjectAt, ensureSynthesized, synthesize } from './app/cloud-assembly.ts';
 export { type TokenIssuerVariables, tokenIssuerMetadataKey } from './app/metadata.ts';
 export { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';

@@ -1,4 +1,5 @@
-// What an app may tell the runner through a function's template Metadata (README.md, "What an app tells the runner").
+// What an app may tell the runner through a function's template Metadata (docs/configuration.md, "What an app tells
+// the runner").
 // A construct writes it; the runner reads it. The key is the interface: an app writes it without importing the runner
 // (a deployed stack has no reason to depend on a development tool).
 

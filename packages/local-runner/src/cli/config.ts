@@ -1,5 +1,5 @@
 // The project's configuration of the runner: `local-runner.json` in the folder the commands run in (the CDK project's,
-// beside cdk.json), each setting optional (README.md, "Configuration"). What belongs to the app is in its template
+// beside cdk.json), each setting optional (docs/configuration.md). What belongs to the app is in its template
 // (a function's Metadata); what belongs to the developer's machine is on the command line.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // The request's path, read once for the route and for the method ARN (or route ARN) an authorizer's policy is judged
 // against, so that both describe the same request: a path-specific Deny cannot be escaped by a spelling the router
-// reads one way and the policy another. Each rule and its source: packages/local-runner/README.md, "Routes".
+// reads one way and the policy another. Each rule and its source: packages/local-runner/docs/gateway.md, "Routes".
 
 /** RFC 3986 section 2.3: the characters a URI never needs to percent-encode. */
 const unreserved = /^[A-Za-z0-9\-._~]$/;

@@ -3,7 +3,7 @@
 // (slashes, empty segments, a trailing `/`, percent-encoding, dots, backslashes) over random resource trees, a policy
 // allowing the stage and denying one path; the gateway's steps as server.ts chains them (refuse, segments, route,
 // method ARN, decide). The oracle below is written apart from src/gateway/request-path.ts and routes.ts: its reading
-// of a path follows the sources cited in the runner's README ("Routes"): LocalStack's AWS-validated snapshot (a
+// of a path follows the sources cited in docs/gateway.md ("Routes"): LocalStack's AWS-validated snapshot (a
 // trailing `/` is the same resource), localstack/localstack issue 11253 (`/prod//orders` answered as `/prod/orders`),
 // martzcodes/blog-ts-request-validation's README (`//` in the middle matched `{hello}` as empty).
 import { describe, expect, test } from '@jest/globals';
