@@ -164,8 +164,8 @@ describe('--layer ARN=DIR, --runtime-sdk DIR', () => {
     expect(body).toEqual({ greeting: 'hello CommonJS, from the layer' });
   });
 
-  test("the folder named for the runtime's SDK provides it", async () => {
-    expect(await get(runner.api, '/sdk')).toEqual({ status: 200, body: { sdk: 'function' } });
+  test.each(['/sdk', '/sdk-cjs'])("%s: the folder named for the runtime's SDK provides it", async (path) => {
+    expect(await get(runner.api, path)).toEqual({ status: 200, body: { sdk: 'function' } });
   });
 });
 

@@ -227,10 +227,17 @@ const inLayers = (specifier) => {
     .find((file) => existsSync(file));
 };
 
-/** `specifier` resolved from the runtime's SDK folder (a node_modules folder: a module beside it finds its packages). */
+/**
+ * `specifier` resolved from the runtime's SDK folder (a node_modules folder: a module beside it finds its packages). A
+ * require() is resolved there by a require of that folder: Node's default step for a require() resolves from the
+ * module that requires, whatever parentURL the context is given.
+ */
 const fromRuntimeSdk = (specifier, context, nextResolve) => {
+  const parent = join(runtimeSdk, 'index.js');
   try {
-    return nextResolve(specifier, { ...context, parentURL: pathToFileURL(join(runtimeSdk, 'index.js')).href });
+    if (context.conditions?.includes('require'))
+      return { url: pathToFileURL(createRequire(parent).resolve(specifier)).href, shortCircuit: true };
+    return nextResolve(specifier, { ...context, parentURL: pathToFileURL(parent).href });
   } catch {
     return undefined;
   }
