@@ -76,6 +76,8 @@ const synthArgs = ({ context = {} }: AppProject) => [
  * synth (a user's `cdk synth`) wrote the manifest after the note.
  */
 const contextFile = (cloudAssemblyDir: string) => join(cloudAssemblyDir, 'local-runner-context.json');
+const noteContext = (cloudAssemblyDir: string, { context = {} }: AppProject) =>
+  writeFileSync(contextFile(cloudAssemblyDir), JSON.stringify(context));
 const synthesizedContext = (cloudAssemblyDir: string): string => {
   const file = contextFile(cloudAssemblyDir);
   const manifest = join(cloudAssemblyDir, 'manifest.json');
@@ -109,7 +111,7 @@ export const ensureSynthesized = (project: AppProject, log: (line: string) => vo
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (synth.status !== 0) throw new RunnerError(`cdk synth failed (exit ${synth.status ?? synth.signal})`);
-  writeFileSync(contextFile(cloudAssemblyDir), JSON.stringify(project.context ?? {}));
+  noteContext(cloudAssemblyDir, project);
   return cloudAssemblyDir;
 };
 
@@ -124,4 +126,17 @@ export const synthesize = async (project: AppProject, outputDir: string) => {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
     throw new RunnerError(`${stderr}${stdout}`.trim() || (error as Error).message);
   }
+};
+
+/**
+ * `cdk synth` into the project's cdk.out, as `cdk watch` does (`start --watch`), without blocking; resolves with the
+ * folder. The bundles stay where the first start found them, beside the project's node_modules, so a function resolves
+ * what it leaves out of its bundle (the runtime's SDK) as it did then; the CDK removes no asset folder of an earlier
+ * synth (aws/aws-cdk issue 2869), so the bundles a reload replaces stay in place while they finish.
+ */
+export const resynthesize = async (project: AppProject) => {
+  const cloudAssemblyDir = cloudAssemblyOf(project);
+  await synthesize(project, cloudAssemblyDir);
+  noteContext(cloudAssemblyDir, project);
+  return cloudAssemblyDir;
 };

@@ -1,11 +1,10 @@
 // `cdk-local-runner start --watch`: a new synth whenever the app's sources change, served without a restart: the
 // database, the issuer, the address and the token stay. A change that does not synthesize leaves the previous version
-// serving, and its error is printed.
+// serving, and its error is printed. Each synth goes to the project's cdk.out, as the first start's did: no folder of
+// the runner's to remove, however it stops.
 import { existsSync, statSync, watch } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppProject, alwaysSources, isSource, synthesize } from '../app/cloud-assembly.ts';
+import { type AppProject, alwaysSources, isSource, resynthesize } from '../app/cloud-assembly.ts';
 import type { LocalApi } from '../local-api.ts';
 
 /** Editors write a file in several steps: a synth starts once the changes have paused this long. */
@@ -22,7 +21,6 @@ export const reloadOnChange = (api: LocalApi, project: AppProject, log: (line: s
   let timer: NodeJS.Timeout | undefined;
   let synthesizing = false;
   let changedMeanwhile = false;
-  let served: string | undefined;
 
   const rebuild = async () => {
     if (synthesizing) {
@@ -30,17 +28,11 @@ export const reloadOnChange = (api: LocalApi, project: AppProject, log: (line: s
       return;
     }
     synthesizing = true;
-    const outputDir = await mkdtemp(join(tmpdir(), 'local-runner-dev-'));
     try {
       log('change seen: synthesizing...');
-      await synthesize(project, outputDir);
-      await api.reload(outputDir);
+      await api.reload(await resynthesize(project));
       log('serving the new version (the database and its items are kept)');
-      // The previous synth's bundles are loaded: its folder can go (the first one, cdk.out, stays).
-      if (served) await rm(served, { recursive: true, force: true });
-      served = outputDir;
     } catch (error) {
-      await rm(outputDir, { recursive: true, force: true });
       log(`the change does not synthesize; still serving the previous version:\n${(error as Error).message}`);
     } finally {
       synthesizing = false;

@@ -1,0 +1,57 @@
+// `start --watch` on a CDK project of our own (fixtures/watch-app.ts) whose functions leave the runtime's SDK out of
+// their bundle, as NodejsFunction does on nodejs18.x and later ("Runtime-included SDK versions" in the Lambda guide's
+// "Building Lambda functions with Node.js"; aws-cdk-lib's aws-lambda-nodejs README, "Externals"): after a reload they
+// import the SDK as at the first start, and the runner leaves no folder behind when it stops, however it stops.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { watchProject } from '../fixtures/watch-app.ts';
+import { signalGroup } from '../helpers/process-group.ts';
+import { type Launched, launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
+
+let project: string;
+/** The runner's own temporary folder (its TMPDIR), to see what it leaves there. */
+let runnerTmp: string;
+let runner: Launched;
+let url: string;
+
+beforeAll(async () => {
+  project = watchProject();
+  runnerTmp = mkdtempSync(join(tmpdir(), 'local-runner-watch-tmp-'));
+  runner = launch(join(project, '.local-runner'), {
+    cwd: project,
+    args: ['--watch'],
+    env: { ...process.env, TMPDIR: runnerTmp },
+  });
+  const output = await launchedUntil(runner, /watching handler\/\*\* for changes/);
+  url = /is serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+}, 120_000);
+
+afterAll(() => {
+  stopStarted();
+  for (const dir of [project, runnerTmp]) if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const get = async (path: string) => {
+  const response = await fetch(`${url}${path}`);
+  return { status: response.status, body: await response.text() };
+};
+const version = (value: number) => JSON.stringify({ version: value, sdk: 'function' });
+
+test('a function leaving the SDK to the runtime imports it after a reload as at the first start', async () => {
+  expect(await get('/commonjs')).toEqual({ status: 200, body: version(1) });
+  expect(await get('/module')).toEqual({ status: 200, body: version(1) });
+
+  writeFileSync(join(project, 'handler/version.json'), JSON.stringify({ version: 2 }));
+  await runner.printed(/serving the new version/);
+
+  expect(await get('/commonjs')).toEqual({ status: 200, body: version(2) });
+  expect(await get('/module')).toEqual({ status: 200, body: version(2) });
+}, 120_000);
+
+test('stopped, even by SIGKILL, the runner leaves nothing in its temporary folder', async () => {
+  signalGroup(runner.child, 'SIGKILL');
+  await runner.exited;
+  expect(readdirSync(runnerTmp)).toEqual([]);
+}, 60_000);
