@@ -4,6 +4,7 @@ export { type AppProject, appProjectAt, ensureSynthesized, synthesize } from './
 export { type TokenIssuerVariables, tokenIssuerMetadataKey } from './app/metadata.ts';
 export { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 export { configFileName, type RunnerConfig, readConfig } from './cli/config.ts';
+export { inspectContextKey } from './cli/options.ts';
 export { startDatabase } from './database/database.ts';
 export { RunnerError } from './errors.ts';
 export { devIssuerScope, type IssuerIdentity, loadSigningKey, serveJwks, signDevToken } from './issuer/dev-issuer.ts';

@@ -221,14 +221,28 @@ export const layerDirsOf = (values: { layer?: string[] | undefined }) =>
   );
 
 /** The CDK project the command runs in, with the context values `--context` gives its synth. */
-export const projectOf = (values: { context?: string[] | undefined }, root = process.cwd()): AppProject => {
+/**
+ * The context value a synth for debugging (`--inspect`) is given, `true`: an app may then bundle its functions for a
+ * debugger (unminified, with source maps), as the README's "Debugging" says.
+ */
+export const inspectContextKey = 'local-runner:inspect';
+
+/** The project in `root`, with the context values given (and inspectContextKey's, when debugging). */
+export const projectOf = (
+  values: { context?: string[] | undefined; inspect?: string | undefined },
+  root = process.cwd(),
+): AppProject => {
   const project = appProjectAt(root);
-  return values.context === undefined ? project : { ...project, context: pairsOf('context', values.context) };
+  const context = {
+    ...(values.inspect !== undefined && { [inspectContextKey]: 'true' }),
+    ...pairsOf('context', values.context),
+  };
+  return Object.keys(context).length === 0 ? project : { ...project, context };
 };
 
 /** The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). */
 export const cloudAssemblyOf = (
-  values: { app?: string | undefined; context?: string[] | undefined },
+  values: { app?: string | undefined; context?: string[] | undefined; inspect?: string | undefined },
   log: (line: string) => void,
 ) => {
   const { app } = values;

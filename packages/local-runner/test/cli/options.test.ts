@@ -161,6 +161,14 @@ describe('--context NAME=VALUE (as cdk synth -c takes it)', () => {
     expect(projectOf({}, project()).context).toBeUndefined();
   });
 
+  test('--inspect: the synth is told it is for debugging (inspectContextKey), besides the values given', () => {
+    expect(projectOf({ inspect: '' }, project()).context).toEqual({ 'local-runner:inspect': 'true' });
+    expect(projectOf({ inspect: 'Items', context: ['q=1'] }, project()).context).toEqual({
+      'local-runner:inspect': 'true',
+      q: '1',
+    });
+  });
+
   test.each([
     ['no =', ['origin'], '--context origin: expected NAME=VALUE'],
     ['no name', ['=x'], '--context =x: expected NAME=VALUE'],
