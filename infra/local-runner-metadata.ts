@@ -1,7 +1,11 @@
-// What this app tells the local runner through a function's template Metadata: the interface the runner documents
-// (packages/local-runner/docs/configuration.md, "What an app tells the runner"), written here rather than imported, so
-// that the stack never imports the runner (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys.
-// test/infra/local-runner-metadata.test.ts holds the two to the same key and shape.
+// What this app tells the local runner through a function's template Metadata, and what the runner tells a synth: the
+// interface the runner documents (packages/local-runner/docs/configuration.md, "What an app tells the runner", and
+// docs/debugging.md), written here rather than imported, so that the stack never imports the runner
+// (.dependency-cruiser.mjs): deleting the runner breaks nothing that deploys. test/infra/local-runner-metadata.test.ts
+// holds the two to the same keys and shape.
+
+/** The context value (`true`) the runner gives a synth for debugging (`--inspect`). */
+export const inspectContextKey = 'local-runner:inspect';
 
 /**
  * A function that verifies tokens of an issuer: the environment variables that take the issuer (`iss`), the audience

@@ -7,6 +7,7 @@ import { Alias, Architecture, type CfnFunction, LoggingFormat, Runtime, Tracing 
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { inspectContextKey } from '../local-runner-metadata.ts';
 import { projectRoot } from '../project-root.ts';
 import { Monitoring } from './monitoring.ts';
 
@@ -83,7 +84,9 @@ export class PlantStoreFunction extends Construct {
       bundling: {
         format: OutputFormat.ESM,
         target: 'node24',
-        minify: true,
+        // Synthesized for the local runner's debugger, the bundle keeps the source's names: a paused frame reads as the
+        // TypeScript does (`input`, not a mangled one).
+        minify: this.node.tryGetContext(inspectContextKey) !== 'true',
         // The map ships beside the bundle; Node reads it only with NODE_OPTIONS=--enable-source-maps, which costs
         // every cold start, so it is not set: docs/deploy.md says how to decode a stack trace.
         sourceMap: true,

@@ -1,10 +1,12 @@
 // `--inspect=CreatePlantFunction`: a debugger attaches to the function's execution environment over the inspector
 // protocol (Chrome DevTools Protocol, over the WebSocket Node's inspector serves: https://nodejs.org/api/debugger.html,
 // https://chromedevtools.github.io/devtools-protocol/), sets a breakpoint by TypeScript file and line as VS Code does
-// (through the bundle's source map: the TypeScript position mapped to the bundle's), and a request hits it. Paused
+// (through the bundle's source map: the TypeScript position mapped to the bundle's), and a request hits it; the app
+// synthesized for --inspect is bundled unminified, so the source's names read in the paused frame. Paused
 // there past the function's timeout, the invocation goes on; resumed, the request is answered (docs/debugging.md).
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import {
@@ -14,7 +16,14 @@ import {
   originalPositionFor,
   TraceMap,
 } from '@jridgewell/trace-mapping';
-import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import {
+  appProjectAt,
+  inspectContextKey,
+  type LocalApi,
+  signDevToken,
+  startLocalApi,
+  synthesize,
+} from 'cdk-local-runner';
 import { projectRoot } from '../../infra/project-root.ts';
 import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.ts';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
@@ -95,8 +104,12 @@ const functionLog = recordedLog();
 
 beforeAll(async () => {
   const port = await freePort();
+  // Synthesized as `start --inspect` synthesizes it: with the runner's context value for debugging.
+  const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-debug-'));
+  await synthesize({ ...appProjectAt(projectRoot), context: { [inspectContextKey]: 'true' } }, cloudAssemblyDir);
   api = await startLocalApi({
     ...plantStoreOptions(),
+    cloudAssemblyDir,
     inspect: { functionId: 'CreatePlantFunction', firstPort: port },
     functionLog: (functionId, line) => functionLog.log(`${functionId}: ${line}`),
   });
@@ -107,7 +120,7 @@ beforeAll(async () => {
   const url = functionLog.lines.map((line) => listening.exec(line)?.[1]).find(Boolean);
   if (!url?.includes(`127.0.0.1:${port}/`)) throw new Error(`the inspector is not on port ${port}: ${listening}`);
   inspector = await inspectorClient(url);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   inspector?.close();
@@ -146,6 +159,7 @@ test('a breakpoint set by TypeScript file and line binds through the source map,
     const response = postPlant(api?.url ?? '', token, { id, name: 'Agave' });
     const { callFrames } = (await paused) as {
       callFrames: {
+        callFrameId: string;
         location: { lineNumber: number; columnNumber: number };
         scopeChain: { type: string; object: { objectId: string } }[];
       }[];
@@ -171,6 +185,14 @@ test('a breakpoint set by TypeScript file and line binds through the source map,
     generatePreview: true,
   });
   expect(JSON.stringify(variables)).toContain('"Agave"');
+  // The source's names read in the paused frame, as a developer types them in the debugger's console: the runner
+  // synthesized for --inspect, and the stack then bundles unminified (plant-store-function.ts).
+  const evaluated = await inspector.send('Debugger.evaluateOnCallFrame', {
+    callFrameId: top.callFrameId,
+    expression: '[input.name, createdBy]',
+    returnByValue: true,
+  });
+  expect(evaluated.result).toEqual({ type: 'object', value: ['Agave', 'debugger'] });
   await inspector.send('Debugger.resume');
   expect((await response).status).toBe(200);
 
