@@ -53,6 +53,26 @@ export const startDynalite = async (tableName: string): Promise<LocalDynamoDb> =
   return db;
 };
 
+/**
+ * startDynalite for a file's hooks: `start` in its beforeAll, `stop` in its afterAll (give both databaseStartMs).
+ * When beforeAll times out while the database starts, jest runs afterAll at once and the start ends later: `stop`
+ * waits for it and closes what it opened, so that no database holds the worker open, and adds no error of its own
+ * (the time-out is the failure the run reports).
+ */
+export const dynaliteForHooks = (tableName: string) => {
+  let starting: Promise<LocalDynamoDb> | undefined;
+  return {
+    start: (): Promise<LocalDynamoDb> => {
+      starting = startDynalite(tableName);
+      return starting;
+    },
+    stop: async () => {
+      const started = await starting?.catch(() => undefined);
+      await started?.close();
+    },
+  };
+};
+
 /** The item stored for the plant `id` in the plants table `tableName`, read consistently, or undefined. */
 export const storedPlant = async (client: DynamoDBClient, tableName: string, id: string | bigint) => {
   const key = { id: { N: String(id) } };

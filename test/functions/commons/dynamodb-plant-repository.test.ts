@@ -10,26 +10,30 @@ import { UnavailableError } from '../../../functions/commons/errors.ts';
 import type { PlantRecord } from '../../../functions/commons/plant-repository.ts';
 import {
   databaseStartMs,
+  dynaliteForHooks,
   type LocalDynamoDb,
   refusedEndpoint,
-  startDynalite,
   storedPlant,
 } from '../../helpers/dynalite.ts';
 
 const tableName = 'plants-store-test';
+const database = dynaliteForHooks(tableName);
 let db: LocalDynamoDb;
-/** The function's own client, on the test database. */
+/** The function's own client, on the test database (undefined until beforeAll has made it). */
 let client: DynamoDbClient;
+let madeClient: DynamoDbClient | undefined;
 
 beforeAll(async () => {
-  db = await startDynalite(tableName);
+  db = await database.start();
   client = createDynamoDbClient({ endpoint: db.endpoint });
+  madeClient = client;
 }, databaseStartMs);
 
+// Also after a beforeAll that timed out: then no client was made, and the database is closed once it has started.
 afterAll(async () => {
-  client.destroy();
-  await db.close();
-});
+  madeClient?.destroy();
+  await database.stop();
+}, databaseStartMs);
 
 const record = (overrides: Partial<PlantRecord> = {}): PlantRecord => ({
   id: 1n,

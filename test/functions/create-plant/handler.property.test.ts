@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { databaseStartMs, type LocalDynamoDb, startDynalite, storedPlant } from '../../helpers/dynalite.ts';
+import { databaseStartMs, dynaliteForHooks, type LocalDynamoDb, storedPlant } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { expectedAnswer, judgeAnswer, plantRequests } from '../../helpers/plant-requests.ts';
 import { replay, report } from '../../helpers/report.ts';
@@ -16,12 +16,14 @@ const runs = 5_000;
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
+const database = dynaliteForHooks(tableName);
+
 beforeAll(async () => {
-  db = await startDynalite(tableName);
+  db = await database.start();
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
 }, databaseStartMs);
 
-afterAll(() => db.close());
+afterAll(() => database.stop(), databaseStartMs);
 
 const stored = (id: string) => storedPlant(db.client, tableName, id);
 

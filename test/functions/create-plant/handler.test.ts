@@ -4,7 +4,7 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { type CreatePlantHandler, loadCreatePlantHandler } from '../../helpers/create-plant-handler.ts';
-import { databaseStartMs, type LocalDynamoDb, startDynalite, storedPlant } from '../../helpers/dynalite.ts';
+import { databaseStartMs, dynaliteForHooks, type LocalDynamoDb, storedPlant } from '../../helpers/dynalite.ts';
 import { createPlantEvent, lambdaContext } from '../../helpers/events.ts';
 import { contractViolations, createPlantRequest } from '../../helpers/independent-contract.ts';
 
@@ -12,12 +12,14 @@ const tableName = 'plants-handler-test';
 let db: LocalDynamoDb;
 let handler: CreatePlantHandler;
 
+const database = dynaliteForHooks(tableName);
+
 beforeAll(async () => {
-  db = await startDynalite(tableName);
+  db = await database.start();
   handler = await loadCreatePlantHandler(tableName, db.endpoint);
 }, databaseStartMs);
 
-afterAll(() => db.close());
+afterAll(() => database.stop(), databaseStartMs);
 
 /** Invokes the handler and checks the answer against openapi.yaml before returning it. */
 const invoke = async (event: APIGatewayProxyEvent) => {
