@@ -1,11 +1,11 @@
 // A real DynamoDB API for tests that store plants: the local runner's own database (dynalite in its process, in
 // memory), with the plants table as the CDK construct declares it (infra/constructs/plants-table.ts), not restated.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { App, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
 import { listenOnLoopback, startDatabase } from 'cdk-local-runner';
-import { PlantsTable } from '../../infra/constructs/plants-table.ts';
 
 export interface LocalDynamoDb {
   endpoint: string;
@@ -14,12 +14,26 @@ export interface LocalDynamoDb {
   close(): Promise<void>;
 }
 
-/** The table's CloudFormation properties, as the construct synthesizes them. */
-const plantsTableProperties = () => {
+/**
+ * The table's CloudFormation properties, as the construct synthesizes them: once per run, kept in the run's temporary
+ * folder (TMPDIR, removed by its teardown), so that only the first file to start a database loads aws-cdk-lib.
+ */
+const plantsTableProperties = async (): Promise<Record<string, unknown>> => {
+  const kept = join(tmpdir(), 'plants-table-properties.json');
+  if (existsSync(kept)) return JSON.parse(readFileSync(kept, 'utf8')) as Record<string, unknown>;
+  const [{ App, Stack }, { Template }, { PlantsTable }] = await Promise.all([
+    import('aws-cdk-lib'),
+    import('aws-cdk-lib/assertions'),
+    import('../../infra/constructs/plants-table.ts'),
+  ]);
   const stack = new Stack(new App(), 'PlantsTableOnly');
   new PlantsTable(stack, 'Plants');
   const [table] = Object.values(Template.fromStack(stack).findResources('AWS::DynamoDB::Table'));
   if (!table) throw new Error('PlantsTable declares no table');
+  // Written whole, then renamed: a file starting its database meanwhile reads all of it or none.
+  const writing = `${kept}.${process.pid}`;
+  writeFileSync(writing, JSON.stringify(table.Properties));
+  renameSync(writing, kept);
   return table.Properties as Record<string, unknown>;
 };
 
@@ -31,7 +45,7 @@ export const databaseStartMs = 90_000;
 
 /** Dynalite in memory, with the plants table `tableName` created (more with createPlantsTable). */
 export const startDynalite = async (tableName: string): Promise<LocalDynamoDb> => {
-  const properties = plantsTableProperties();
+  const properties = await plantsTableProperties();
   const database = await startDatabase([], undefined, () => undefined);
   const client = new DynamoDBClient({ endpoint: database.endpoint, maxAttempts: 1 });
   const db: LocalDynamoDb = {
