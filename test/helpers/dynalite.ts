@@ -43,7 +43,11 @@ const plantsTableProperties = async (): Promise<Record<string, unknown>> => {
  */
 export const databaseStartMs = 90_000;
 
-/** Dynalite in memory, with the plants table `tableName` created (more with createPlantsTable). */
+/**
+ * Dynalite in memory, with the plants table `tableName` created (more with createPlantsTable). In a file's hooks,
+ * through dynaliteForHooks; kept for a caller that stops it itself.
+ * @public
+ */
 export const startDynalite = async (tableName: string): Promise<LocalDynamoDb> => {
   const properties = await plantsTableProperties();
   const database = await startDatabase([], undefined, () => undefined);
