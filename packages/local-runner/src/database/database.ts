@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalTable } from '../app/template.ts';
+import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './process.ts';
 
@@ -71,6 +72,7 @@ export const startDatabase = async (
   log: (line: string) => void,
 ): Promise<LocalDatabase> => {
   const path = dataDir === undefined ? undefined : join(dataDir, 'dynamodb');
+  if (dataDir !== undefined) makeDataDir(dataDir);
   if (path) mkdirSync(path, { recursive: true });
   let closing = false;
   let current: ChildProcess;

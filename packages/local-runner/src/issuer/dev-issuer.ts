@@ -1,12 +1,13 @@
 // The development token issuer: an ES256 key created once in the data folder, its JWKS served on loopback, and
 // tokens signed with it. The authorizer's environment points at it, so local tokens pass the real authorizer code.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import { resolveValue } from '../app/intrinsics.ts';
 import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
+import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import {
   afterBody,
@@ -135,7 +136,7 @@ export const loadSigningKey = async (dataDir: string | undefined, identity: Issu
     const { privateKey } = await generateKeyPair(algorithm, { extractable: true });
     privateJwk = { ...(await exportJWK(privateKey)), alg: algorithm, kid: `dev-${Date.now().toString(36)}` };
     if (file && dataDir) {
-      mkdirSync(dataDir, { recursive: true });
+      makeDataDir(dataDir);
       writeFileSync(file, JSON.stringify(privateJwk), { mode: 0o600 });
     }
   }
