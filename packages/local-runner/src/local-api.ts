@@ -176,7 +176,10 @@ const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audie
  */
 export const startServices = async (
   assembly: LocalAssembly,
-  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'>,
+  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'> & {
+    /** Use the database a running `start` serves the data folder with, if one does (the invoke command). */
+    joinRunningDatabase?: boolean;
+  },
 ) => {
   const inspectPorts = inspectPortsOf(servedFunctions(assembly), options.inspect);
   const identity = options.tokenIssuer ?? neutralIssuer;
@@ -186,7 +189,12 @@ export const startServices = async (
   const closeEndpoints = () => Promise.all([jwks.close(), unserved.close()]);
   let database: LocalDatabase;
   try {
-    database = await startDatabase(assembly.tables, options.dataDir, options.log);
+    database = await startDatabase(
+      assembly.tables,
+      options.dataDir,
+      options.log,
+      options.joinRunningDatabase ? 'join' : 'announce',
+    );
   } catch (error) {
     await closeEndpoints();
     throw error;

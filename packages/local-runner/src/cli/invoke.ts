@@ -1,5 +1,7 @@
-// `cdk-local-runner invoke <function id> <event.json>`: one invocation of one function of the synthesized app, as
-// `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`. Prints the result as JSON.
+// `cdk-local-runner invoke <function id> [event.json | -]`: one invocation of one function of the synthesized app, as
+// `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`: beside a running
+// start of the same data folder, its database is shared (the folder's lock admits one process). Prints the result as
+// JSON.
 import { readFileSync } from 'node:fs';
 import { namedFunction, readAssembly, servedFunctions, unreachedFunctions } from '../app/template.ts';
 import { RunnerError } from '../errors.ts';
@@ -17,8 +19,9 @@ import {
 } from './options.ts';
 
 const { values, positionals, usage } = parseCommandLine(
-  'cdk-local-runner invoke <function id> <event.json> [options]',
+  'cdk-local-runner invoke <function id> [event.json | -] [options]',
   [
+    'event',
     'data-dir',
     'in-memory',
     'env-vars',
@@ -33,12 +36,39 @@ const { values, positionals, usage } = parseCommandLine(
   ],
   { positionals: true },
 );
-const [functionId, eventFile] = positionals;
+const [functionId, eventArgument] = positionals;
 const log = (line: string) => console.error(line);
+
+/** The event: a JSON file, or standard input for `-` (as `sam local invoke --event`); none is `{}`, as there. */
+const readEvent = (file: string | undefined): unknown => {
+  if (file === undefined) return {};
+  const where = file === '-' ? 'the event on standard input' : `event file ${file}`;
+  let text: string;
+  try {
+    if (file === '-' && process.stdin.isTTY) log('reading the event from standard input (end it with Ctrl-D)');
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new RunnerError(
+      `${where}: ${code === 'ENOENT' ? 'no such file (an event written inline goes on standard input, with -)' : message}`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RunnerError(`${where} is not JSON: ${(error as Error).message}`);
+  }
+};
+
 try {
-  if (!functionId || !eventFile || positionals.length > 2)
-    throw new RunnerError(`expected <function id> <event.json>\n\n${usage}`);
-  const assembly = readAssembly(cloudAssemblyOf(values, log), {
+  if (!functionId || positionals.length > 2)
+    throw new RunnerError(`expected <function id> [event.json | -]\n\n${usage}`);
+  if (eventArgument !== undefined && values.event !== undefined)
+    throw new RunnerError(`the event is given twice: ${eventArgument} and --event ${values.event}`);
+  const eventFile = values.event ?? eventArgument;
+  const event = readEvent(eventFile);
+  const inputs = [eventFile, values['env-vars']].filter((file): file is string => file !== undefined && file !== '-');
+  const assembly = readAssembly(cloudAssemblyOf(values, log, inputs), {
     stackName: values.stack,
     apiName: values.api,
     layerDirs: layerDirsOf(values),
@@ -49,7 +79,6 @@ try {
     throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
   if (!named)
     throw new RunnerError(`no function ${functionId}; the API's are ${served.map(({ name }) => name).join(', ')}`);
-  const event: unknown = JSON.parse(readFileSync(eventFile, 'utf8'));
   const config = readConfig(process.cwd());
   // Debugged, the function's runtime waits for a debugger to attach before it loads the code.
   const inspect = inspectOf(values) && { ...inspectOf(values), functionId: named.name, wait: true };
@@ -59,6 +88,7 @@ try {
     );
   const services = await startServices(assembly, {
     dataDir: dataDirOf(values, config),
+    joinRunningDatabase: true,
     maxWorkers: 1,
     tokenIssuer: config.tokenIssuer,
     runtimeSdk: runtimeSdkOf(values),

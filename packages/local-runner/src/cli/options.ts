@@ -2,7 +2,7 @@
 // command that fails on a user's mistake (a RunnerError) prints its message; anything else is a bug: its stack.
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AppProject, appProjectAt, ensureSynthesized } from '../app/cloud-assembly.ts';
 import { RunnerError } from '../errors.ts';
@@ -37,6 +37,12 @@ export const options = {
     type: 'string',
     placeholder: 'FILE',
     help: '{"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)',
+  },
+  event: {
+    type: 'string',
+    short: 'e',
+    placeholder: 'FILE',
+    help: 'the event, a JSON file (as `sam local invoke -e`); - reads it from standard input (default: {})',
   },
   app: {
     type: 'string',
@@ -240,13 +246,23 @@ export const projectOf = (
   return Object.keys(context).length === 0 ? project : { ...project, context };
 };
 
-/** The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). */
+/**
+ * The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). `inputs`:
+ * files the command reads (an event, --env-vars), which are never sources, though a `**` in cdk.json's watch names them.
+ */
 export const cloudAssemblyOf = (
   values: { app?: string | undefined; context?: string[] | undefined; inspect?: string | undefined },
   log: (line: string) => void,
+  inputs: string[] = [],
 ) => {
   const { app } = values;
-  if (app === undefined) return ensureSynthesized(projectOf(values), log);
+  if (app === undefined) {
+    const project = projectOf(values);
+    const inProject = inputs
+      .map((file) => relative(project.root, resolve(file)))
+      .filter((path) => !path.startsWith('..'));
+    return ensureSynthesized({ ...project, exclude: [...project.exclude, ...inProject] }, log);
+  }
   if (values.context !== undefined)
     throw new RunnerError(`--app ${app} was synthesized already: its context is its own`);
   const dir = resolve(app);

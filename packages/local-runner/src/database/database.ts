@@ -3,7 +3,7 @@
 // port and folder: requests meanwhile find the database unavailable (createPlant answers 503 with Retry-After), the
 // runner keeps serving, and it recovers by itself once the cause is gone.
 import { type ChildProcess, fork } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
@@ -63,6 +63,30 @@ const spawnDatabase = (options: DatabaseProcessOptions) => {
 };
 
 /**
+ * Where the database of a data folder serves while a `start` runs on it: `<dataDir>/database.json`, `{ pid, endpoint }`
+ * (the runner's process), so that `invoke` shares it instead of failing on the folder's lock (LevelDB takes one
+ * process).
+ */
+const runningFile = (dataDir: string) => join(dataDir, 'database.json');
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** The database a running `start` serves `dataDir` with; undefined when none does (a file left by one killed). */
+const runningDatabase = (dataDir: string) => {
+  const file = runningFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  const { pid, endpoint } = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown; endpoint?: unknown };
+  return typeof pid === 'number' && typeof endpoint === 'string' && isAlive(pid) ? { pid, endpoint } : undefined;
+};
+
+/**
  * Starts dynalite, on disk under `dataDir` (checked first: a damaged folder is refused with what to do) or in memory
  * without one, and creates the tables that are missing.
  */
@@ -70,7 +94,11 @@ export const startDatabase = async (
   tables: LocalTable[],
   dataDir: string | undefined,
   log: (line: string) => void,
+  /** `announce`: say where it serves in the data folder (start); `join`: use the one a start serves, if any (invoke). */
+  running: 'announce' | 'join' = 'announce',
 ): Promise<LocalDatabase> => {
+  const joined = running === 'join' && dataDir !== undefined ? runningDatabase(dataDir) : undefined;
+  if (dataDir !== undefined && joined) return joinDatabase(tables, dataDir, joined, log);
   const path = dataDir === undefined ? undefined : join(dataDir, 'dynamodb');
   if (dataDir !== undefined) makeDataDir(dataDir);
   if (path) mkdirSync(path, { recursive: true });
@@ -106,32 +134,11 @@ export const startDatabase = async (
   for (const note of notes) log(`database folder: ${note}`);
   supervise(first.child, port);
   const endpoint = `http://127.0.0.1:${port}`;
-  const createTables = async (tables: LocalTable[]) => {
-    const client = new DynamoDBClient({
-      endpoint,
-      region: localAws.region,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    try {
-      for (const table of tables) {
-        try {
-          await client.send(new CreateTableCommand(createTableInput(table)));
-        } catch (error) {
-          if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
-        }
-      }
-      // A table is CREATING for a moment after CreateTable (in dynalite too: it turns ACTIVE on its next tick, later
-      // on a busy machine), and answers ResourceNotFoundException meanwhile: each is served once DescribeTable says
-      // it is ACTIVE. The waiter asks at once, then every second.
-      for (const { tableName } of tables) {
-        await waitUntilTableExists({ client, minDelay: 1, maxDelay: 1, maxWaitTime: 60 }, { TableName: tableName });
-      }
-    } finally {
-      client.destroy();
-    }
-  };
+  const createTables = (more: LocalTable[]) => createTablesAt(endpoint, more);
+  const announced = running === 'announce' && dataDir !== undefined ? runningFile(dataDir) : undefined;
   const close = async () => {
     closing = true;
+    if (announced) rmSync(announced, { force: true });
     const child = current;
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -145,5 +152,50 @@ export const startDatabase = async (
     await close();
     throw error;
   }
+  if (announced) writeFileSync(announced, JSON.stringify({ pid: process.pid, endpoint }));
   return { endpoint, createTables, close };
+};
+
+/** Creates what is missing of a reloaded (or another command's) app's tables, in the database at `endpoint`. */
+const createTablesAt = async (endpoint: string, tables: LocalTable[]) => {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: localAws.region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    for (const table of tables) {
+      try {
+        await client.send(new CreateTableCommand(createTableInput(table)));
+      } catch (error) {
+        if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
+      }
+    }
+    // A table is CREATING for a moment after CreateTable (in dynalite too: it turns ACTIVE on its next tick, later
+    // on a busy machine), and answers ResourceNotFoundException meanwhile: each is served once DescribeTable says
+    // it is ACTIVE. The waiter asks at once, then every second.
+    for (const { tableName } of tables) {
+      await waitUntilTableExists({ client, minDelay: 1, maxDelay: 1, maxWaitTime: 60 }, { TableName: tableName });
+    }
+  } finally {
+    client.destroy();
+  }
+};
+
+/** The database a running `start` serves the data folder with, shared: closing it leaves it to that runner. */
+const joinDatabase = async (
+  tables: LocalTable[],
+  dataDir: string,
+  { pid, endpoint }: { pid: number; endpoint: string },
+  log: (line: string) => void,
+): Promise<LocalDatabase> => {
+  log(`database: the one the runner serving ${dataDir} runs (process ${pid}), at ${endpoint}`);
+  try {
+    await createTablesAt(endpoint, tables);
+  } catch (error) {
+    throw new RunnerError(
+      `${runningFile(dataDir)} says runner process ${pid} serves this data folder's database at ${endpoint}, which does not answer (${(error as Error).message}): stop that runner, or remove the file if it is not one`,
+    );
+  }
+  return { endpoint, createTables: (more) => createTablesAt(endpoint, more), close: async () => undefined };
 };
