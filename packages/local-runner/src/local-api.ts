@@ -54,7 +54,8 @@ export interface LocalApiOptions {
   tokenIssuer?: IssuerIdentity;
   /**
    * Per function (its logical id, or its name: ServedFunction), values that replace the template's and the runner's own local ones, such as
-   * AWS_ENDPOINT_URL_DYNAMODB (the format of `sam local --env-vars`).
+   * AWS_ENDPOINT_URL_DYNAMODB; `Parameters`: values of every function's template variables (the format of `sam local
+   * --env-vars`: givenVariables).
    */
   envVars?: Record<string, Record<string, string>>;
   log: (line: string) => void;
@@ -168,6 +169,39 @@ const inspectPortsOf = (served: ServedFunction[], inspect: LocalApiOptions['insp
   return ports;
 };
 
+/** The `--env-vars` key whose variables are every function's, as `sam local` reads it (its "Parameters"). */
+const everyFunction = 'Parameters';
+
+/**
+ * What `--env-vars` gives the function `served`, as `sam local` reads the file: `Parameters` for each variable its
+ * template declares, then its entry by logical id, then by name, each over the one before (aws/aws-sam-cli,
+ * samcli/commands/local/lib/local_lambda.py, `_make_env_vars`).
+ */
+const givenVariables = (
+  envVars: Record<string, Record<string, string>> | undefined,
+  { name, fn }: Pick<ServedFunction, 'name' | 'fn'>,
+): Record<string, string> => ({
+  ...Object.fromEntries(
+    Object.entries(envVars?.[everyFunction] ?? {}).filter(([variable]) => variable in fn.variables),
+  ),
+  ...envVars?.[fn.id],
+  ...envVars?.[name],
+});
+
+/**
+ * Refuses `--env-vars` keys that name no function of the app (by logical id or `Stack/id`, served or not): a typo would
+ * leave the template's values in place silently. `sam local` ignores them; the runner fails closed.
+ */
+const refuseUnknownFunctions = (envVars: Record<string, Record<string, string>>, assembly: LocalAssembly) => {
+  const known = new Set([everyFunction, ...assembly.functionKeys]);
+  const unknown = Object.keys(envVars).filter((key) => !known.has(key));
+  if (unknown.length === 0) return;
+  const ids = [...new Set(assembly.functionKeys.filter((key) => !key.includes('/')))];
+  throw new RunnerError(
+    `--env-vars: no function ${unknown.join(', ')} in the app; its functions are ${ids.join(', ')} (and "${everyFunction}" gives every function's variables)`,
+  );
+};
+
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
 
 /**
@@ -181,6 +215,7 @@ export const startServices = async (
     joinRunningDatabase?: boolean;
   },
 ) => {
+  if (options.envVars) refuseUnknownFunctions(options.envVars, assembly);
   const inspectPorts = inspectPortsOf(servedFunctions(assembly), options.inspect);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
@@ -204,7 +239,7 @@ export const startServices = async (
   const poolsFor = (served: LocalAssembly) => {
     const pools = new Map<string, FunctionPool>();
     for (const { name, fn, context } of servedFunctions(served)) {
-      const given = { ...options.envVars?.[fn.id], ...options.envVars?.[name] };
+      const given = givenVariables(options.envVars, { name, fn });
       warnOfOwnScope(fn, context, given, options.log);
       for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };

@@ -639,7 +639,14 @@ export interface LocalAssembly {
   stacksWithoutApi: string[];
   /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
   notices: string[];
+  /** Every function of every stack (served or not), as `--env-vars` may name it: its logical id, and `Stack/id`. */
+  functionKeys: string[];
 }
+
+const functionKeysOf = (stacks: AssemblyStack[]) =>
+  stacks.flatMap(({ name, resources }) =>
+    ofType(resources, 'AWS::Lambda::Function').flatMap(([id]) => [id, `${name}/${id}`]),
+  );
 
 /** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage, a function URL. */
 const noticesOf = (stacks: AssemblyStack[]) =>
@@ -682,6 +689,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       tables: [...tables.values()],
       stacksWithoutApi: [],
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
+      functionKeys: functionKeysOf(stacks),
     };
   }
   const withApis = stacks.filter(({ resources }) =>
@@ -710,6 +718,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     tables: stacks.flatMap(({ tables }) => tables),
     stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
+    functionKeys: functionKeysOf(stacks),
   };
 };
 

@@ -36,7 +36,7 @@ export const options = {
   'env-vars': {
     type: 'string',
     placeholder: 'FILE',
-    help: '{"<function id>": {"NAME": "value"}} replacing template values (as sam local takes it)',
+    help: '{"<function id>": {"NAME": "value"}, "Parameters": {...every function\'s}} replacing template values (as sam local takes it)',
   },
   event: {
     type: 'string',
@@ -276,7 +276,10 @@ export const cloudAssemblyOf = (
 export const dataDirOf = (values: { 'data-dir'?: string; 'in-memory'?: boolean }, config: RunnerConfig) =>
   values['in-memory'] === true ? undefined : resolve(values['data-dir'] ?? config.dataDir);
 
-/** `--env-vars file.json`: `{ "<function id>": { "NAME": "value" } }`, as `sam local --env-vars` takes it. */
+/**
+ * `--env-vars file.json`: `{ "<function id>": { "NAME": "value" } }`, and `"Parameters"` for every function, as `sam
+ * local --env-vars` takes it (local-api.ts, givenVariables).
+ */
 export const envVarsOf = (file: string | undefined): Record<string, Record<string, string>> | undefined => {
   if (file === undefined) return undefined;
   const format = 'expected { "<function id>": { "NAME": "value", ... } }';

@@ -2,7 +2,8 @@
 // repository), with `start` running: its data folder stays out of `git status`; `invoke` shares its database instead
 // of failing on the folder's lock, and synthesizes nothing when cdk.out is up to date (the event file written since is
 // no source); its event comes from a file, `-e FILE`, or standard input (`-`), as `sam local invoke --event` takes it
-// (SAM developer guide, "sam local invoke").
+// (SAM developer guide, "sam local invoke"); `--env-vars` reads SAM's "Parameters" and refuses a key that names no
+// function (SAM developer guide, "Invoking functions locally", environment variable file).
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,4 +113,25 @@ describe("invoke's event", () => {
     },
     120_000,
   );
+});
+
+describe('--env-vars, as sam local reads the file', () => {
+  const fixtureValue = ({ stdout }: { stdout: string }) => JSON.parse(JSON.parse(stdout).body).env;
+
+  test('"Parameters" gives every function its values; a function\'s own entry wins over them', async () => {
+    const everyFunction = written('env-parameters.json', { Parameters: { FIXTURE_VALUE: 'every function' } });
+    expect(fixtureValue(await invoke(['Echo', '--env-vars', everyFunction]))).toBe('every function');
+    const both = written('env-both.json', {
+      Parameters: { FIXTURE_VALUE: 'every function' },
+      Echo: { FIXTURE_VALUE: 'own' },
+    });
+    expect(fixtureValue(await invoke(['Echo', '--env-vars', both]))).toBe('own');
+  }, 120_000);
+
+  test('a key that names no function of the app is refused, named', async () => {
+    const typo = written('env-typo.json', { Ecko: { FIXTURE_VALUE: 'lost' } });
+    const invoked = await invoke(['Echo', '--env-vars', typo]);
+    expect(invoked.code).toBe(1);
+    expect(invoked.stderr).toContain('cdk-local-runner invoke failed: --env-vars: no function Ecko in the app');
+  }, 120_000);
 });
