@@ -10,16 +10,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { installed } from '../fixtures/handler-styles-app.ts';
-import { launch, launchedUntil, runnerBin, stopStarted } from '../helpers/runner-process.ts';
+import { type Launched, launch, launchedUntil, runnerBin, stopStarted } from '../helpers/runner-process.ts';
 
 const fixtures = new URL('../fixtures/', import.meta.url).pathname;
 let root = '';
 let url = '';
+let started: Launched | undefined;
 
-/** `cdk-local-runner invoke ARGS` in the project, `input` on its standard input: its exit code and output. */
+/**
+ * `cdk-local-runner invoke ARGS` in the project, `input` on its standard input: its exit code and output. Its events
+ * are the test's own, not API Gateway's: kept out of the event log the run checks against Powertools' schemas
+ * (LOCAL_RUNNER_EVENT_LOG, test/global-teardown.ts).
+ */
 const invoke = (args: string[], input = '') =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [runnerBin, 'invoke', ...args], { cwd: root });
+    const { LOCAL_RUNNER_EVENT_LOG: _checked, ...env } = process.env;
+    const child = spawn(process.execPath, [runnerBin, 'invoke', ...args], { cwd: root, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -53,11 +59,15 @@ beforeAll(async () => {
   // The .gitignore `cdk init app --language typescript` writes.
   writeFileSync(join(root, '.gitignore'), '*.js\n!jest.config.js\n*.d.ts\nnode_modules\n\n.cdk.staging\ncdk.out\n');
   spawnSync('git', ['init', '--quiet'], { cwd: root });
-  const started = launch(join(root, '.local-runner'), { cwd: root });
+  started = launch(join(root, '.local-runner'), { cwd: root });
   const serving = /is serving at (http:\/\/127\.0\.0\.1:\d+)/;
   url = serving.exec(await launchedUntil(started, serving))?.[1] ?? '';
 }, 180_000);
-afterAll(stopStarted);
+// Stopped with all it started: its functions' environments hold its output until they are gone (the watchdog ends them).
+afterAll(async () => {
+  stopStarted();
+  await started?.closed;
+});
 
 test("the runner's data folder is not in the project's git status (its own .gitignore ignores it)", () => {
   const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' });
