@@ -103,7 +103,7 @@ export default {
     doNotFollow: { path: 'node_modules' },
     // The runner's layer fixtures: functions importing what only their layer holds, found where Lambda finds it.
     exclude: {
-      path: '^(cdk\\.out|coverage|examples/typed-client/node_modules|packages/local-runner/node_modules|packages/local-runner/test/fixtures/(layered|layers))/',
+      path: '^(cdk\\.out|coverage|examples/typed-client/node_modules|packages/local-runner/(node_modules|dist)|packages/local-runner/test/fixtures/(layered|layers))/',
     },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
   },

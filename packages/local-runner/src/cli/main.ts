@@ -11,7 +11,19 @@ const usage = `cdk-local-runner <command> [options]
   token    print a bearer token from the development issuer
   invoke   invoke one function once with an event file
 
+cdk-local-runner --version prints its version.
+
 cdk-local-runner <command> --help says more.`;
+
+if (process.argv[2] === '--version') {
+  // The package's own manifest, two folders up from src/cli/ as from dist/cli/.
+  const { readFileSync } = await import('node:fs');
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  console.log(version);
+  process.exit(0);
+}
 
 // The command is taken out of argv, so that each command reads its own options from process.argv.slice(2).
 const [command] = process.argv.splice(2, 1);

@@ -4,7 +4,7 @@
 // runner keeps serving, and it recovers by itself once the cause is gone.
 import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -39,7 +39,8 @@ const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCom
   };
 };
 
-const processFile = new URL('./process.ts', import.meta.url).pathname;
+// process.ts beside this module, or process.js once built (dist/): the extension is this module's own.
+const processFile = new URL(`./process${extname(import.meta.url)}`, import.meta.url).pathname;
 
 /** A restart that fails again this soon waits this long before the next try, so a lasting cause costs no CPU. */
 const restartBackoffMs = 1_000;
