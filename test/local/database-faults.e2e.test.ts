@@ -65,8 +65,8 @@ test('a database process that dies is restarted; the runner keeps serving and lo
   running.push(api);
   expect((await create(1, 'Before')).status).toBe(200);
 
-  // The database process is the one started for this data folder.
-  const pid = spawnSync('pgrep', ['-f', `database/process.ts.*${dataDir}`], { encoding: 'utf8' }).stdout.trim();
+  // The database process is the one started for this data folder (process.js: the runner's build, dist/).
+  const pid = spawnSync('pgrep', ['-f', `database/process\\.js.*${dataDir}`], { encoding: 'utf8' }).stdout.trim();
   expect(pid).toMatch(/^\d+$/);
   process.kill(Number(pid), 'SIGKILL');
   await logged(/^database failed \(it exited\)/);

@@ -204,7 +204,8 @@ const startMemoryProbe = async () => {
 /** Which process answered: the runner, its database, or an execution environment (the function it runs). */
 const processOf = ({ pid, argv: [script = ''], functionName }: ProbeAnswer) => {
   if (functionName !== undefined) return { name: `${functionName} ${pid}`, kind: 'environment' as const };
-  return script.endsWith('database/process.ts')
+  // database/process.ts run from the sources, process.js from the package's build (dist/).
+  return /database\/process\.[jt]s$/.test(script)
     ? { name: 'database', kind: 'database' as const }
     : { name: 'runner', kind: 'runner' as const };
 };
