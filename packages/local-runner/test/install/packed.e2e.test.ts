@@ -217,11 +217,13 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-test('the tarball holds the built package alone: its manifest, README, CHANGELOG and dist/ (no sources, no tests)', () => {
+test('the tarball holds the built package alone: its manifest, README, CHANGELOG, docs/ and dist/ (no sources, no tests)', () => {
   expect(packed).toEqual(
     expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.d.ts']),
   );
-  expect(packed.filter((path) => !/^(package\.json|README\.md|CHANGELOG\.md|dist\/.*)$/.test(path))).toEqual([]);
+  expect(
+    packed.filter((path) => !/^(package\.json|README\.md|CHANGELOG\.md|docs\/[a-z-]+\.md|dist\/.*)$/.test(path)),
+  ).toEqual([]);
   expect(packed.filter((path) => /\.test\.|\.ts$/.test(path) && !path.endsWith('.d.ts'))).toEqual([]);
 });
 
