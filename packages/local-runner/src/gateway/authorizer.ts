@@ -1,7 +1,8 @@
 // API Gateway's Lambda authorizer semantics (TOKEN and REQUEST): the checks before any invocation, the event, the
 // result cache, the policy evaluated against each method ARN, and which failure becomes which gateway response.
 
-import type { IdentitySource, LocalLambdaAuthorizerDefinition } from '../app/template.ts';
+import type { IdentitySource } from '../app/cfn.ts';
+import type { LocalLambdaAuthorizerDefinition } from '../app/rest-api.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';

@@ -1,7 +1,7 @@
 // API Gateway's content type conversions for REST APIs ("Content type conversions in API Gateway",
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html): whether a
 // payload is binary, by the API's binary media types, and what an integration's ContentHandling makes of it.
-import type { ContentHandling } from '../app/template.ts';
+import type { ContentHandling } from '../app/rest-api.ts';
 import { compiledPattern } from './compiled-pattern.ts';
 
 /**

@@ -2,7 +2,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../app/intrinsics.ts';
-import type { LocalApp, LocalRoute } from '../app/template.ts';
+import type { LocalRoute } from '../app/rest-api.ts';
+import type { LocalApp } from '../app/template.ts';
 import { isBinaryMediaType } from './content-handling.ts';
 
 /**

@@ -4,7 +4,7 @@
 // carries one of them (re:Post "need access token as header in cognito", and AWS::ApiGateway::Method's
 // AuthorizationScopes); anything else is 401. Locally no Cognito runs: the development issuer signs each pool's tokens
 // (`cdk-local-runner token --pool`), under the pool's issuer URL.
-import type { LocalUserPoolAuthorizerDefinition } from '../app/template.ts';
+import type { LocalUserPoolAuthorizerDefinition } from '../app/rest-api.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
 import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';

@@ -2,7 +2,7 @@
 // (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-payload-encodings-workflow.html), each row
 // written here as the page has it, and the Accept cases LocalStack's test_aws_proxy_binary_response validated on AWS.
 import { describe, expect, test } from '@jest/globals';
-import type { ContentHandling } from '../../src/app/template.ts';
+import type { ContentHandling } from '../../src/app/rest-api.ts';
 import {
   integrationRequestIsBinary,
   isBase64,

@@ -8,7 +8,7 @@
 // martzcodes/blog-ts-request-validation's README (`//` in the middle matched `{hello}` as empty).
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import type { ProxyRoute } from '../../src/app/template.ts';
+import type { ProxyRoute } from '../../src/app/rest-api.ts';
 import { decide, parseResult } from '../../src/gateway/authorizer.ts';
 import { canonicalPath, pathSegments, refusedPath } from '../../src/gateway/request-path.ts';
 import { compileRoutes, findRoute } from '../../src/gateway/routes.ts';

@@ -7,7 +7,7 @@
 // declared in the worst order: the greedy and the parameter before the literals they overlap.
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import type { ProxyRoute } from '../../src/app/template.ts';
+import type { ProxyRoute } from '../../src/app/rest-api.ts';
 import { pathSegments } from '../../src/gateway/request-path.ts';
 import { compileRoutes, findRoute } from '../../src/gateway/routes.ts';
 

@@ -1,0 +1,469 @@
+// A REST API of the template (AWS::ApiGateway::RestApi) as the runner serves it: its stages, its methods' routes
+// (Lambda proxy and MOCK integrations, request validation, API keys), its authorizers (TOKEN, REQUEST and
+// COGNITO_USER_POOLS) and its gateway responses. What the runner cannot reproduce faithfully is refused, each named.
+import { readApiKeys } from './api-keys.ts';
+import {
+  type CfnResource,
+  getAttOf,
+  type IdentitySource,
+  type LocalStage,
+  ofType,
+  props,
+  UnsupportedTemplateError,
+} from './cfn.ts';
+import { type RequestValidation, readRequestValidation } from './request-validation.ts';
+import { checkResourcePolicy } from './resource-policy.ts';
+import { readStages } from './stages.ts';
+import { localPoolId } from './user-pools.ts';
+import {
+  booleanOf,
+  names,
+  numberOf,
+  referencedId,
+  refuseAuthorizerWithoutType,
+  stringOf,
+  stringsOf,
+  type Where,
+} from './values.ts';
+
+/** Finds the function an integration's or authorizer's URI names (template.ts: of this stack or another). */
+type FunctionOf = (uri: unknown, where: string) => { functionId: string; qualifier?: string };
+
+interface AuthorizerBase {
+  id: string;
+  functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
+  ttlSeconds: number;
+}
+
+/** A TOKEN authorizer: the token in one header, checked against a pattern before any invocation. */
+interface LocalTokenAuthorizerDefinition extends AuthorizerBase {
+  type: 'TOKEN';
+  /** The request header carrying the token. */
+  headerName: string;
+  /** Must match the whole header value; API Gateway answers 401 itself otherwise. */
+  validation: RegExp | undefined;
+}
+
+/** A REQUEST authorizer: the request's parts, its identity sources required and the cache's key. */
+interface LocalRequestAuthorizerDefinition extends AuthorizerBase {
+  type: 'REQUEST';
+  identitySources: IdentitySource[];
+}
+
+/** A Cognito user pool authorizer: a token of one of its pools in one header (the development issuer signs them). */
+export interface LocalUserPoolAuthorizerDefinition {
+  id: string;
+  type: 'COGNITO_USER_POOLS';
+  ttlSeconds: number;
+  headerName: string;
+  validation: RegExp | undefined;
+  /** The ids of the pools whose tokens it takes. */
+  poolIds: string[];
+}
+
+/** An authorizer that invokes a function. */
+export type LocalLambdaAuthorizerDefinition = LocalTokenAuthorizerDefinition | LocalRequestAuthorizerDefinition;
+
+export type LocalAuthorizer = LocalLambdaAuthorizerDefinition | LocalUserPoolAuthorizerDefinition;
+
+interface RouteBase {
+  /** The resource path as in the template, e.g. `/items` or `/items/{id}`. */
+  resourcePath: string;
+  /** `ANY` or an HTTP method. */
+  method: string;
+  authorizerId: string | undefined;
+  /** The method's AuthorizationScopes (a user pool authorizer's). */
+  authorizationScopes: string[];
+  /** What API Gateway checks of a request before its integration, when the method has a request validator. */
+  validation: RequestValidation | undefined;
+  /** ApiKeyRequired: the request's X-API-Key must be one of the API's keys for its stage (LocalApp's `apiKeys`). */
+  apiKeyRequired: boolean;
+}
+
+/** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
+export interface ProxyRoute extends RouteBase {
+  integration: 'proxy';
+  functionId: string;
+  /** The alias API Gateway invokes (the URI's), if any. */
+  qualifier?: string;
+  integrationTimeoutMs: number;
+}
+
+/** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
+export type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
+const contentHandlings: readonly ContentHandling[] = ['CONVERT_TO_TEXT', 'CONVERT_TO_BINARY'];
+
+/** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, always the same. */
+export interface MockRoute extends RouteBase {
+  integration: 'mock';
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The integration's ContentHandling, and the chosen integration response's (gateway/content-handling.ts). */
+  requestContentHandling: ContentHandling;
+  responseContentHandling: ContentHandling;
+  /** No integration response answers it: API Gateway's configuration error (500) in place of the fields above. */
+  unanswered: boolean;
+}
+
+export type LocalRoute = ProxyRoute | MockRoute;
+
+export interface LocalGatewayResponse {
+  statusCode: number | undefined;
+  headers: Record<string, string>;
+  /** The application/json template, if any. */
+  template: string | undefined;
+}
+
+/**
+ * A REQUEST authorizer's identity sources (comma-separated: `method.request.header.NAME`,
+ * `method.request.querystring.NAME`, `stageVariables.NAME`, `context.NAME`); anything else is refused.
+ */
+const identitySourcesOf = (value: unknown, id: string): IdentitySource[] =>
+  (typeof value === 'string' && value.trim() !== '' ? value.split(',') : []).map((text) => {
+    const [, prefix = '', name = ''] =
+      /^(method\.request\.header|method\.request\.querystring|stageVariables|context)\.(.+)$/.exec(text.trim()) ?? [];
+    const from = (
+      {
+        'method.request.header': 'header',
+        'method.request.querystring': 'querystring',
+        stageVariables: 'stageVariable',
+        context: 'context',
+      } as const
+    )[prefix];
+    if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${text.trim()}`);
+    return { from, name };
+  });
+
+const restApiTypes = ['AWS::ApiGateway::RestApi'] as const;
+
+/** Whether the resource `id` (`properties` its properties) is of the REST API `apiId`: its RestApiId names it. */
+const ofRestApi = (
+  properties: Record<string, unknown>,
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  id: string,
+) => names(properties.RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, restApiTypes);
+
+/** The header an identity source `method.request.header.NAME` names; anything else refused. */
+const headerOf = (value: unknown, id: string) => {
+  const source = stringOf(value, { resource: id, property: 'IdentitySource' }, '');
+  const name = /^method\.request\.header\.(.+)$/.exec(source)?.[1];
+  if (!name) throw new UnsupportedTemplateError(`${id}: identity source ${source}`);
+  return name;
+};
+
+const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string, functionOf: FunctionOf) => {
+  const authorizers = new Map<string, LocalAuthorizer>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
+    const properties = props(resource);
+    if (!ofRestApi(properties, resources, apiId, id)) continue;
+    const at = (property: string) => ({ resource: id, property });
+    const ttlSeconds = numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 300);
+    const expression = stringOf(properties.IdentityValidationExpression, at('IdentityValidationExpression'), undefined);
+    // API Gateway matches the whole value, as Java's matches() does.
+    const validation = expression === undefined ? undefined : new RegExp(`^(?:${expression})$`);
+    const type = stringOf(properties.Type, at('Type'), undefined);
+    if (type === 'COGNITO_USER_POOLS') {
+      const headerName = headerOf(properties.IdentitySource, id);
+      const arns = properties.ProviderARNs ?? [];
+      if (!Array.isArray(arns)) throw new UnsupportedTemplateError(`${id}: ProviderARNs ${JSON.stringify(arns)}`);
+      const poolIds = arns.map((arn: unknown) => {
+        const [poolLogicalId, attribute] = getAttOf(arn) ?? [];
+        const poolId =
+          attribute === 'Arn' && resources[poolLogicalId ?? '']?.Type === 'AWS::Cognito::UserPool'
+            ? localPoolId(poolLogicalId as string)
+            : typeof arn === 'string'
+              ? /:userpool\/([^/]+)$/.exec(arn)?.[1]
+              : undefined;
+        if (poolId === undefined) throw new UnsupportedTemplateError(`${id}: user pool ${JSON.stringify(arn)}`);
+        return poolId;
+      });
+      authorizers.set(id, { id, type: 'COGNITO_USER_POOLS', ttlSeconds, headerName, validation, poolIds });
+      continue;
+    }
+    if (type !== 'TOKEN' && type !== 'REQUEST')
+      throw new UnsupportedTemplateError(
+        `${id}: authorizer type ${String(type)} (only TOKEN, REQUEST and COGNITO_USER_POOLS)`,
+      );
+    const base = { id, ...functionOf(properties.AuthorizerUri, id), ttlSeconds };
+    if (type === 'REQUEST') {
+      authorizers.set(id, {
+        ...base,
+        type: 'REQUEST',
+        identitySources: identitySourcesOf(stringOf(properties.IdentitySource, at('IdentitySource'), ''), id),
+      });
+      continue;
+    }
+    authorizers.set(id, { ...base, type: 'TOKEN', headerName: headerOf(properties.IdentitySource, id), validation });
+  }
+  return authorizers;
+};
+
+const readRoutes = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  functionOf: FunctionOf,
+  authorizers: Map<string, LocalAuthorizer>,
+): LocalRoute[] => {
+  /** The path of the resource `value` (a property of `where`) names: the API's root, or a Resource of the API. */
+  const pathOf = (value: unknown, where: Where): string => {
+    const [rootOf, attribute] = getAttOf(value) ?? [];
+    if (attribute === 'RootResourceId') {
+      // "RootResourceId: The root resource ID for a RestApi resource" (AWS::ApiGateway::RestApi, Return values).
+      if (rootOf !== apiId)
+        throw new UnsupportedTemplateError(
+          `${where.resource}: ${where.property} ${JSON.stringify(value)}, the root of another API`,
+        );
+      return '';
+    }
+    const id = referencedId(value, resources, where, ['AWS::ApiGateway::Resource']);
+    const properties = props(resources[id] as CfnResource);
+    if (!ofRestApi(properties, resources, apiId, id))
+      throw new UnsupportedTemplateError(
+        `${where.resource}: ${where.property} ${JSON.stringify(value)}, a resource of another API`,
+      );
+    const part = stringOf(properties.PathPart, { resource: id, property: 'PathPart' }, '');
+    return `${pathOf(properties.ParentId, { resource: id, property: 'ParentId' })}/${part}`;
+  };
+  const refused: string[] = [];
+  const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): LocalRoute[] => {
+    const properties = props(resource);
+    if (!ofRestApi(properties, resources, apiId, id)) return [];
+    const at = (property: string) => ({ resource: id, property });
+    const base = {
+      resourcePath: pathOf(properties.ResourceId, at('ResourceId')) || '/',
+      method: stringOf(properties.HttpMethod, at('HttpMethod'), ''),
+      authorizerId: undefined as string | undefined,
+      authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
+      apiKeyRequired: booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false),
+    };
+    const where = `${id} (${base.method} ${base.resourcePath})`;
+    const validation = readRequestValidation(properties, resources, apiId, where, id);
+    const integration = (properties.Integration ?? {}) as Record<string, unknown>;
+    const unsupported = unsupportedIntegration(integration);
+    if (unsupported !== undefined) {
+      refused.push(`${where}: ${unsupported}`);
+      return [];
+    }
+    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
+    if (!['NONE', 'CUSTOM', 'COGNITO_USER_POOLS'].includes(authorization)) {
+      throw new UnsupportedTemplateError(
+        `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
+      );
+    }
+    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or COGNITO_USER_POOLS');
+    if (authorization !== 'NONE') {
+      const authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
+        'AWS::ApiGateway::Authorizer',
+      ]);
+      if (!authorizers.has(authorizerId))
+        throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
+      base.authorizerId = authorizerId;
+    }
+    if (integration.Type === 'MOCK')
+      return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
+    // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
+    if (integration.ContentHandling !== undefined) {
+      throw new UnsupportedTemplateError(
+        `${where}: ContentHandling ${String(integration.ContentHandling)} on a Lambda proxy integration (only on MOCK)`,
+      );
+    }
+    return [
+      {
+        ...base,
+        validation,
+        integration: 'proxy',
+        ...functionOf(integration.Uri, id),
+        integrationTimeoutMs: numberOf(integration.TimeoutInMillis, at('Integration.TimeoutInMillis'), 29_000),
+      },
+    ];
+  });
+  // Every method the runner cannot serve, named at once: a user fixes them together, or learns the runner is not for
+  // this API.
+  if (refused.length > 0)
+    throw new UnsupportedTemplateError(
+      `the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:\n${refused.map((line) => `  ${line}`).join('\n')}`,
+    );
+  return routes;
+};
+
+/** An integration's Uri as text, its Fn::Join parts joined, any other intrinsic (a Ref, a GetAtt) as `*`. */
+const uriText = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] } | null)?.['Fn::Join'];
+  return Array.isArray(join) && Array.isArray(join[1]) ? join[1].map(uriText).join(join[0]) : '*';
+};
+
+/**
+ * Why the runner does not serve an integration, named as the API Gateway console names it (the AWS service and action
+ * of a non-proxy AWS integration, the address of an HTTP one); undefined for a Lambda proxy or a mock.
+ */
+const unsupportedIntegration = (integration: Record<string, unknown>) => {
+  const type = String(integration.Type);
+  // "Stream the integration response for your proxy integrations in API Gateway": the function's response
+  // streamed to the client as it writes it, which the runner's runtime clients do not do.
+  if (integration.ResponseTransferMode === 'STREAM')
+    return `a response-streaming integration (${type}, ResponseTransferMode STREAM), which the runner does not stream`;
+  if (type === 'AWS_PROXY' || type === 'MOCK') return undefined;
+  const uri = uriText(integration.Uri ?? '');
+  if (type === 'AWS') {
+    // arn:aws:apigateway:{region}:{service}:{path|action}/...
+    const [, service = 'an AWS service', target = ''] = /:apigateway:[^:]*:([^:/]+):(.*)$/.exec(uri) ?? [];
+    return service === 'lambda'
+      ? 'a non-proxy Lambda integration (AWS, with mapping templates)'
+      : `a non-proxy integration (AWS) with ${service} (${target})`;
+  }
+  if (type === 'HTTP' || type === 'HTTP_PROXY') return `an HTTP integration (${type}) to ${uri}`;
+  return `an integration of type ${type}`;
+};
+
+/**
+ * The headers of a response's parameters (`<prefix><name>`: `'<value>'`), each a static value in API Gateway's
+ * mapping syntax; a value taken from the request is refused.
+ */
+const staticHeaders = (parameters: unknown, prefix: string, id: string) => {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries((parameters ?? {}) as Record<string, string>)) {
+    const literal = /^'(.*)'$/.exec(value)?.[1];
+    if (!name.startsWith(prefix) || name === prefix || literal === undefined)
+      throw new UnsupportedTemplateError(`${id}: response parameter ${name}=${value} (only static headers)`);
+    headers[name.slice(prefix.length)] = literal;
+  }
+  return headers;
+};
+
+const contentHandlingOf = (properties: Record<string, unknown>, id: string): ContentHandling => {
+  const handling = contentHandlings.find((known) => known === properties.ContentHandling);
+  if (handling === undefined && properties.ContentHandling !== undefined) {
+    throw new UnsupportedTemplateError(`${id}: ContentHandling ${String(properties.ContentHandling)}`);
+  }
+  return handling;
+};
+
+/**
+ * What a mock integration answers ("Set up mock integrations in API Gateway",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
+ * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern;
+ * without a request template, "the default integration response ... the one with an undefined HTTP status regex".
+ * That response's status, static headers and static body. No response chosen: API Gateway's configuration error, 500
+ * (`unanswered`). Mapping-template logic (VTL) is refused.
+ */
+const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
+  const templates = (integration.RequestTemplates ?? {}) as Record<string, unknown>;
+  const requestTemplate = templates['application/json'];
+  // Templates for other content types alone, or none with PassthroughBehavior NEVER (415 for every request):
+  // which template, or whether any, applies depends on the request's Content-Type, which the runner does not follow.
+  if (
+    (requestTemplate === undefined && Object.keys(templates).length > 0) ||
+    (Object.keys(templates).length === 0 && integration.PassthroughBehavior === 'NEVER')
+  )
+    throw new UnsupportedTemplateError(
+      `${id}: a mock's request templates ${JSON.stringify(Object.keys(templates))} with PassthroughBehavior ${String(integration.PassthroughBehavior ?? 'WHEN_NO_MATCH')} (only an application/json template, or none)`,
+    );
+  const selected =
+    requestTemplate === undefined
+      ? undefined
+      : /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
+  if (requestTemplate !== undefined && selected === undefined) {
+    throw new UnsupportedTemplateError(
+      `${id}: mock request template ${String(requestTemplate)} (only {statusCode: N})`,
+    );
+  }
+  const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
+  const patterned =
+    selected === undefined
+      ? undefined
+      : responses.find(
+          ({ SelectionPattern: pattern }) =>
+            typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
+        );
+  const chosen =
+    patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
+  const requestContentHandling = contentHandlingOf(integration, id);
+  if (!chosen)
+    return {
+      statusCode: 500,
+      headers: {},
+      body: '',
+      requestContentHandling,
+      responseContentHandling: undefined,
+      unanswered: true,
+    };
+  const headers = staticHeaders(chosen.ResponseParameters, 'method.response.header.', id);
+  const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
+  if (typeof body !== 'string' || /[$#]/.test(body))
+    throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
+  return {
+    statusCode: Number(chosen.StatusCode),
+    headers,
+    body,
+    requestContentHandling,
+    responseContentHandling: contentHandlingOf(chosen, `${id} (integration response ${String(chosen.StatusCode)})`),
+    unanswered: false,
+  };
+};
+
+/** What the runner renders in a gateway response template; anything else in one is refused. */
+const supportedTemplateVariable =
+  /\$context\.(error\.messageString|error\.message|error\.responseType|requestId|authorizer\.\w+)\b/g;
+
+const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: string) => {
+  const responses = new Map<string, LocalGatewayResponse>();
+  for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
+    const properties = props(resource);
+    if (!ofRestApi(properties, resources, apiId, id)) continue;
+    const templates = (properties.ResponseTemplates ?? {}) as Record<string, string>;
+    const template = templates['application/json'];
+    if (template?.replace(supportedTemplateVariable, '').match(/[$#]/)) {
+      throw new UnsupportedTemplateError(
+        `${id}: template ${template} uses mapping-template features beyond $context.error.*, requestId, authorizer.*`,
+      );
+    }
+    responses.set(String(properties.ResponseType), {
+      statusCode: properties.StatusCode === undefined ? undefined : Number(properties.StatusCode),
+      headers: staticHeaders(properties.ResponseParameters, 'gatewayresponse.header.', id),
+      template,
+    });
+  }
+  return responses;
+};
+
+/** What a REST API serves: the LocalApp fields of a REST API (template.ts), read from `resources` of stack `stackName`. */
+export const readRestApi = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  stackName: string,
+  functionOf: FunctionOf,
+) => {
+  const apiResource = resources[apiId] as CfnResource;
+  checkResourcePolicy(apiResource, apiId);
+  const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
+  if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
+    throw new UnsupportedTemplateError(`${apiId}: BinaryMediaTypes must be a list of media types`);
+  }
+  const stages = readStages(
+    ofType(resources, 'AWS::ApiGateway::Stage').filter(([id, stage]) => ofRestApi(props(stage), resources, apiId, id)),
+    resources,
+    apiId,
+    'AWS::ApiGateway::Stage',
+  );
+  const [stage] = stages as [LocalStage, ...LocalStage[]];
+  const authorizers = readAuthorizers(resources, apiId, functionOf);
+  const routes = readRoutes(resources, apiId, functionOf, authorizers);
+  const { keys, notices } = readApiKeys(resources, apiId, stackName);
+  return {
+    stages,
+    stageName: stage.name,
+    stageVariables: stage.variables,
+    deployment: stage.deployment,
+    binaryMediaTypes,
+    routes,
+    authorizers,
+    gatewayResponses: readGatewayResponses(resources, apiId),
+    apiKeys: keys,
+    notices,
+  };
+};
