@@ -15,7 +15,7 @@ import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
 import { decide, identityOf, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
-import { canonicalPath, pathSegments, refusedPath } from './request-path.ts';
+import { executeApiArn, pathSegments, refusedPath } from './request-path.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
@@ -466,7 +466,7 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
     const parts = authorizerParts(made);
     // Payload 1.0: a REST API's REQUEST authorizer event ("Same as", the page says).
     const v1 = () => requestAuthorizerParts(eventV1(made, request, route, parameters, undefined));
-    const routeArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${api.apiId}/${api.stageName}/${request.method}${canonicalPath(segments)}`;
+    const routeArn = executeApiArn(api.apiId, api.stageName, request.method ?? 'GET', segments);
     const decision: { status: number } | Record<string, unknown> =
       chosen instanceof LocalJwtAuthorizer
         ? await chosen.authorize(request, route.authorizationScopes)

@@ -1,6 +1,7 @@
 // The request's path, read once for the route and for the method ARN (or route ARN) an authorizer's policy is judged
 // against, so that both describe the same request: a path-specific Deny cannot be escaped by a spelling the router
 // reads one way and the policy another. Each rule and its source: packages/local-runner/docs/gateway.md, "Routes".
+import { localAws } from '../app/local-aws.ts';
 
 /** RFC 3986 section 2.3: the characters a URI never needs to percent-encode. */
 const unreserved = /^[A-Za-z0-9\-._~]$/;
@@ -45,3 +46,11 @@ export const pathSegments = (path: string): string[] => {
 
 /** The path the segments name, as the method ARN carries it after `<METHOD>`: `/t/secret` for `//t/secret/`. */
 export const canonicalPath = (segments: string[]) => `/${segments.join('/')}`;
+
+/**
+ * The ARN of the method (REST API) or route (HTTP API) a request calls, as an authorizer receives it (`methodArn`,
+ * `routeArn`): `arn:aws:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/<path>` ("Control access to an API with
+ * IAM permissions", its execute-api resource format), in the local region and account.
+ */
+export const executeApiArn = (apiId: string, stageName: string, method: string, segments: string[]) =>
+  `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stageName}/${method}${canonicalPath(segments)}`;

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { LocalApiKey } from '../app/api-keys.ts';
-import { localAws } from '../app/intrinsics.ts';
 import type { LocalRoute, MockRoute, ProxyRoute } from '../app/rest-api.ts';
 import type { LocalApp } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
@@ -16,7 +15,7 @@ import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer } from './http-api.ts';
 import { headersAsSent, proxyEvent } from './proxy-event.ts';
-import { canonicalPath, pathSegments, refusedPath } from './request-path.ts';
+import { executeApiArn, pathSegments, refusedPath } from './request-path.ts';
 import { validationFailure } from './request-validation.ts';
 import { errorResponse, type HttpResponse, proxyResultToResponse, renderGatewayResponse } from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
@@ -187,7 +186,7 @@ const authorize = async (
   const authorizer = exchange.deployment.authorizers.get(authorizerId);
   if (!authorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
   const { app } = exchange.deployment;
-  const methodArn = `arn:aws:execute-api:${localAws.region}:${localAws.accountId}:${app.apiId}/${app.stageName}/${exchange.method}${canonicalPath(exchange.segments)}`;
+  const methodArn = executeApiArn(app.apiId, app.stageName, exchange.method, exchange.segments);
   const authorizerStarted = Date.now();
   const parts = () => requestAuthorizerParts(partsOf());
   const request = { headers: headers.all, query: exchange.url.searchParams, methodArn, stage: app.stageName, parts };
