@@ -7,7 +7,7 @@ import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
 import { ResultCache } from './result-cache.ts';
-import { withinTime } from './time-limit.ts';
+import { authorizerTimeoutMs, invokeWithin } from './time-limit.ts';
 
 /** What API Gateway decides for one request. */
 export type AuthorizerDecision =
@@ -22,8 +22,6 @@ interface AuthorizerResult {
   context: Record<string, string | number | boolean>;
 }
 
-/** API Gateway's limit on an authorizer's run. */
-const authorizerTimeoutMs = 10_000;
 /** The quota "Lambda authorizer response size": 8 KB, of the result's JSON in UTF-8 bytes. */
 const maxResultBytes = 8 * 1024;
 
@@ -230,9 +228,7 @@ export class LocalLambdaAuthorizer {
 
   #invoke(event: Record<string, unknown>) {
     const { qualifier } = this.#definition;
-    const invoked = this.#pool.invoke(event, qualifier ? { qualifier } : {});
-    // A debugged function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
-    return this.#pool.debugged ? invoked : withinTime(invoked, authorizerTimeoutMs);
+    return invokeWithin(this.#pool, event, qualifier, authorizerTimeoutMs);
   }
 
   #decideOn(report: InvocationReport | undefined, cacheKey: string | undefined, methodArn: string): AuthorizerDecision {

@@ -19,7 +19,7 @@ import { executeApiArn, pathSegments, refusedPath } from './request-path.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
-import { withinTime } from './time-limit.ts';
+import { authorizerTimeoutMs, invokeIntegration, invokeWithin } from './time-limit.ts';
 import { bearerToken, type TokenVerifier, tokenVerifier } from './token-verification.ts';
 
 const json = (status: number, message: string): HttpResponse => ({
@@ -350,8 +350,7 @@ export class LocalHttpLambdaAuthorizer {
               authorizationToken: identity.join(','),
               ...v1(),
             };
-      const invoked = this.#pool.invoke(event, qualifier ? { qualifier } : {});
-      const report = this.#pool.debugged ? await invoked : await withinTime(invoked, 10_000);
+      const report = await invokeWithin(this.#pool, event, qualifier, authorizerTimeoutMs);
       if (report?.invocation.outcome !== 'result') return { status: 500 as const };
       answer = report.invocation.result;
       if (key !== undefined) this.#cache.set(key, answer, ttlSeconds);
@@ -488,13 +487,8 @@ const answer = async (request: IncomingMessage, url: URL, deployment: HttpApiDep
     route.payloadVersion === '1.0'
       ? eventV1(made, request, route, parameters, (granted?.jwt as Record<string, unknown> | undefined) ?? granted)
       : event;
-  const invoked = pool.invoke(delivered, route.qualifier ? { qualifier: route.qualifier } : {});
-  const report = pool.debugged ? await invoked : await withinTime(invoked, route.integrationTimeoutMs);
-  if (!report) {
-    notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
-    return { httpResponse: withId(json(503, 'Service Unavailable')), notes };
-  }
-  if (report.initMs !== undefined) notes.push(`cold start ${route.functionId}, init ${Math.round(report.initMs)} ms`);
+  const report = await invokeIntegration(pool, route, delivered, notes);
+  if (!report) return { httpResponse: withId(json(503, 'Service Unavailable')), notes };
   const { invocation } = report;
   const response =
     invocation.outcome !== 'result'

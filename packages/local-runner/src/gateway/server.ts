@@ -20,7 +20,7 @@ import { validationFailure } from './request-validation.ts';
 import { errorResponse, type HttpResponse, proxyResultToResponse, renderGatewayResponse } from './responses.ts';
 import { type CompiledResource, compileRoutes, findRoute } from './routes.ts';
 import { appForPath, isUnderStage } from './stages.ts';
-import { withinTime } from './time-limit.ts';
+import { coldStartNotes, invokeIntegration } from './time-limit.ts';
 import { LocalUserPoolAuthorizer } from './user-pool-authorizer.ts';
 
 /** API Gateway's payload limit. */
@@ -141,11 +141,6 @@ const gatewayResponse = (exchange: Exchange, type: string, message: string, auth
   ),
 });
 
-const noteColdStart = (exchange: Exchange, functionId: string, report: InvocationReport | undefined) => {
-  if (report?.initMs !== undefined)
-    exchange.notes.push(`cold start ${functionId}, init ${Math.round(report.initMs)} ms`);
-};
-
 /** 1. Limits: the request line and header values (431), then the body, read whole (413 past the payload limit). */
 const withinLimits = async (exchange: Exchange): Promise<Step<Buffer>> => {
   if (requestLineAndHeaderValuesBytes(exchange.request) > maxRequestLineAndHeaderValuesBytes) {
@@ -197,7 +192,7 @@ const authorize = async (
     return { next: 'claims' in decision ? { claims: decision.claims } : undefined };
   }
   const { decision, report } = await authorizer.authorize(request);
-  noteColdStart(exchange, authorizer.functionId, report);
+  exchange.notes.push(...coldStartNotes(authorizer.functionId, report));
   if (!decision.allowed) return gatewayResponse(exchange, decision.responseType, decision.message, decision.context);
   if (!('context' in decision)) return { next: undefined };
   return {
@@ -249,22 +244,11 @@ const validate = (
 };
 
 /** 4. Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
-const invoke = async (
-  exchange: Exchange,
-  { functionId, qualifier, integrationTimeoutMs }: ProxyRoute,
-  event: unknown,
-) => {
-  const pool = exchange.deployment.pools.get(functionId);
+const invoke = async (exchange: Exchange, route: ProxyRoute, event: unknown) => {
+  const pool = exchange.deployment.pools.get(route.functionId);
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
-  const invoked = pool.invoke(event, qualifier ? { qualifier } : {});
-  // A debugged function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
-  const report = pool.debugged ? await invoked : await withinTime(invoked, integrationTimeoutMs);
-  if (!report) {
-    exchange.notes.push(`${functionId} did not answer within ${integrationTimeoutMs} ms`);
-    return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
-  }
-  noteColdStart(exchange, functionId, report);
-  return { next: report };
+  const report = await invokeIntegration(pool, route, event, exchange.notes);
+  return report ? { next: report } : gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
 };
 
 /** 5. Respond: the function's proxy result as HTTP, or 502 when it failed or answered malformed. */
