@@ -21,6 +21,7 @@ import { RunnerError } from './errors.ts';
 import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
 import { LocalHttpLambdaAuthorizer, LocalJwtAuthorizer } from './gateway/http-api.ts';
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
+import { tokenVerifier } from './gateway/token-verification.ts';
 import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
 import {
   devIssuerVariables,
@@ -297,10 +298,12 @@ const deploymentOf = (
       return pool ? [[id, pool] as const] : [];
     }),
   );
+  // One verifier for the deployment's token authorizers, REST and HTTP.
+  const verify = tokenVerifier(signingKey);
   const authorizers: Deployment['authorizers'] = new Map();
   for (const authorizer of app.authorizers.values()) {
     if (authorizer.type === 'COGNITO_USER_POOLS') {
-      authorizers.set(authorizer.id, new LocalUserPoolAuthorizer(authorizer, signingKey));
+      authorizers.set(authorizer.id, new LocalUserPoolAuthorizer(authorizer, verify));
       continue;
     }
     const pool = pools.get(authorizer.functionId);
@@ -310,7 +313,7 @@ const deploymentOf = (
   const httpAuthorizers: Deployment['httpAuthorizers'] = new Map();
   for (const authorizer of app.httpApi?.authorizers.values() ?? []) {
     if (authorizer.type === 'JWT') {
-      httpAuthorizers.set(authorizer.id, new LocalJwtAuthorizer(authorizer, app, signingKey));
+      httpAuthorizers.set(authorizer.id, new LocalJwtAuthorizer(authorizer, app, verify));
       continue;
     }
     const pool = pools.get(authorizer.functionId);

@@ -9,7 +9,6 @@ import type { JWTPayload } from 'jose';
 import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
 import { localAws, resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp } from '../app/template.ts';
-import type { SigningKey } from '../issuer/dev-issuer.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
 import { isScalar } from '../scalar.ts';
@@ -20,7 +19,7 @@ import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
 import { match, moreSpecificFirst } from './routes.ts';
 import { authorizerTimeoutMs, invokeIntegration, invokeWithin } from './time-limit.ts';
-import { bearerToken, type TokenVerifier, tokenVerifier } from './token-verification.ts';
+import { bearerToken, claimsAsText, type TokenVerifier } from './token-verification.ts';
 
 const json = (status: number, message: string): HttpResponse => ({
   status,
@@ -65,11 +64,11 @@ export class LocalJwtAuthorizer {
   readonly #audience: string[];
   readonly #verify: TokenVerifier;
 
-  constructor(definition: JwtAuthorizer, app: LocalApp, signingKey: SigningKey) {
+  constructor(definition: JwtAuthorizer, app: LocalApp, verify: TokenVerifier) {
     this.#headerName = definition.headerName.toLowerCase();
     this.#issuer = resolveValue(definition.issuer, app);
     this.#audience = definition.audience.map((value) => resolveValue(value, app));
-    this.#verify = tokenVerifier(signingKey);
+    this.#verify = verify;
   }
 
   /** Whether `claims` pass the checks only an HTTP API's JWT authorizer makes: `iat`, then `aud` or `client_id`. */
@@ -90,7 +89,7 @@ export class LocalJwtAuthorizer {
     if (scopes.length > 0 && !scopes.some((scope) => granted.includes(scope))) return { status: 403 as const };
     return {
       jwt: {
-        claims: Object.fromEntries(Object.entries(claims).map(([name, value]) => [name, String(value)])),
+        claims: claimsAsText(claims),
         scopes: granted.length > 0 ? granted : null,
       },
     };

@@ -8,7 +8,10 @@
 import { type CryptoKey, errors, importJWK, type JWTPayload, jwtVerify } from 'jose';
 import type { SigningKey } from '../issuer/dev-issuer.ts';
 
-/** The claims of `token` if it passes the shared checks for one of `issuers`; else undefined. */
+/**
+ * The claims of `token` if it passes the shared checks for one of `issuers`; else undefined. One verifier serves every
+ * token authorizer of a deployment, REST (user-pool-authorizer.ts) and HTTP (http-api.ts) alike.
+ */
 export type TokenVerifier = (token: string, issuers: string | string[]) => Promise<JWTPayload | undefined>;
 
 export const tokenVerifier = (signingKey: SigningKey): TokenVerifier => {
@@ -34,3 +37,7 @@ export const tokenVerifier = (signingKey: SigningKey): TokenVerifier => {
  * takes the token alone we have not seen settled, so it does, as it always did here).
  */
 export const bearerToken = (value: string) => value.replace(/^Bearer /i, '');
+
+/** A token's claims as both authorizers hand them to the function: each as text (an array's items joined by commas). */
+export const claimsAsText = (claims: JWTPayload): Record<string, string> =>
+  Object.fromEntries(Object.entries(claims).map(([name, value]) => [name, String(value)]));

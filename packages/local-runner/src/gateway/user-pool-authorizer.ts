@@ -6,17 +6,16 @@
 // (`cdk-local-runner token --pool`), under the pool's issuer URL.
 import type { LocalUserPoolAuthorizerDefinition } from '../app/rest-api.ts';
 import { poolIssuer } from '../app/user-pools.ts';
-import type { SigningKey } from '../issuer/dev-issuer.ts';
 import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';
-import { bearerToken, type TokenVerifier, tokenVerifier } from './token-verification.ts';
+import { bearerToken, claimsAsText, type TokenVerifier } from './token-verification.ts';
 
 export class LocalUserPoolAuthorizer {
   readonly #definition: LocalUserPoolAuthorizerDefinition;
   readonly #verify: TokenVerifier;
 
-  constructor(definition: LocalUserPoolAuthorizerDefinition, signingKey: SigningKey) {
+  constructor(definition: LocalUserPoolAuthorizerDefinition, verify: TokenVerifier) {
     this.#definition = definition;
-    this.#verify = tokenVerifier(signingKey);
+    this.#verify = verify;
   }
 
   /** The decision for `request` on a method of `scopes` (its AuthorizationScopes). */
@@ -35,9 +34,6 @@ export class LocalUserPoolAuthorizer {
         ? claims.token_use === 'id'
         : claims.token_use === 'access' && scopes.some((scope) => granted.includes(scope));
     if (!fits) return unauthorized;
-    // Each claim as text, as the function gets them (numbers too; an array's items joined by commas).
-    return {
-      decision: { allowed: true, claims: Object.fromEntries(Object.entries(claims).map(([k, v]) => [k, String(v)])) },
-    };
+    return { decision: { allowed: true, claims: claimsAsText(claims) } };
   }
 }
