@@ -8,5 +8,6 @@ export { inspectContextKey } from './cli/options.ts';
 export { startDatabase } from './database/database.ts';
 export { RunnerError } from './errors.ts';
 export { devIssuerScope, type IssuerIdentity, loadSigningKey, serveJwks, signDevToken } from './issuer/dev-issuer.ts';
-export { type LocalApi, type LocalApiOptions, localVariables, startLocalApi, startServices } from './local-api.ts';
+export { localVariables } from './lambda/variables.ts';
+export { type LocalApi, type LocalApiOptions, startLocalApi, startServices } from './local-api.ts';
 export { listenOnLoopback } from './loopback.ts';

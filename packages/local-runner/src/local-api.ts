@@ -23,17 +23,10 @@ import { LocalHttpLambdaAuthorizer, LocalJwtAuthorizer } from './gateway/http-ap
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
 import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
-import {
-  devIssuerVariables,
-  type IssuerIdentity,
-  loadSigningKey,
-  type SigningKey,
-  serveJwks,
-  templateVariables,
-} from './issuer/dev-issuer.ts';
+import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
 import { FunctionPool } from './lambda/pool.ts';
-import { functionVariables } from './lambda/variables.ts';
+import { localVariables } from './lambda/variables.ts';
 import { listenOnLoopback } from './loopback.ts';
 
 export interface LocalApiOptions {
@@ -104,25 +97,6 @@ export interface LocalApi {
    */
   close(graceMs?: number): Promise<void>;
 }
-
-/**
- * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
- * `envVars` names the issuer), the local database and the endpoint of the services the runner does not serve
- * (aws/unserved-services.ts) in, and its `envVars` (from `--env-vars`, by function id) over them.
- */
-export const localVariables = (
-  fn: LocalFunction,
-  app: ValueContext,
-  issuer: { identity: IssuerIdentity; jwksUri: string },
-  endpoints: { database: string; unservedServices?: string },
-  envVars: Record<string, Record<string, string>> = {},
-) =>
-  functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
-    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
-    ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
-    ...envVars[fn.id],
-  });
 
 /**
  * The gateway's 403 challenge names the scope the template says (a gateway response's header is fixed at deploy);

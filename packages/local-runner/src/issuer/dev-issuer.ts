@@ -26,39 +26,15 @@ export interface IssuerIdentity {
 const algorithm = 'ES256';
 
 /** Per function id, the values `--env-vars` gives (they win over the template's and the runner's). */
-type EnvVars = Record<string, Record<string, string>>;
+export type EnvVars = Record<string, Record<string, string>>;
 
 /**
  * Whether the development issuer stands in for the issuer `fn` trusts: always, so that the app serves offline with
  * local tokens, unless `--env-vars` names the issuer: then the function keeps it, keys and all, as deployed.
  */
-const trustsDevIssuer = (fn: LocalFunction, envVars: EnvVars): boolean => {
+export const trustsDevIssuer = (fn: LocalFunction, envVars: EnvVars): boolean => {
   const names = fn.tokenIssuerVariables;
   return names !== undefined && !(names.issuer in (envVars[fn.id] ?? {}));
-};
-
-/** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
-export const devIssuerVariables = (
-  fn: LocalFunction,
-  { issuer, audience }: IssuerIdentity,
-  jwksUri: string,
-  envVars: EnvVars = {},
-): Record<string, string> => {
-  const names = fn.tokenIssuerVariables;
-  if (names === undefined || !trustsDevIssuer(fn, envVars)) return {};
-  return { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri };
-};
-
-/**
- * The template's variables of `fn`, less the JWKS address of an issuer that `--env-vars` replaces: those keys are the
- * replaced issuer's, and a stack given only the new issuer finds its keys by discovery (as the runner then does).
- */
-export const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Record<string, unknown> => {
-  const names = fn.tokenIssuerVariables;
-  const given = envVars[fn.id] ?? {};
-  if (names === undefined || !(names.issuer in given) || names.jwksUri in given) return fn.variables;
-  const { [names.jwksUri]: _replaced, ...variables } = fn.variables;
-  return variables;
 };
 
 /** Every scope a JSON list of routes (`[{"scopes": [...]}]`) names; none when it is not one. */

@@ -1,7 +1,9 @@
-// Each function's environment variables locally: the template's values (with the intrinsics that have a local meaning
-// resolved), then the local overrides, then what the Lambda runtime itself sets.
+// Each function's environment variables locally, assembled here alone: the template's values (with the intrinsics that
+// have a local meaning resolved), then the runner's (the development issuer's, the local endpoints), then
+// `--env-vars`, then what the Lambda runtime itself sets.
 import { localAws, resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
 import type { LocalFunction } from '../app/template.ts';
+import { type EnvVars, type IssuerIdentity, trustsDevIssuer } from '../issuer/dev-issuer.ts';
 
 /**
  * The environment variables a function runs with locally. `overrides` (the runner's local values, then `--env-vars`) win over
@@ -53,3 +55,46 @@ export const functionVariables = (
     TZ: 'UTC',
   };
 };
+
+/** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
+const devIssuerVariables = (
+  fn: LocalFunction,
+  { issuer, audience }: IssuerIdentity,
+  jwksUri: string,
+  envVars: EnvVars = {},
+): Record<string, string> => {
+  const names = fn.tokenIssuerVariables;
+  if (names === undefined || !trustsDevIssuer(fn, envVars)) return {};
+  return { [names.issuer]: issuer, [names.audience]: audience, [names.jwksUri]: jwksUri };
+};
+
+/**
+ * The template's variables of `fn`, less the JWKS address of an issuer that `--env-vars` replaces: those keys are the
+ * replaced issuer's, and a stack given only the new issuer finds its keys by discovery (as the runner then does).
+ */
+const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Record<string, unknown> => {
+  const names = fn.tokenIssuerVariables;
+  const given = envVars[fn.id] ?? {};
+  if (names === undefined || !(names.issuer in given) || names.jwksUri in given) return fn.variables;
+  const { [names.jwksUri]: _replaced, ...variables } = fn.variables;
+  return variables;
+};
+
+/**
+ * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
+ * `envVars` names the issuer), the local database and the endpoint of the services the runner does not serve
+ * (aws/unserved-services.ts) in, and its `envVars` (from `--env-vars`, by function id) over them.
+ */
+export const localVariables = (
+  fn: LocalFunction,
+  app: ValueContext,
+  issuer: { identity: IssuerIdentity; jwksUri: string },
+  endpoints: { database: string; unservedServices?: string },
+  envVars: EnvVars = {},
+) =>
+  functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
+    ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
+    ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
+    ...envVars[fn.id],
+  });
