@@ -1,5 +1,11 @@
-// What reading a CloudFormation template takes, shared by its readers (template.ts, functions.ts).
+// What reading a CloudFormation template takes, shared by its readers (template.ts, rest-api.ts, http-api.ts,
+// functions.ts), and the one-value JSON type (Scalar) the gateway reads in authorizer contexts too.
 import { RunnerError } from '../errors.ts';
+
+/** A JSON value API Gateway and CloudFormation take where they take one value: a string, a number or a boolean. */
+export type Scalar = string | number | boolean;
+
+export const isScalar = (value: unknown): value is Scalar => ['string', 'number', 'boolean'].includes(typeof value);
 
 export interface CfnResource {
   Type: string;

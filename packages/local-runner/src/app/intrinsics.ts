@@ -1,7 +1,6 @@
 // The template's intrinsic functions and pseudo parameters, resolved where they have a local meaning.
 import { RunnerError } from '../errors.ts';
-import { isScalar } from '../scalar.ts';
-import type { CfnResource } from './cfn.ts';
+import { type CfnResource, isScalar } from './cfn.ts';
 import { localAws } from './local-aws.ts';
 import { localPoolId, poolArn, poolIssuer } from './user-pools.ts';
 

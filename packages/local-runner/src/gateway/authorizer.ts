@@ -1,10 +1,9 @@
 // API Gateway's Lambda authorizer semantics (TOKEN and REQUEST): the checks before any invocation, the event, the
 // result cache, the policy evaluated against each method ARN, and which failure becomes which gateway response.
 
-import type { IdentitySource } from '../app/cfn.ts';
+import { type IdentitySource, isScalar } from '../app/cfn.ts';
 import type { LocalLambdaAuthorizerDefinition } from '../app/rest-api.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
-import { isScalar } from '../scalar.ts';
 import { compiledPattern } from './compiled-pattern.ts';
 import { ResultCache } from './result-cache.ts';
 import { authorizerTimeoutMs, invokeWithin } from './time-limit.ts';

@@ -6,12 +6,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { JWTPayload } from 'jose';
+import { isScalar } from '../app/cfn.ts';
 import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer, LocalHttpApi } from '../app/http-api.ts';
 import { localAws, resolveValue } from '../app/intrinsics.ts';
 import type { LocalApp } from '../app/template.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import { readBody } from '../request-body.ts';
-import { isScalar } from '../scalar.ts';
 import { decide, identityOf, parseResult, requestAuthorizerParts } from './authorizer.ts';
 import { headersAsSent, requestTime } from './proxy-event.ts';
 import { executeApiArn, pathSegments, refusedPath } from './request-path.ts';

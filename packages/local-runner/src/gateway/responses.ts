@@ -1,8 +1,8 @@
 // The responses the gateway writes: its own (from the template's gateway responses, or AWS's defaults), the runner's
 // for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
 import { STATUS_CODES } from 'node:http';
+import { isScalar, type Scalar } from '../app/cfn.ts';
 import type { LocalGatewayResponse } from '../app/rest-api.ts';
-import { isScalar, type Scalar } from '../scalar.ts';
 
 /** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {

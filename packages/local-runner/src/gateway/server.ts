@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { LocalApiKey } from '../app/api-keys.ts';
+import type { Scalar } from '../app/cfn.ts';
 import type { LocalRoute, MockRoute, ProxyRoute } from '../app/rest-api.ts';
 import type { LocalApp } from '../app/template.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
-import type { Scalar } from '../scalar.ts';
 import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
 import { handleHttpApi, type LocalHttpLambdaAuthorizer, type LocalJwtAuthorizer } from './http-api.ts';
