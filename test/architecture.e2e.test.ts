@@ -35,7 +35,7 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'packages/local-runner/src/template-dependency.ts': 'zod',
       'infra/constructs/into-runner.ts': '../../packages/local-runner/src/app/template.ts',
       'infra/into-runner.ts': 'cdk-local-runner',
-      'functions/create-plant/into-runner.ts': 'type ../../packages/local-runner/src/loopback.ts',
+      'functions/create-plant/into-runner.ts': 'type ../../packages/local-runner/src/http-server.ts',
       'functions/create-plant/into-test.ts': '../../test/helpers/events.ts',
       'functions/create-plant/into-tools.ts': 'type ../../tools/bench/bench.ts',
       'functions/create-plant/types-of-another.ts': 'type ../bearer-authorizer/config.ts',

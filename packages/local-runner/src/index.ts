@@ -7,7 +7,7 @@ export { configFileName, type RunnerConfig, readConfig } from './cli/config.ts';
 export { inspectContextKey } from './cli/options.ts';
 export { startDatabase } from './database/database.ts';
 export { RunnerError } from './errors.ts';
+export { listenOnLoopback } from './http-server.ts';
 export { devIssuerScope, type IssuerIdentity, loadSigningKey, serveJwks, signDevToken } from './issuer/dev-issuer.ts';
 export { localVariables } from './lambda/variables.ts';
 export { type LocalApi, type LocalApiOptions, startLocalApi, startServices } from './local-api.ts';
-export { listenOnLoopback } from './loopback.ts';

@@ -23,11 +23,11 @@ import { LocalHttpLambdaAuthorizer, LocalJwtAuthorizer } from './gateway/http-ap
 import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
 import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
+import { listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { localVariables } from './lambda/variables.ts';
-import { listenOnLoopback } from './loopback.ts';
 
 export interface LocalApiOptions {
   cloudAssemblyDir: string;
@@ -62,7 +62,7 @@ export interface LocalApiOptions {
   runnerPages?: RunnerPages;
   /**
    * Hosts the gateways serve besides loopback's (`--allowed-host`: a name, or `.name` for it and its subdomains);
-   * a request naming another host is refused (loopback.ts, hostIsServed).
+   * a request naming another host is refused (http-server.ts, hostIsServed).
    */
   allowedHosts?: readonly string[];
   /**

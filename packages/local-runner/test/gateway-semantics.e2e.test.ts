@@ -3,8 +3,8 @@
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { listenOnLoopback } from '../src/http-server.ts';
 import { type LocalApi, startLocalApi } from '../src/local-api.ts';
-import { listenOnLoopback } from '../src/loopback.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 import { parseRaw, rawExchange as sendRaw } from './helpers/raw-http.ts';

@@ -14,7 +14,7 @@ import {
   listenOnLoopback,
   rawAnswer,
   requestHost,
-} from '../loopback.ts';
+} from '../http-server.ts';
 import { readBody } from '../request-body.ts';
 
 const errorCode = 'NotServedLocally';
@@ -54,7 +54,7 @@ const errorBody = (request: IncomingMessage, message: string): [string, string] 
 /** Starts the endpoint; `log` gets a line for each call, naming its service and operation. */
 export const serveUnservedServices = async (log: (line: string) => void) => {
   const server = createServer(async (request, response) => {
-    // Loopback hosts alone, as every server of the runner (loopback.ts): a page on a rebound name gets nothing.
+    // Loopback hosts alone, as every server of the runner (http-server.ts): a page on a rebound name gets nothing.
     const host = requestHost(request);
     if (!hostIsServed(host)) {
       const text = JSON.stringify({
@@ -75,7 +75,7 @@ export const serveUnservedServices = async (log: (line: string) => void) => {
     response.writeHead(400, { 'Content-Type': contentType, 'x-amzn-ErrorType': errorCode }).end(text);
   });
   // CONNECT (a proxy tunnel) is no call of any service, answered as any other; a request Node's parser refuses, 400
-  // (loopback.ts), where Node would close the connection unanswered or reset it.
+  // (http-server.ts), where Node would close the connection unanswered or reset it.
   answeringEveryRequest(server, {
     tunnel: () =>
       rawAnswer(

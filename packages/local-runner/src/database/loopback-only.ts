@@ -1,10 +1,10 @@
 // The local DynamoDB answers programs on this machine alone. dynalite answers any Host and any Origin (a preflight
 // with `Access-Control-Allow-Origin: *`) and takes any signature, so a web page that found its port could read and
-// write the tables: here a request must name a loopback host (loopback.ts) and carry no `Origin`, which browsers send
+// write the tables: here a request must name a loopback host (http-server.ts) and carry no `Origin`, which browsers send
 // with every cross-origin request and every preflight (the Fetch standard's CORS protocol); an `OPTIONS` request is
 // refused too (no SDK sends one). The AWS SDK sends `Host: 127.0.0.1:<port>`, no `Origin`, no `OPTIONS`.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../loopback.ts';
+import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../http-server.ts';
 
 /** Why `request` is refused, or undefined when it is a loopback program's. */
 const databaseRefusal = (request: IncomingMessage): string | undefined => {
@@ -19,7 +19,7 @@ const databaseRefusal = (request: IncomingMessage): string | undefined => {
  * Puts the check in front of `server`'s request handlers (dynalite's): a refused request gets a 403 in DynamoDB's
  * error shape (`__type`, `message`: an SDK names it AccessDeniedException) and no CORS header. dynalite throws a
  * request's stream errors (a client that goes away mid-body) out of its listener, which would end this process: its
- * listener is replaced by one that drops the response. CONNECT is answered 405 (loopback.ts, answeringEveryRequest).
+ * listener is replaced by one that drops the response. CONNECT is answered 405 (http-server.ts, answeringEveryRequest).
  */
 export const servingLoopbackProgramsOnly = (server: Server) => {
   const handlers = server.listeners('request') as RequestListener[];

@@ -3,7 +3,7 @@
 // callbacks, which ends whatever process hosts it: here that is this process alone, which the runner restarts, so a
 // request's store error never takes the runner down (see database.ts beside it).
 import dynalite from 'dynalite';
-import { listenOnLoopback } from '../loopback.ts';
+import { listenOnLoopback } from '../http-server.ts';
 import { prepareFailedWrites } from './failure-record.ts';
 import { checkDatabaseFolder } from './folder-check.ts';
 import { servingLoopbackProgramsOnly } from './loopback-only.ts';

@@ -8,8 +8,8 @@ import type { LocalApiKey } from '../app/api-keys.ts';
 import type { Scalar } from '../app/cfn.ts';
 import type { LocalRoute, MockRoute, ProxyRoute } from '../app/rest-api.ts';
 import type { LocalApp } from '../app/template.ts';
+import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../http-server.ts';
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
-import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../loopback.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import { type LocalLambdaAuthorizer, requestAuthorizerParts } from './authorizer.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from './content-handling.ts';
@@ -106,7 +106,7 @@ interface GatewayOptions {
   log: (line: string) => void;
   /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
   runnerPages?: RunnerPages;
-  /** Hosts served besides loopback's (`--allowed-host`; loopback.ts, hostIsServed). */
+  /** Hosts served besides loopback's (`--allowed-host`; http-server.ts, hostIsServed). */
   allowedHosts?: readonly string[];
 }
 

@@ -16,7 +16,7 @@ import {
   hostRefusal,
   listenOnLoopback,
   requestHost,
-} from '../loopback.ts';
+} from '../http-server.ts';
 
 /** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
 export interface IssuerIdentity {
@@ -186,7 +186,7 @@ export const signDevToken = (key: SigningKey, { sub, scope, expiresIn }: TokenOp
 export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
   let fetches = 0;
   const server = createServer(async (request, response) => {
-    // Loopback hosts alone, as every server of the runner (loopback.ts): a page on a rebound name gets nothing.
+    // Loopback hosts alone, as every server of the runner (http-server.ts): a page on a rebound name gets nothing.
     const host = requestHost(request);
     if (!hostIsServed(host)) {
       const body = JSON.stringify({ error: 403, message: hostRefusal(host ?? '', { optionServesIt: false }) });

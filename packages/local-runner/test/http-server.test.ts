@@ -1,4 +1,4 @@
-// Which hosts the runner's servers answer (src/loopback.ts): loopback names and addresses, and the names given with
+// Which hosts the runner's servers answer (src/http-server.ts): loopback names and addresses, and the names given with
 // --allowed-host. Sources: RFC 9110 section 7.2 (Host is uri-host [":" port]); RFC 9112 section 3.2.2 (an
 // absolute-form target's authority wins over Host); RFC 6761 section 6.3 (localhost and the names under .localhost are
 // loopback); the DNS rebinding checks of Vite (https://vite.dev/config/server-options#server-allowedhosts) and
@@ -6,7 +6,7 @@
 // without its port and read a leading `.` as the name and its subdomains.
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { answeringEveryRequest, hostIsServed, listenOnLoopback, requestHost } from '../src/loopback.ts';
+import { answeringEveryRequest, hostIsServed, listenOnLoopback, requestHost } from '../src/http-server.ts';
 import { rawExchange } from './helpers/raw-http.ts';
 
 describe('by default, loopback alone', () => {

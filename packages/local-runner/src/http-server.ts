@@ -1,3 +1,6 @@
+// What every HTTP server of the runner (gateway, Runtime API, database front, issuer, unserved services) does alike:
+// it listens on 127.0.0.1, answers only the hosts it serves (loopback names, `--allowed-host`), and answers every
+// request, whatever its bytes, without ending the process.
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import type { Duplex } from 'node:stream';
