@@ -46,6 +46,13 @@ describe('route selection', () => {
     expect(eventOf(text).routeKey).toBe(routeKey);
   });
 
+  // ANY stands for the seven methods a route key takes; another reaches no function, `$default` included (the events
+  // captured on AWS carry those seven alone: @aws-lambda-powertools/parser's APIGatewayHttpMethod).
+  test('a method outside those ANY stands for (PROPFIND) matches no route, not even $default: 404', async () => {
+    expect(await send('Items', 'PROPFIND', '/items/7')).toMatchObject({ status: 404, text: '{"message":"Not Found"}' });
+    expect(await send('Items', 'PROPFIND', '/anything/else')).toMatchObject({ status: 404 });
+  });
+
   test('without a $default route, a path no route has is 404 {"message":"Not Found"}', async () => {
     expect(await send('Staged', 'GET', '/dev/nothing')).toMatchObject({ status: 404, text: '{"message":"Not Found"}' });
   });

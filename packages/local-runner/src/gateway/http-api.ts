@@ -17,7 +17,7 @@ import { headersAsSent, requestTime } from './proxy-event.ts';
 import { executeApiArn, pathSegments, refusedPath } from './request-path.ts';
 import { type HttpResponse, proxyResultToResponse } from './responses.ts';
 import { ResultCache } from './result-cache.ts';
-import { match, moreSpecificFirst } from './routes.ts';
+import { match, moreSpecificFirst, routedMethods } from './routes.ts';
 import { authorizerTimeoutMs, invokeIntegration, invokeWithin } from './time-limit.ts';
 import { bearerToken, claimsAsText, type TokenVerifier } from './token-verification.ts';
 
@@ -32,9 +32,11 @@ const maxPayloadBytes = 10 * 1024 * 1024;
 /**
  * Route selection ("Working with routes for HTTP APIs"): among the routes whose path matches the path's segments
  * (request-path.ts; `{name}` one segment, `{name+}` the rest) and whose method is the request's or ANY, the most
- * specific path, then the exact method; with none, the `$default` route; with none of those, 404.
+ * specific path, then the exact method; with none, the `$default` route; with none of those, 404. A method outside
+ * `routedMethods` matches no route, `$default` included.
  */
 const selectRoute = (routes: HttpRoute[], segments: string[], method: string) => {
+  if (!routedMethods.has(method)) return undefined;
   const candidates = routes
     .filter((route) => route.resourcePath !== '$default' && (route.method === method || route.method === 'ANY'))
     .map((route) => ({ route, segments: route.resourcePath.split('/').filter(Boolean) }))

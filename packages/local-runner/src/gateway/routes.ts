@@ -64,10 +64,20 @@ export const match = (resource: string[], segments: string[]) => {
 };
 
 /**
+ * The methods API Gateway takes for a method or a route, which `ANY` stands for (the REST API's PutMethod `httpMethod`,
+ * https://docs.aws.amazon.com/apigateway/latest/api/API_PutMethod.html; an HTTP API route key's methods), and the only
+ * ones the events captured on AWS carry (@aws-lambda-powertools/parser's `APIGatewayHttpMethod`). A request with
+ * another (TRACE, PROPFIND, ...) matches no method, so no function sees it; AWS does not document its answer: the
+ * runner gives the unknown route's.
+ */
+export const routedMethods: ReadonlySet<string> = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
+
+/**
  * The route for a path's segments (request-path.ts) and method: the most specific resource whose path matches (`{name}`
  * matches one segment, an empty one too; `{name+}` the rest), then its method, or its ANY.
  */
 export const findRoute = (resources: CompiledResource[], segments: string[], method: string) => {
+  if (!routedMethods.has(method)) return undefined;
   for (const resource of resources) {
     const parameters = match(resource.segments, segments);
     if (!parameters) continue;

@@ -74,6 +74,16 @@ describe('the most specific resource wins, whatever the order of the template', 
     expect(routed('/', 'POST', [route('ANY', '/{proxy+}')])).toBeUndefined();
   });
 
+  // PutMethod's httpMethod: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT
+  // (https://docs.aws.amazon.com/apigateway/latest/api/API_PutMethod.html); captured events carry no other.
+  test('a method API Gateway does not take (TRACE, PROPFIND, a lower-case get) matches no ANY: an unknown route', () => {
+    for (const method of ['TRACE', 'PROPFIND', 'get', 'CONNECT']) {
+      expect(routed('/anything', method)).toBeUndefined();
+      expect(routed('/else/where', method)).toBeUndefined();
+    }
+    expect(routed('/anything', 'PATCH')?.to).toBe('ANY /anything');
+  });
+
   test('a resource that matches without the method (nor ANY) is an unknown route, not passed to a less specific one', () => {
     expect(routed('/things/static', 'POST')).toBeUndefined();
     expect(routed('/pairs/x/1', 'POST')).toBeUndefined();
