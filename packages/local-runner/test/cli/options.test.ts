@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import {
   commandFailed,
   envVarsOf,
@@ -14,7 +14,6 @@ import {
   workerCap,
 } from '../../src/cli/options.ts';
 import { RunnerError } from '../../src/errors.ts';
-import { synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 /** A folder with no project and no configuration: the command's options alone decide. */
@@ -208,30 +207,13 @@ describe('--inspect[=FUNCTION] and --inspect-port N', () => {
     expect(() => inspectOf({ inspect: '', 'inspect-port': 'x' })).toThrow('--inspect-port must be a whole number');
   });
 
-  const start = (...args: string[]) =>
-    spawnSync(process.execPath, [runnerBin, 'start', '--in-memory', '--port', '0', ...args], {
-      cwd: anywhere(),
-      encoding: 'utf8',
-    });
-  let runtimesApp = '';
-  beforeAll(() => {
-    runtimesApp = synthesizeRuntimesApp();
-  });
-
   test('from the command line, alone it takes no value (as node --inspect), and not with --watch', () => {
-    const { status, stderr } = start('--inspect', '--watch');
+    const { status, stderr } = spawnSync(
+      process.execPath,
+      [runnerBin, 'start', '--in-memory', '--port', '0', '--inspect', '--watch'],
+      { cwd: anywhere(), encoding: 'utf8' },
+    );
     expect(status).toBe(1);
     expect(stderr).toBe('cdk-local-runner start failed: --inspect is not taken with --watch\n');
-  });
-
-  test('a function the app does not serve, or one on another runtime, is refused by name', () => {
-    const python = start('--app', runtimesApp, '--inspect=PythonFunction');
-    expect(python.stderr).toBe(
-      "cdk-local-runner start failed: --inspect=PythonFunction: it runs python3.12; the runner debugs Node.js functions alone (Node's inspector)\n",
-    );
-    const missing = start('--app', runtimesApp, '--inspect=Nope');
-    expect(missing.stderr).toMatch(
-      /^cdk-local-runner start failed: --inspect=Nope: no such function served; the app's are \w+Function(, \w+Function)*\n/,
-    );
   });
 });
