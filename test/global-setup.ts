@@ -1,10 +1,10 @@
 // Marks the run and gives it a temporary folder of its own (see global-teardown.ts), then synthesizes the app once,
 // with the real CDK CLI, for every test that reads the cloud assembly (the synth tier's and the local runner's
 // end-to-end tests; not the unit and property tiers'). The folder reaches the test workers in
-// PLANT_STORE_CLOUD_ASSEMBLY.
+// PLANT_STORE_CLOUD_ASSEMBLY, and a copy becomes the project's cdk.out, which `npm start` serves.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -40,4 +40,11 @@ export default async ({ selectProjects }: RunConfig) => {
   });
   writeFileSync(join(outdir, 'synth-stderr.txt'), stderr);
   process.env.PLANT_STORE_CLOUD_ASSEMBLY = outdir;
+  // The tests that run `npm start` in the project (test/local/npm-start.e2e.test.ts, the OpenID provider's) serve its
+  // cdk.out. A copy of this synth, newer than every source, is what their first start would synthesize (the same
+  // command, no context): the runner finds it up to date and serves it, instead of each file's first start
+  // synthesizing again, and two files side by side never synthesize into the same folder at once. Copied here, before
+  // any test file runs: the copy is the assembly, its asset folders, and no more.
+  const extras = new Set([join(outdir, '.cdk-home'), join(outdir, 'synth-stderr.txt')]);
+  cpSync(outdir, join(projectRoot, 'cdk.out'), { recursive: true, filter: (source) => !extras.has(source) });
 };
