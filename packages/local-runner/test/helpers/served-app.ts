@@ -8,6 +8,8 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Local
   let started: LocalApi | undefined;
   const log = recordedLog();
   const functionLog = recordedLog();
+  // The bound on the synth and the start, not a measure: a fixture synthesized in the worker (aws-cdk-lib loaded) took
+  // over 60 s with two workers on two cores, both busy.
   beforeAll(async () => {
     started = await startLocalApi({
       cloudAssemblyDir: synthesize(),
@@ -18,7 +20,7 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Local
       functionLog: (functionId, line) => functionLog.log(`${functionId}: ${line}`),
       ...options,
     });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await started?.close();
   });
