@@ -11,7 +11,7 @@ export const authorizerTimeoutMs = 10_000;
  * The timer is cleared as soon as the work settles: a pending timer would keep the settled result alive for the rest
  * of `ms` — at hundreds of requests a second and 29 s, that held hundreds of megabytes.
  */
-export const withinTime = async <T>(work: Promise<T>, ms: number): Promise<T | undefined> => {
+const withinTime = async <T>(work: Promise<T>, ms: number): Promise<T | undefined> => {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<undefined>((resolve) => {
     timer = setTimeout(() => resolve(undefined), ms);
