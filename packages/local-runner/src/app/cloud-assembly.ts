@@ -23,7 +23,7 @@ export interface AppProject {
  */
 const neverSources = ['cdk.out', '**/node_modules', '**/.*'];
 /** Always sources, though a cdk.json's `watch.exclude` usually names them (a deploy reads them; a synth does too). */
-export const alwaysSources = ['cdk.json', 'package-lock.json'];
+const alwaysSources = ['cdk.json', 'package-lock.json'];
 
 const asList = (value: unknown, name: string): string[] | undefined => {
   if (value === undefined) return undefined;

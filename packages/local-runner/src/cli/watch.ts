@@ -2,20 +2,13 @@
 // database, the issuer, the address and the token stay. A change that does not synthesize leaves the previous version
 // serving, and its error is printed. Each synth goes to the project's cdk.out, as the first start's did: no folder of
 // the runner's to remove, however it stops.
-import { existsSync, statSync, watch } from 'node:fs';
-import { join } from 'node:path';
-import { type AppProject, alwaysSources, isSource, resynthesize } from '../app/cloud-assembly.ts';
+import { relative } from 'node:path';
+import { subscribe } from '@parcel/watcher';
+import { type AppProject, isSource, resynthesize } from '../app/cloud-assembly.ts';
 import type { LocalApi } from '../local-api.ts';
 
 /** Editors write a file in several steps: a synth starts once the changes have paused this long. */
 const settleMs = 300;
-
-/** What a glob is watched from: itself when it has no wildcard, else its folder before the first (`infra/**`: infra). */
-const watchedPath = (glob: string) => {
-  const parts = glob.split('/');
-  const wild = parts.findIndex((part) => /[*?[{]/.test(part));
-  return wild === -1 ? glob : parts.slice(0, wild).join('/') || '.';
-};
 
 export const reloadOnChange = (api: LocalApi, project: AppProject, log: (line: string) => void) => {
   let timer: NodeJS.Timeout | undefined;
@@ -47,18 +40,27 @@ export const reloadOnChange = (api: LocalApi, project: AppProject, log: (line: s
     timer = setTimeout(() => void rebuild(), settleMs);
   };
 
-  const watchers = [...new Set([...project.include, ...alwaysSources].map(watchedPath))]
-    .filter((path) => existsSync(join(project.root, path)))
-    .map((path) => {
-      const isFolder = statSync(join(project.root, path)).isDirectory();
-      return watch(join(project.root, path), { recursive: true }, (_event, file) => {
-        const changedPath = isFolder && file ? join(path, String(file)) : path;
-        if (isSource(project, changedPath)) changed();
-      });
-    });
-  log(`watching ${project.include.join(', ')} for changes (cdk.json's watch.include)`);
+  // One subscription over the project's root, filtered by isSource: @parcel/watcher (the watcher of VS Code and
+  // Parcel) rather than Node's recursive fs.watch, which on Linux (Node 24) misses every in-place write to a file once
+  // the file was replaced by a rename (`sed -i`, an editor's atomic save): test/cli/watch.e2e.test.ts.
+  const subscribed = subscribe(
+    project.root,
+    (error, events) => {
+      if (error) log(`watching failed: ${error.message}`);
+      else if (events.some(({ path }) => isSource(project, relative(project.root, path)))) changed();
+    },
+    { ignore: ['node_modules', 'cdk.out', '.git'] },
+  );
+  // Said once the subscription holds: a change made after this line is seen.
+  void subscribed.then(
+    () => log(`watching ${project.include.join(', ')} for changes (cdk.json's watch.include)`),
+    (error: Error) => log(`watching failed, changes will not reload: ${error.message}`),
+  );
   return () => {
-    for (const watcher of watchers) watcher.close();
     clearTimeout(timer);
+    void subscribed.then(
+      (subscription) => subscription.unsubscribe(),
+      () => undefined, // said when it failed
+    );
   };
 };
