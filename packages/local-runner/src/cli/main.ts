@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-// `cdk-local-runner <command> [options]`: the runner's commands, each in a module of its own (`--help` on each).
+// `cdk-local-runner <command> [options]`: the runner's commands, each in a module of its own (`--help` on each),
+// imported once the Node.js is known to run them.
+import { readFileSync } from 'node:fs';
+import { nodeRefusal } from './node-version.ts';
+
 const commands: Record<string, string> = {
   start: './start.ts',
   token: './token.ts',
@@ -15,12 +19,18 @@ cdk-local-runner --version prints its version.
 
 cdk-local-runner <command> --help says more.`;
 
+// The package's own manifest, two folders up from src/cli/ as from dist/cli/.
+const { version, engines } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  engines: { node: string };
+};
+const refusal = nodeRefusal(process.versions.node, engines.node);
+if (refusal !== undefined) {
+  console.error(refusal);
+  process.exit(1);
+}
+
 if (process.argv[2] === '--version') {
-  // The package's own manifest, two folders up from src/cli/ as from dist/cli/.
-  const { readFileSync } = await import('node:fs');
-  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
   console.log(version);
   process.exit(0);
 }
