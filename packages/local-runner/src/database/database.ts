@@ -3,7 +3,7 @@
 // port and folder: requests meanwhile find the database unavailable (createPlant answers 503 with Retry-After), the
 // runner keeps serving, and it recovers by itself once the cause is gone.
 import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import {
   CreateTableCommand,
@@ -79,12 +79,26 @@ const isAlive = (pid: number) => {
   }
 };
 
-/** The database a running `start` serves `dataDir` with; undefined when none does (a file left by one killed). */
+/**
+ * The database a running `start` serves `dataDir` with; undefined when none does (a file left by one killed). A file
+ * that is not what a start writes is refused, named: whether a start serves the folder cannot be known from it.
+ */
 const runningDatabase = (dataDir: string) => {
   const file = runningFile(dataDir);
   if (!existsSync(file)) return undefined;
-  const { pid, endpoint } = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown; endpoint?: unknown };
-  return typeof pid === 'number' && typeof endpoint === 'string' && isAlive(pid) ? { pid, endpoint } : undefined;
+  let written: unknown;
+  try {
+    written = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    written = undefined;
+  }
+  const { pid, endpoint } = (written ?? {}) as { pid?: unknown; endpoint?: unknown };
+  if (typeof pid !== 'number' || typeof endpoint !== 'string') {
+    throw new RunnerError(
+      `${file} is not what a running start writes ({ "pid": number, "endpoint": string }): stop the runner serving this data folder, or remove the file if none does`,
+    );
+  }
+  return isAlive(pid) ? { pid, endpoint } : undefined;
 };
 
 /**
@@ -153,7 +167,11 @@ export const startDatabase = async (
     await close();
     throw error;
   }
-  if (announced) writeFileSync(announced, JSON.stringify({ pid: process.pid, endpoint }));
+  if (announced) {
+    // Written beside it, then renamed: a reader (invoke) never sees half a file.
+    writeFileSync(`${announced}.${process.pid}`, JSON.stringify({ pid: process.pid, endpoint }));
+    renameSync(`${announced}.${process.pid}`, announced);
+  }
   return { endpoint, createTables, close };
 };
 
