@@ -1,4 +1,4 @@
-// The short load run of `npm test` (the full one is `npm run load`): 10 s at 8 connections on the runner in its own
+// The short load run of `npm test` (the full one is `npm run load`): 4 s at 8 connections on the runner in its own
 // process, then 2 rounds of SIGKILL under load and a restart on the same data folder. Memory is judged by the full
 // run only: 10 s is too short a baseline. Then a runner made to leak, which the memory check must name process by
 // process.
@@ -9,8 +9,8 @@ import { expect, test } from '@jest/globals';
 import { loadProblems } from '../../../tools/load/checks.ts';
 import { runLoad } from '../../../tools/load/load.ts';
 
-test('10 s at 8 connections: no 5xx or socket error, every answer as expected, the table holds exactly the 200s; no acknowledged create lost to SIGKILL', async () => {
-  const result = await runLoad({ seconds: 10, connections: 8, warmUpSeconds: 5, killRounds: 2, killAfterCreates: 50 });
+test('4 s at 8 connections: no 5xx or socket error, every answer as expected, the table holds exactly the 200s; no acknowledged create lost to SIGKILL', async () => {
+  const result = await runLoad({ seconds: 4, connections: 8, warmUpSeconds: 2, killRounds: 2, killAfterCreates: 50 });
 
   expect(loadProblems(result, { memory: false })).toEqual([]);
   expect(result.byKind.create).toBeGreaterThan(0);
