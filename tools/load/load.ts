@@ -26,6 +26,11 @@ export interface LoadOptions {
    * (test/tools/load/fixtures/leak.mjs).
    */
   imports?: string[];
+  /**
+   * Keep the load on past `seconds` until every process can be judged: 10 rounds of samples after the warm-up (on a
+   * busy machine a round takes longer than its 2 s, and `seconds` alone would leave too few).
+   */
+  untilJudged?: boolean;
   log?: (line: string) => void;
 }
 
@@ -332,8 +337,10 @@ const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResul
   // memory grows.
   const processes = new Map<number, ProcessMemory>();
   let withoutGc: number | undefined;
+  let roundsAfterWarmUp = 0;
   const probeAll = async () => {
     const at = Date.now() - started;
+    if (at >= options.warmUpSeconds * 1000) roundsAfterWarmUp += 1;
     for (const answer of await probe.sample()) {
       if (!answer.afterGc) withoutGc = answer.pid;
       const memory = processes.get(answer.pid) ?? { ...processOf(answer), samples: [] };
@@ -354,7 +361,9 @@ const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResul
       probing = undefined;
     });
   }, probeIntervalMs);
-  const load = await drive(runner, options.connections, seconds(options.seconds), 1);
+  const timeUp = seconds(options.seconds);
+  const judgeable = () => !options.untilJudged || roundsAfterWarmUp >= 2 * windowSamples;
+  const load = await drive(runner, options.connections, () => timeUp() && judgeable(), 1);
   clearInterval(sampling);
   await probing;
   probe.close();
