@@ -1,10 +1,11 @@
 // The development issuer through an app that names its issuer's variables in Metadata (`local-runner:token-issuer`):
 // the runner points them at itself, and its tokens pass the app's own verification (an ES256 JWT checked against the
 // JWKS the variable names), carrying every scope the routes list; the key, and so the tokens, outlive a restart.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { devIssuerScope, signDevToken } from '../../src/issuer/dev-issuer.ts';
 import { type LocalApi, startLocalApi } from '../../src/local-api.ts';
@@ -50,18 +51,23 @@ test("a token without the routes' scopes is denied (403); one the issuer did not
 });
 
 test("the token command signs with the data folder's key, as the project's local-runner.json names the issuer", async () => {
-  const token = (project: string) =>
-    execFileSync(process.execPath, [runnerBin, 'token', '--app', cloudAssemblyDir, '--data-dir', dataDir], {
-      cwd: project,
-      encoding: 'utf8',
-    }).trim();
+  // Asynchronously: the runner serves in this process, and a command run synchronously would stop its event loop (its
+  // keep-alive timers then fire late, closing the socket the next request takes: ECONNRESET on a busy machine).
+  const token = async (project: string) =>
+    (
+      await promisify(execFile)(
+        process.execPath,
+        [runnerBin, 'token', '--app', cloudAssemblyDir, '--data-dir', dataDir],
+        { cwd: project, encoding: 'utf8' },
+      )
+    ).stdout.trim();
   const configured = mkdtempSync(join(tmpdir(), 'local-runner-project-'));
   writeFileSync(join(configured, 'local-runner.json'), JSON.stringify({ tokenIssuer }));
-  expect(await post(api as LocalApi, `Bearer ${token(configured)}`)).toBe(200);
+  expect(await post(api as LocalApi, `Bearer ${await token(configured)}`)).toBe(200);
   // Without the file, the default issuer: not the one this runner serves, so its token is refused.
-  expect(await post(api as LocalApi, `Bearer ${token(mkdtempSync(join(tmpdir(), 'local-runner-project-')))}`)).toBe(
-    401,
-  );
+  expect(
+    await post(api as LocalApi, `Bearer ${await token(mkdtempSync(join(tmpdir(), 'local-runner-project-')))}`),
+  ).toBe(401);
 });
 
 test('the key outlives a restart on the same data folder, and so do its tokens', async () => {
