@@ -28,9 +28,11 @@ export interface LoadOptions {
   imports?: string[];
   /**
    * Keep the load on past `seconds` until every process can be judged: 10 rounds of samples after the warm-up (on a
-   * busy machine a round takes longer than its 2 s, and `seconds` alone would leave too few).
+   * busy machine a round takes longer than its interval, and `seconds` alone would leave too few).
    */
   untilJudged?: boolean;
+  /** Seconds between two rounds of memory samples; 2 by default. */
+  sampleEverySeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -52,8 +54,8 @@ export interface LoadResult {
   missing: string[];
   extra: string[];
   /**
-   * Each process of the runner (the runner, its database, each execution environment), sampled every two seconds
-   * right after a full garbage collection in it (memory-probe.mjs).
+   * Each process of the runner (the runner, its database, each execution environment), sampled every two seconds (or
+   * `sampleEverySeconds`) right after a full garbage collection in it (memory-probe.mjs).
    */
   memory: ProcessMemory[];
   killRounds: { acknowledged: number; missing: string[]; socketErrors: number }[];
@@ -61,7 +63,6 @@ export interface LoadResult {
 
 /** Samples a process's memory is judged on: the first ones after the warm-up, and the last ones. */
 const windowSamples = 5;
-const probeIntervalMs = 2_000;
 
 /** Memory in MB at one moment, or the medians of a window of samples. */
 export interface MemoryFigures {
@@ -332,7 +333,7 @@ const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResul
   const probe = await startMemoryProbe();
   const runner = await startRunner(join(dataDir, 'data'), { probePort: probe.port, imports: options.imports ?? [] });
   const started = Date.now();
-  // Every two seconds, each process collects its garbage and reports (memory-probe.mjs). After a full collection the
+  // Every two seconds (sampleEverySeconds), each process collects its garbage and reports (memory-probe.mjs). After a full collection the
   // heap holds only what is reachable: while that stays level, a process keeps nothing more, however its resident
   // memory grows.
   const processes = new Map<number, ProcessMemory>();
@@ -356,11 +357,14 @@ const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResul
   };
   // A sample that takes longer than the interval (a busy machine) is not overlapped by the next.
   let probing: Promise<void> | undefined;
-  const sampling = setInterval(() => {
-    probing ??= probeAll().finally(() => {
-      probing = undefined;
-    });
-  }, probeIntervalMs);
+  const sampling = setInterval(
+    () => {
+      probing ??= probeAll().finally(() => {
+        probing = undefined;
+      });
+    },
+    (options.sampleEverySeconds ?? 2) * 1000,
+  );
   const timeUp = seconds(options.seconds);
   const judgeable = () => !options.untilJudged || roundsAfterWarmUp >= 2 * windowSamples;
   const load = await drive(runner, options.connections, () => timeUp() && judgeable(), 1);

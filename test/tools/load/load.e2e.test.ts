@@ -22,13 +22,14 @@ test('4 s at 8 connections: no 5xx or socket error, every answer as expected, th
 
 test('a runner made to leak fails the memory check, which names the processes that leak and no other', async () => {
   // fixtures/leak.mjs: each execution environment keeps heap per invocation, the runner Buffers per request, the
-  // database nothing. 24 s leave 10 samples after the warm-up (2 s apart), the fewest the check judges; on a busy
+  // database nothing. 12 s leave 10 samples after the warm-up (1 s apart), the fewest the check judges; on a busy
   // machine a sample takes longer, and the load goes on until there are 10 (untilJudged).
   const result = await runLoad({
-    seconds: 24,
+    seconds: 12,
     untilJudged: true,
+    sampleEverySeconds: 1,
     connections: 8,
-    warmUpSeconds: 4,
+    warmUpSeconds: 2,
     killRounds: 0,
     killAfterCreates: 0,
     imports: [join(import.meta.dirname, 'fixtures', 'leak.mjs')],
