@@ -1,6 +1,7 @@
 // How an execution environment's runtime starts: what each runtime's bootstrap runs on Lambda, with the paths Lambda
 // sets for the function's layers (extracted into /opt there; locally each layer's own folder).
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalFunction } from '../app/functions.ts';
 import { RunnerError } from '../errors.ts';
@@ -114,9 +115,17 @@ const machinePython = () => {
 
 /**
  * Where this machine runs `fn` on another version of its language than Lambda's runtime would (the runner's Node.js,
- * the machine's `python3`): said once at start. A Python function on a machine without `python3` is refused.
+ * the machine's `python3`): said once at start. A Python function on a machine without `python3` is refused, and any
+ * function whose runtime file this installation lacks.
  */
 export const machineNotices = (fn: LocalFunction): string[] => {
+  // A package built or packed without the runtimes' files (package.json's `files`) would start, and answer every
+  // request to the function 502: refused at start instead, naming the file.
+  const runtimeFile = { nodejs: nodeRuntime, python: pythonRuntime, provided: undefined }[fn.code.language];
+  if (runtimeFile !== undefined && !existsSync(runtimeFile))
+    throw new RunnerError(
+      `${fn.id}: this installation of the runner lacks ${runtimeFile}, the runtime its ${fn.runtime} functions run in: install cdk-local-runner again`,
+    );
   const wanted = /^(?:nodejs|python)(\d+(?:\.\d+)?)/.exec(fn.runtime)?.[1];
   if (fn.code.language === 'nodejs') {
     const here = process.versions.node.split('.')[0];
