@@ -18,11 +18,10 @@ import {
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
-import { LocalLambdaAuthorizer } from './gateway/authorizer.ts';
-import { LocalHttpLambdaAuthorizer, LocalJwtAuthorizer } from './gateway/http-api.ts';
-import { createGateway, type Deployment, type RunnerPages } from './gateway/server.ts';
+import { authorizersFor } from './gateway/authorizers/for-api.ts';
+import type { Deployment } from './gateway/deployment.ts';
+import { createGateway, type RunnerPages } from './gateway/listener.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
-import { LocalUserPoolAuthorizer } from './gateway/user-pool-authorizer.ts';
 import { listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
@@ -273,28 +272,7 @@ const deploymentOf = (
     }),
   );
   // One verifier for the deployment's token authorizers, REST and HTTP.
-  const verify = tokenVerifier(signingKey);
-  const authorizers: Deployment['authorizers'] = new Map();
-  for (const authorizer of app.authorizers.values()) {
-    if (authorizer.type === 'COGNITO_USER_POOLS') {
-      authorizers.set(authorizer.id, new LocalUserPoolAuthorizer(authorizer, verify));
-      continue;
-    }
-    const pool = pools.get(authorizer.functionId);
-    if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
-    authorizers.set(authorizer.id, new LocalLambdaAuthorizer(authorizer, pool));
-  }
-  const httpAuthorizers: Deployment['httpAuthorizers'] = new Map();
-  for (const authorizer of app.httpApi?.authorizers.values() ?? []) {
-    if (authorizer.type === 'JWT') {
-      httpAuthorizers.set(authorizer.id, new LocalJwtAuthorizer(authorizer, app, verify));
-      continue;
-    }
-    const pool = pools.get(authorizer.functionId);
-    if (!pool) throw new RunnerError(`${authorizer.id}: its function ${authorizer.functionId} is not in the template`);
-    httpAuthorizers.set(authorizer.id, new LocalHttpLambdaAuthorizer(authorizer, pool));
-  }
-  return { app, pools, authorizers, httpAuthorizers };
+  return { app, pools, authorizers: authorizersFor(app, pools, tokenVerifier(signingKey)) };
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {

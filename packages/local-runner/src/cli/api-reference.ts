@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { type RunnerPages, requestUrl } from '../gateway/server.ts';
+import { type RunnerPages, requestUrl } from '../gateway/listener.ts';
 
 const swaggerUiDir = dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
 

@@ -1,7 +1,7 @@
 // API Gateway's TOKEN authorizer result cache, locally: per stage and token for the TTL, then the function is asked
 // again; TTL 0 asks it every time. The clock is stepped, not waited for.
 import { afterEach, expect, jest, test } from '@jest/globals';
-import { LocalLambdaAuthorizer } from '../../src/gateway/authorizer.ts';
+import { LambdaAuthorizer } from '../../src/gateway/authorizers/lambda-authorizer.ts';
 import type { FunctionPool, InvocationReport } from '../../src/lambda/pool.ts';
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api/test/GET/secured';
@@ -23,7 +23,7 @@ const allowingPool = () => {
 };
 
 const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool>) =>
-  new LocalLambdaAuthorizer(
+  new LambdaAuthorizer(
     {
       id: 'Authorizer',
       type: 'TOKEN',
@@ -34,7 +34,7 @@ const authorizerWith = (ttlSeconds: number, pool: ReturnType<typeof allowingPool
     },
     pool as unknown as FunctionPool,
   );
-const ask = (authorizer: LocalLambdaAuthorizer, token = 'Bearer a', stage = 'test') =>
+const ask = (authorizer: LambdaAuthorizer, token = 'Bearer a', stage = 'test') =>
   authorizer.authorize({
     headers: { Authorization: [token] },
     query: new URLSearchParams(),

@@ -9,7 +9,7 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { ProxyRoute } from '../../src/app/rest-api.ts';
-import { decide, parseResult } from '../../src/gateway/authorizer.ts';
+import { decide, parseResult } from '../../src/gateway/authorizers/policy.ts';
 import { canonicalPath, pathSegments, refusedPath } from '../../src/gateway/request-path.ts';
 import { compileRoutes, findRoute } from '../../src/gateway/routes.ts';
 

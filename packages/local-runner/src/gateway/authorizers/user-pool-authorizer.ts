@@ -4,12 +4,18 @@
 // carries one of them (re:Post "need access token as header in cognito", and AWS::ApiGateway::Method's
 // AuthorizationScopes); anything else is 401. Locally no Cognito runs: the development issuer signs each pool's tokens
 // (`cdk-local-runner token --pool`), under the pool's issuer URL.
-import type { LocalUserPoolAuthorizerDefinition } from '../app/rest-api.ts';
-import { poolIssuer } from '../app/user-pools.ts';
-import { type AuthorizerDecision, type AuthorizerRequest, headerValues, refuse } from './authorizer.ts';
-import { bearerToken, claimsAsText, type TokenVerifier } from './token-verification.ts';
+import type { LocalUserPoolAuthorizerDefinition } from '../../app/rest-api.ts';
+import { poolIssuer } from '../../app/user-pools.ts';
+import { bearerToken, claimsAsText, type TokenVerifier } from '../token-verification.ts';
+import {
+  type Authorizer,
+  type AuthorizerDecision,
+  type AuthorizerRequest,
+  headerValues,
+  refuse,
+} from './authorizer.ts';
 
-export class LocalUserPoolAuthorizer {
+export class UserPoolAuthorizer implements Authorizer {
   readonly #definition: LocalUserPoolAuthorizerDefinition;
   readonly #verify: TokenVerifier;
 
@@ -18,8 +24,9 @@ export class LocalUserPoolAuthorizer {
     this.#verify = verify;
   }
 
-  /** The decision for `request` on a method of `scopes` (its AuthorizationScopes). */
-  async authorize(request: AuthorizerRequest, scopes: string[]): Promise<{ decision: AuthorizerDecision }> {
+  /** The decision for `request` on a method of its `scopes` (AuthorizationScopes); the function gets the claims. */
+  async authorize(request: AuthorizerRequest): Promise<{ decision: AuthorizerDecision }> {
+    const { scopes = [] } = request;
     const unauthorized = { decision: refuse('UNAUTHORIZED', 'Unauthorized') };
     const values = headerValues(request.headers, this.#definition.headerName);
     const [sent = ''] = values;
@@ -34,6 +41,6 @@ export class LocalUserPoolAuthorizer {
         ? claims.token_use === 'id'
         : claims.token_use === 'access' && scopes.some((scope) => granted.includes(scope));
     if (!fits) return unauthorized;
-    return { decision: { allowed: true, claims: claimsAsText(claims) } };
+    return { decision: { allowed: true, authorizer: { claims: claimsAsText(claims) } } };
   }
 }

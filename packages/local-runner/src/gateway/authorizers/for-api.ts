@@ -1,0 +1,40 @@
+// An API's authorizers, each the object of its kind (authorizer.ts), made once per deployment: one verifier for its
+// token authorizers (REST's user pools, HTTP's JWT), each Lambda authorizer with its function's pool.
+import type { LocalApp } from '../../app/template.ts';
+import { RunnerError } from '../../errors.ts';
+import type { FunctionPool } from '../../lambda/pool.ts';
+import type { TokenVerifier } from '../token-verification.ts';
+import type { Authorizer } from './authorizer.ts';
+import { HttpLambdaAuthorizer } from './http-lambda-authorizer.ts';
+import { JwtAuthorizer } from './jwt-authorizer.ts';
+import { LambdaAuthorizer } from './lambda-authorizer.ts';
+import { UserPoolAuthorizer } from './user-pool-authorizer.ts';
+
+/** `app`'s authorizers by logical id; `pools`: its functions' pools, by logical id. */
+export const authorizersFor = (
+  app: LocalApp,
+  pools: Map<string, FunctionPool>,
+  verify: TokenVerifier,
+): Map<string, Authorizer> => {
+  const poolOf = (id: string, functionId: string) => {
+    const pool = pools.get(functionId);
+    if (!pool) throw new RunnerError(`${id}: its function ${functionId} is not in the template`);
+    return pool;
+  };
+  const authorizers = new Map<string, Authorizer>();
+  for (const authorizer of app.authorizers.values())
+    authorizers.set(
+      authorizer.id,
+      authorizer.type === 'COGNITO_USER_POOLS'
+        ? new UserPoolAuthorizer(authorizer, verify)
+        : new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
+    );
+  for (const authorizer of app.httpApi?.authorizers.values() ?? [])
+    authorizers.set(
+      authorizer.id,
+      authorizer.type === 'JWT'
+        ? new JwtAuthorizer(authorizer, app, verify)
+        : new HttpLambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
+    );
+  return authorizers;
+};

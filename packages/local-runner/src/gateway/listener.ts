@@ -1,0 +1,145 @@
+// The gateway's listener: an HTTP server on loopback for one API, which refuses what no API would see (a wrong Host,
+// bytes Node cannot parse), serves the runner's own pages, and passes each request to its kind of API's pipeline
+// (rest/pipeline.ts, http/pipeline.ts), served by the deployment of the moment, then writes the response and its log
+// line. A new kind of API (a function URL, a WebSocket API) is a pipeline of its own, named in `pipelines`.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../http-server.ts';
+import { ClientAbortedError } from '../request-body.ts';
+import type { Deployment, Pipeline } from './deployment.ts';
+import { httpPipeline } from './http/pipeline.ts';
+import { errorResponse, type HttpResponse, renderGatewayResponse } from './responses.ts';
+import { restPipeline } from './rest/pipeline.ts';
+import { appForPath } from './stages.ts';
+
+/** Each kind of API's pipeline. */
+const pipelines = { rest: restPipeline, http: httpPipeline } satisfies Record<string, Pipeline>;
+
+/** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
+const nodeMaxHeaderSize = 64 * 1024;
+
+/**
+ * RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host header and to any request with
+ * more than one. Node's own check (`requireHostHeader`) answers a bare 400 without a body, so the runner checks.
+ */
+const hostIsWrong = (request: IncomingMessage) => {
+  let hosts = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    if (request.rawHeaders[index]?.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts > 1 || (hosts === 0 && request.httpVersion === '1.1');
+};
+
+/**
+ * The request's URL. Its target is a path (`//items//1` too: a path with empty segments, not a host `items`), or in
+ * absolute form a whole URL whose path counts.
+ */
+export const requestUrl = (request: IncomingMessage) => {
+  const target = request.url ?? '/';
+  return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
+};
+
+/** A request through the pipeline of its API's kind, served by the path's stage (stages.ts). */
+const serve = (request: IncomingMessage, deployment: Deployment) => {
+  const url = requestUrl(request);
+  const app = appForPath(deployment.app, url.pathname);
+  return pipelines[app.httpApi ? 'http' : 'rest'](request, url, { ...deployment, app });
+};
+
+interface GatewayOptions {
+  /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
+  deployment: () => Deployment;
+  log: (line: string) => void;
+  /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
+  runnerPages?: RunnerPages;
+  /** Hosts served besides loopback's (`--allowed-host`; http-server.ts, hostIsServed). */
+  allowedHosts?: readonly string[];
+}
+
+/** Pages the local runner serves besides the app's API (the entry file's API reference): true when responded. */
+export type RunnerPages = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** The server: each request through its pipeline (above), its log line, and the Error shape for what Node's parser refuses. */
+export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] }: GatewayOptions): Server => {
+  /** The runner's own refusal (400, 403), before any page or route: the Error JSON, then the connection closes. */
+  const refuse = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    status: number,
+    why: string,
+    message?: string,
+  ) => {
+    const { headers, body } = errorResponse(status, undefined, message);
+    const length: [string, string] = ['Content-Length', String(body.length)];
+    afterBody(request, response, () =>
+      response.writeHead(status, [...headers, length, ['Connection', 'close']].flat()).end(body),
+    );
+    log(`${request.method} - ${status} (${why})`);
+  };
+  const server = createServer(
+    { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
+    (request, response: ServerResponse) => {
+      if (hostIsWrong(request)) return refuse(request, response, 400, 'no Host header, or more than one');
+      const host = requestHost(request);
+      if (!hostIsServed(host, allowedHosts)) {
+        return refuse(request, response, 403, `Host ${host} refused`, hostRefusal(host ?? ''));
+      }
+      if (runnerPages?.(request, response)) return;
+      const started = performance.now();
+      // Logged without the query string, which may carry a token.
+      const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
+      serve(request, deployment())
+        .then(({ response: { status, headers, body }, notes }) => {
+          // Once the server is closing, close each connection after its response instead of keeping it alive.
+          if (!server.listening) response.shouldKeepAlive = false;
+          // RFC 9110 section 8.6: no Content-Length on a 204 (a preflight's) or a 304, which have no content.
+          const hasContent = status !== 204 && status !== 304;
+          const length: [string, string][] = hasContent ? [['Content-Length', String(body.length)]] : [];
+          response.writeHead(status, [...headers, ...length].flat());
+          response.end(hasContent ? body : undefined);
+          const milliseconds = Math.round(performance.now() - started);
+          logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+        })
+        .catch((error: unknown) => {
+          const milliseconds = Math.round(performance.now() - started);
+          if (error instanceof ClientAbortedError) {
+            logLine(`- ${milliseconds} ms (the client went away before sending its whole request)`);
+            return;
+          }
+          logLine(
+            `500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`,
+          );
+          if (!response.headersSent) {
+            const { status, headers, body } = errorResponse(500);
+            response.writeHead(status, headers.flat()).end(body);
+          }
+        });
+    },
+  );
+  // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
+  // documentation shows for 'clientError', instead of Node's bare 400 or 431; CONNECT (a proxy tunnel) is no method of
+  // any REST API: API Gateway answers it as an unknown route.
+  const answered = ({ status, headers, body }: HttpResponse) => rawAnswer(status, headers, body);
+  answeringEveryRequest(server, {
+    malformed: (status, error) => {
+      log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
+      return answered(errorResponse(status));
+    },
+    tunnel: (request) => {
+      const host = requestHost(request);
+      if (!hostIsServed(host, allowedHosts)) {
+        log(`CONNECT - 403 (Host ${host} refused)`);
+        return answered(errorResponse(403, undefined, hostRefusal(host ?? '')));
+      }
+      const unknownRoute = renderGatewayResponse(
+        deployment().app.gatewayResponses,
+        'MISSING_AUTHENTICATION_TOKEN',
+        'Missing Authentication Token',
+        randomUUID(),
+      );
+      log(`CONNECT - ${unknownRoute.status} (no such route)`);
+      return answered(unknownRoute);
+    },
+  });
+  return server;
+};
