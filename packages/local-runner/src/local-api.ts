@@ -19,7 +19,7 @@ import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { authorizersFor } from './gateway/authorizers/for-api.ts';
-import type { Deployment } from './gateway/deployment.ts';
+import { type Deployment, deploymentOf } from './gateway/deployment.ts';
 import { createGateway, type RunnerPages } from './gateway/listener.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
 import { listenOnLoopback } from './http-server.ts';
@@ -259,7 +259,7 @@ export const startServices = async (
 };
 
 /** `app` as its gateway serves it: with the pools of its functions (by name in `pools`: functionNames), by id. */
-const deploymentOf = (
+const deploymentFor = (
   app: LocalApp,
   nameOf: ReturnType<typeof functionNames>,
   allPools: Map<string, FunctionPool>,
@@ -272,7 +272,7 @@ const deploymentOf = (
     }),
   );
   // One verifier for the deployment's token authorizers, REST and HTTP.
-  return { app, pools, authorizers: authorizersFor(app, pools, tokenVerifier(signingKey)) };
+  return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)));
 };
 
 export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
@@ -290,7 +290,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   let pools = services.pools;
   /** The assembly served (another after a reload). */
   let served = assembly;
-  let deployments = assembly.apis.map((api) => deploymentOf(api, functionNames(assembly), pools, services.signingKey));
+  let deployments = assembly.apis.map((api) => deploymentFor(api, functionNames(assembly), pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
@@ -324,10 +324,10 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   return {
     url: urls[0] as string,
     get app() {
-      return first().app;
+      return first().api;
     },
     get apis() {
-      return deployments.map((deployment, index) => ({ url: urls[index] as string, app: deployment.app }));
+      return deployments.map((deployment, index) => ({ url: urls[index] as string, app: deployment.api }));
     },
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
@@ -341,7 +341,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     reload: async (cloudAssemblyDir) => {
       const next = readAll(cloudAssemblyDir);
       const ids = (list: LocalApp[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');
-      if (ids(next.apis) !== ids(deployments.map(({ app: served }) => served))) {
+      if (ids(next.apis) !== ids(deployments.map(({ api }) => api))) {
         options.log(
           `the app's APIs are now ${ids(next.apis)}: restart the runner to serve them (still serving the last synth)`,
         );
@@ -351,7 +351,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
       served = next;
       const previous = pools;
       pools = services.poolsFor(next);
-      deployments = next.apis.map((api) => deploymentOf(api, functionNames(next), pools, services.signingKey));
+      deployments = next.apis.map((api) => deploymentFor(api, functionNames(next), pools, services.signingKey));
       for (const pool of previous.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);

@@ -4,6 +4,7 @@
 // and apiKeyId, "for API methods that require an API key").
 import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { expect, test } from '@jest/globals';
+import type { RestApi as ReadRestApi } from '../src/app/api.ts';
 import { localKeyValue } from '../src/app/api-keys.ts';
 import { apiKeys, synthesizeStagedApp } from './fixtures/staged-app.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
@@ -48,7 +49,7 @@ test("each stage takes its plans' keys; a method that requires none takes any re
 });
 
 test('a key the template gives no value: a local one, which the runner lists (AWS generates one)', async () => {
-  const rest = served.api.apis.find(({ app }) => app.apiId === 'Rest')?.app;
+  const rest = served.api.apis.find(({ app }) => app.apiId === 'Rest')?.app as ReadRestApi | undefined;
   expect(rest?.apiKeys.find(({ id }) => id === 'GeneratedKey')).toMatchObject({
     generated: true,
     value: localKeyValue('GeneratedKey'),

@@ -6,6 +6,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { RestApi as ReadRestApi } from '../src/app/api.ts';
 import { localPoolId, poolIssuer } from '../src/app/user-pools.ts';
 import { RunnerError } from '../src/errors.ts';
 import { signPoolToken } from '../src/issuer/dev-issuer.ts';
@@ -302,7 +303,7 @@ describe('rest-shapes-app: five REST APIs in one stack', () => {
   describe('an API key with no value, in a throttled usage plan', () => {
     const keyed = () => apiOf(app, 'Keyed');
     const key = () => {
-      const [apiKey] = keyed().app.apiKeys;
+      const [apiKey] = (keyed().app as ReadRestApi).apiKeys;
       expect(apiKey).toMatchObject({ id: 'GeneratedKey', generated: true, stages: ['prod'] });
       return apiKey?.value ?? '';
     };

@@ -74,18 +74,6 @@ export interface HttpLambdaAuthorizer {
   ttlSeconds: number;
 }
 
-export interface LocalHttpApi {
-  apiId: string;
-  cors: HttpCors | undefined;
-  /** Its stages, `$default` first if it has one; every one serves the template's routes. */
-  stages: LocalStage[];
-  /** The stage a request is served by (the gateway's view of it): `$default` (no path prefix) or a stage's name. */
-  stageName: string;
-  stageVariables: Record<string, string>;
-  routes: HttpRoute[];
-  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
-}
-
 /**
  * The wildcards "Configure CORS for HTTP APIs" documents in AllowOrigins: `*`, and `https://*` and `http://*` (any
  * origin that begins with the scheme). What API Gateway does with another (`https://*.example.com`) we have not seen
@@ -136,7 +124,13 @@ export const readHttpApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
   functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
-): LocalHttpApi => {
+): {
+  cors: HttpCors | undefined;
+  /** Its stages, `$default` first if it has one; every one serves the template's routes. */
+  stages: LocalStage[];
+  routes: HttpRoute[];
+  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
+} => {
   const ofApi = (type: string) =>
     ofType(resources, type).filter(([id, resource]) =>
       names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
@@ -149,8 +143,6 @@ export const readHttpApi = (
   const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, 'AWS::ApiGatewayV2::Stage').sort(
     (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
   );
-  const [stage] = stages as [LocalStage, ...LocalStage[]];
-
   const authorizers = new Map<string, JwtAuthorizer | HttpLambdaAuthorizer>();
   for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
     const properties = props(resource);
@@ -263,11 +255,8 @@ export const readHttpApi = (
       `${apiId}: the runner serves these HTTP API routes as AWS does only in part; not these:\n${refused.map((line) => `  ${line}`).join('\n')}`,
     );
   return {
-    apiId,
     cors: corsOf(api.CorsConfiguration, apiId),
     stages,
-    stageName: stage.name,
-    stageVariables: stage.variables,
     routes,
     authorizers,
   };

@@ -2,15 +2,7 @@
 // (Lambda proxy and MOCK integrations, request validation, API keys), its authorizers (TOKEN, REQUEST and
 // COGNITO_USER_POOLS) and its gateway responses. What the runner cannot reproduce faithfully is refused, each named.
 import { readApiKeys } from './api-keys.ts';
-import {
-  type CfnResource,
-  getAttOf,
-  type IdentitySource,
-  type LocalStage,
-  ofType,
-  props,
-  UnsupportedTemplateError,
-} from './cfn.ts';
+import { type CfnResource, getAttOf, type IdentitySource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { checkResourcePolicy } from './resource-policy.ts';
 import { readStages } from './stages.ts';
@@ -78,7 +70,7 @@ interface RouteBase {
   authorizationScopes: string[];
   /** What API Gateway checks of a request before its integration, when the method has a request validator. */
   validation: RequestValidation | undefined;
-  /** ApiKeyRequired: the request's X-API-Key must be one of the API's keys for its stage (LocalApp's `apiKeys`). */
+  /** ApiKeyRequired: the request's X-API-Key must be one of the API's keys for its stage (RestApi's `apiKeys`). */
   apiKeyRequired: boolean;
 }
 
@@ -431,7 +423,7 @@ const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: str
   return responses;
 };
 
-/** What a REST API serves: the LocalApp fields of a REST API (template.ts), read from `resources` of stack `stackName`. */
+/** What a REST API serves: a RestApi's own fields (api.ts), read from `resources` of stack `stackName`. */
 export const readRestApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
@@ -450,15 +442,11 @@ export const readRestApi = (
     apiId,
     'AWS::ApiGateway::Stage',
   );
-  const [stage] = stages as [LocalStage, ...LocalStage[]];
   const authorizers = readAuthorizers(resources, apiId, functionOf);
   const routes = readRoutes(resources, apiId, functionOf, authorizers);
   const { keys, notices } = readApiKeys(resources, apiId, stackName);
   return {
     stages,
-    stageName: stage.name,
-    stageVariables: stage.variables,
-    deployment: stage.deployment,
     binaryMediaTypes,
     routes,
     authorizers,

@@ -6,13 +6,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.ts';
-import type { LocalApiKey } from './api-keys.ts';
-import { type CfnResource, getAttOf, type LocalStage, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import type { Api, LocalTable } from './api.ts';
+import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
-import { type LocalHttpApi, readHttpApi } from './http-api.ts';
+import { readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
-import { type LocalAuthorizer, type LocalGatewayResponse, type LocalRoute, readRestApi } from './rest-api.ts';
-import { type LocalUserPool, readUserPools } from './user-pools.ts';
+import { readRestApi } from './rest-api.ts';
+import { readUserPools } from './user-pools.ts';
 import { type DeployedTemplate, deployedResources } from './values.ts';
 
 export type { LocalFunction } from './functions.ts';
@@ -21,47 +21,8 @@ interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
 }
 
-export interface LocalTable {
-  id: string;
-  tableName: string;
-  properties: Record<string, unknown>;
-}
-
-export interface LocalApp extends ValueContext {
-  stackName: string;
-  apiId: string;
-  /** The stack's other APIs (REST and HTTP), not served by this app (each has its own). */
-  otherApiIds: string[];
-  /** Set when the API is an HTTP API (its routes, stage and JWT authorizers); the REST fields are then empty. */
-  httpApi: LocalHttpApi | undefined;
-  /** Its stages, each serving the template's routes under its name (the path's first segment). */
-  stages: LocalStage[];
-  /** The stage a request is served by (the gateway's view of the app; the first stage until then). */
-  stageName: string;
-  /** The stage's variables (`stageVariables` of the events), with the values the template gives them. */
-  stageVariables: Record<string, string>;
-  /** The stage's deployment: its logical id, which the CDK changes with each change to the API. */
-  deployment: string;
-  /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
-  binaryMediaTypes: string[];
-  routes: LocalRoute[];
-  authorizers: Map<string, LocalAuthorizer>;
-  gatewayResponses: Map<string, LocalGatewayResponse>;
-  /** The API keys its methods that require one take (a REST API's). */
-  apiKeys: LocalApiKey[];
-  /** What of the API applies on AWS and not locally, said at start. */
-  notices: string[];
-  /** The functions a route or an authorizer reaches: those served. */
-  functions: Map<string, LocalFunction>;
-  /** Of those, the ones of another stack (a cross-stack reference), by id, with the stack they are resolved in. */
-  functionStacks: Map<string, ValueContext>;
-  /** The template's Cognito user pools, whose tokens the development issuer signs. */
-  userPools: LocalUserPool[];
-  /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
-  unreachedFunctions: string[];
-  tables: LocalTable[];
-  resources: Record<string, CfnResource>;
-}
+/** One API served, as read from the template: a REST API or an HTTP API (api.ts). */
+export type LocalApp = Api;
 
 /** What an integration's or authorizer's URI names: a function (of this stack, or of `stack` when imported). */
 interface UriTarget {
@@ -458,18 +419,10 @@ const readApp = (
       ),
     ]);
     return {
+      kind: 'http',
       ...shared,
-      stages: httpApi.stages,
-      stageName: httpApi.stageName,
-      stageVariables: httpApi.stageVariables,
-      deployment: 'local',
-      binaryMediaTypes: [],
-      routes: [],
-      authorizers: new Map(),
-      gatewayResponses: new Map(),
-      apiKeys: [],
+      ...httpApi,
       notices: [],
-      httpApi,
       functions,
       functionStacks,
       unreachedFunctions: unreached,
@@ -484,9 +437,9 @@ const readApp = (
     ),
   ]);
   return {
+    kind: 'rest',
     ...shared,
     ...restApi,
-    httpApi: undefined,
     functions,
     functionStacks,
     unreachedFunctions: unreached,

@@ -115,8 +115,8 @@ const banner = async (
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
   const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
   const routesOf = ({ url, app }: LocalApi['apis'][number]) =>
-    app.httpApi
-      ? app.httpApi.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+    app.kind === 'http'
+      ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
       : app.routes.map(
           (route) =>
             `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
@@ -131,11 +131,11 @@ const banner = async (
     ...api.apis.flatMap((served) => [
       ...(several
         ? [
-            `${served.app.httpApi ? 'HTTP' : 'REST'} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
+            `${served.app.kind === 'http' ? 'HTTP' : 'REST'} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
           ]
         : []),
       ...routesOf(served),
-      ...served.app.apiKeys.map(
+      ...(served.app.kind === 'rest' ? served.app.apiKeys : []).map(
         ({ id, value, generated, stages }) =>
           `  API key ${id}${generated ? ' (AWS generates its value; this is the local one)' : ''} for ${stages.join(', ')}: x-api-key: ${value}`,
       ),

@@ -12,8 +12,8 @@ import {
   ResourceInUseException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import type { LocalTable } from '../app/api.ts';
 import { localAws } from '../app/intrinsics.ts';
-import type { LocalTable } from '../app/template.ts';
 import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './process.ts';

@@ -1,24 +1,57 @@
 // What a gateway serves, replaced whole by a reload (a deployment, as `start --watch` swaps it): an API, its
-// functions' pools and its authorizers; and the shape every kind of API's pipeline has (listener.ts picks one).
+// functions' pools, its authorizers, and what its kind of pipeline makes once (a REST API's compiled routes); and the
+// shape every kind of API's pipeline has (listener.ts picks one).
 import type { IncomingMessage } from 'node:http';
-import type { LocalApp } from '../app/template.ts';
+import type { HttpApi, RestApi } from '../app/api.ts';
+import type { LocalStage } from '../app/cfn.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
 import type { HttpResponse } from './responses.ts';
+import { type CompiledResource, compileRoutes } from './routes.ts';
 
-export interface Deployment {
-  app: LocalApp;
+interface DeploymentOf<Kind> {
+  api: Kind;
   /** The pools of the API's functions, by logical id. */
   pools: Map<string, FunctionPool>;
   /** The API's authorizers, by logical id (authorizers/for-api.ts). */
   authorizers: Map<string, Authorizer>;
 }
 
+export interface RestDeployment extends DeploymentOf<RestApi> {
+  kind: 'rest';
+  /** The API's routes, compiled once (routes.ts). */
+  resources: CompiledResource[];
+}
+
+export interface HttpDeployment extends DeploymentOf<HttpApi> {
+  kind: 'http';
+}
+
+export type Deployment = RestDeployment | HttpDeployment;
+
+/** `api` as its gateway serves it, with its functions' pools and its authorizers. */
+export const deploymentOf = (
+  api: RestApi | HttpApi,
+  pools: Map<string, FunctionPool>,
+  authorizers: Map<string, Authorizer>,
+): Deployment =>
+  api.kind === 'rest'
+    ? { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) }
+    : { kind: 'http', api, pools, authorizers };
+
 /** A request's response, and what its log line tells besides method, path, status and time. */
-export interface Served {
+interface Served {
   response: HttpResponse;
   notes: string[];
 }
 
-/** One kind of API's pipeline: a request (`url`: its URL, requestUrl) through the API's phases to its response. */
-export type Pipeline = (request: IncomingMessage, url: URL, deployment: Deployment) => Promise<Served>;
+/**
+ * One kind of API's pipeline: a request (`url`: its URL, listener.ts requestUrl) through the API's phases to its
+ * response, on the stage its path names (stages.ts).
+ */
+export type Pipeline<Kind extends Deployment> = (
+  request: IncomingMessage,
+  url: URL,
+  deployment: Kind,
+  stage: LocalStage,
+) => Promise<Served>;

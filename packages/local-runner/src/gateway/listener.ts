@@ -1,19 +1,16 @@
 // The gateway's listener: an HTTP server on loopback for one API, which refuses what no API would see (a wrong Host,
 // bytes Node cannot parse), serves the runner's own pages, and passes each request to its kind of API's pipeline
 // (rest/pipeline.ts, http/pipeline.ts), served by the deployment of the moment, then writes the response and its log
-// line. A new kind of API (a function URL, a WebSocket API) is a pipeline of its own, named in `pipelines`.
+// line. A new kind of API (a function URL, a WebSocket API) is a pipeline of its own, one more case in `serve`.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../http-server.ts';
 import { ClientAbortedError } from '../request-body.ts';
-import type { Deployment, Pipeline } from './deployment.ts';
+import type { Deployment } from './deployment.ts';
 import { httpPipeline } from './http/pipeline.ts';
 import { errorResponse, type HttpResponse, renderGatewayResponse } from './responses.ts';
 import { restPipeline } from './rest/pipeline.ts';
-import { appForPath } from './stages.ts';
-
-/** Each kind of API's pipeline. */
-const pipelines = { rest: restPipeline, http: httpPipeline } satisfies Record<string, Pipeline>;
+import { stageFor } from './stages.ts';
 
 /** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
 const nodeMaxHeaderSize = 64 * 1024;
@@ -39,11 +36,16 @@ export const requestUrl = (request: IncomingMessage) => {
   return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
 };
 
-/** A request through the pipeline of its API's kind, served by the path's stage (stages.ts). */
+/** A request through the pipeline of its API's kind, on the stage its path names (stages.ts). */
 const serve = (request: IncomingMessage, deployment: Deployment) => {
   const url = requestUrl(request);
-  const app = appForPath(deployment.app, url.pathname);
-  return pipelines[app.httpApi ? 'http' : 'rest'](request, url, { ...deployment, app });
+  const stage = stageFor(deployment.api, url.pathname);
+  switch (deployment.kind) {
+    case 'rest':
+      return restPipeline(request, url, deployment, stage);
+    case 'http':
+      return httpPipeline(request, url, deployment, stage);
+  }
 };
 
 interface GatewayOptions {
@@ -131,8 +133,9 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
         log(`CONNECT - 403 (Host ${host} refused)`);
         return answered(errorResponse(403, undefined, hostRefusal(host ?? '')));
       }
+      const { api } = deployment();
       const unknownRoute = renderGatewayResponse(
-        deployment().app.gatewayResponses,
+        api.kind === 'rest' ? api.gatewayResponses : new Map(),
         'MISSING_AUTHENTICATION_TOKEN',
         'Missing Authentication Token',
         randomUUID(),

@@ -1,9 +1,10 @@
 // The Lambda proxy event (v1) API Gateway sends a function for a REST API request.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { RestApi } from '../app/api.ts';
+import type { LocalStage } from '../app/cfn.ts';
 import { localAws } from '../app/intrinsics.ts';
 import type { LocalRoute } from '../app/rest-api.ts';
-import type { LocalApp } from '../app/template.ts';
 import { isBinaryMediaType } from './content-handling.ts';
 
 /**
@@ -65,7 +66,9 @@ const withGatewayHeaders = (
 };
 
 interface ProxyEventParts {
-  app: LocalApp;
+  api: RestApi;
+  /** The stage the request is served by. */
+  stage: LocalStage;
   request: IncomingMessage;
   url: URL;
   route: LocalRoute;
@@ -79,7 +82,8 @@ interface ProxyEventParts {
 
 /** The Lambda proxy event (v1) API Gateway sends for a REST API request. */
 export const proxyEvent = ({
-  app,
+  api,
+  stage,
   request,
   url,
   route,
@@ -91,7 +95,7 @@ export const proxyEvent = ({
   authorizer,
 }: ProxyEventParts) => {
   const query = [...url.searchParams.keys()];
-  const binary = isBinaryMediaType(request.headers['content-type'], app.binaryMediaTypes);
+  const binary = isBinaryMediaType(request.headers['content-type'], api.binaryMediaTypes);
   const delivered = withGatewayHeaders(headers, request, started);
   return {
     resource: route.resourcePath,
@@ -104,7 +108,7 @@ export const proxyEvent = ({
       ? Object.fromEntries(query.map((key) => [key, url.searchParams.getAll(key)]))
       : null,
     pathParameters: Object.keys(parameters).length ? parameters : null,
-    stageVariables: Object.keys(app.stageVariables).length ? app.stageVariables : null,
+    stageVariables: Object.keys(stage.variables).length ? stage.variables : null,
     requestContext: {
       resourceId: shortId(route.resourcePath),
       resourcePath: route.resourcePath,
@@ -112,10 +116,10 @@ export const proxyEvent = ({
       // API Gateway's other id for the request, in its own shape (captured events: 16 characters of base64).
       extendedRequestId: randomBytes(11).toString('base64'),
       requestTime: requestTime(started),
-      path: `/${app.stageName}${url.pathname}`,
+      path: `/${stage.name}${url.pathname}`,
       accountId: localAws.accountId,
       protocol: `HTTP/${request.httpVersion}`,
-      stage: app.stageName,
+      stage: stage.name,
       domainPrefix: 'localhost',
       requestTimeEpoch: started.getTime(),
       requestId,
@@ -134,8 +138,8 @@ export const proxyEvent = ({
         user: null,
       },
       domainName: request.headers.host ?? 'localhost',
-      deploymentId: shortId(app.deployment),
-      apiId: app.apiId,
+      deploymentId: shortId(stage.deployment),
+      apiId: api.apiId,
       ...(authorizer && { authorizer }),
     },
     body: body.length ? body.toString(binary ? 'base64' : 'utf8') : null,

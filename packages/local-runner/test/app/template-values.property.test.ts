@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
+import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import { readAssembly } from '../../src/app/template.ts';
 import { startLocalApi } from '../../src/local-api.ts';
@@ -300,8 +301,8 @@ test('read: every route as the oracle says (its authorizer, its key), none left 
         return;
       }
       const { apis } = readAssembly(dir);
-      const restApp = apis.find(({ apiId }) => apiId === 'Rest');
-      const httpApp = apis.find(({ apiId }) => apiId === 'Http');
+      const restApp = apis.find(({ apiId }) => apiId === 'Rest') as ReadRestApi | undefined;
+      const httpApp = apis.find(({ apiId }) => apiId === 'Http') as ReadHttpApi | undefined;
       expect(
         restApp?.routes
           .map(({ resourcePath, authorizerId, apiKeyRequired }) => ({
@@ -312,7 +313,7 @@ test('read: every route as the oracle says (its authorizer, its key), none left 
           .sort((a, b) => a.path.localeCompare(b.path)),
       ).toEqual(expected.rest);
       expect(
-        httpApp?.httpApi?.routes
+        httpApp?.routes
           .map(({ resourcePath, authorizerId }) => ({ path: resourcePath, authorizer: authorizerId }))
           .sort((a, b) => a.path.localeCompare(b.path)),
       ).toEqual(expected.http);

@@ -16,6 +16,7 @@ import {
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { readLocalApp } from '../../src/app/template.ts';
 import { synthesizeTemplateValuesApp } from '../fixtures/template-values-app.ts';
 
@@ -54,7 +55,7 @@ const methodCase = (change: (method: CfnMethod, stack: Stack) => void) =>
       const method = api.root.addResource('items').addMethod('GET', new LambdaIntegration(fn));
       change(method.node.defaultChild as CfnMethod, stack);
     }),
-  );
+  ) as ReadRestApi;
 
 describe('the app whose ids are written as Fn::GetAtt (test/fixtures/template-values-app.ts)', () => {
   let dir = '';
@@ -64,7 +65,7 @@ describe('the app whose ids are written as Fn::GetAtt (test/fixtures/template-va
   }, 60_000);
 
   test('item 1 and 10: REST methods under a resource named by GetAtt RootResourceId/ResourceId, their authorizers by GetAtt AuthorizerId', () => {
-    const app = readLocalApp(dir, { apiName: 'Rest' });
+    const app = readLocalApp(dir, { apiName: 'Rest' }) as ReadRestApi;
     const routes = Object.fromEntries(app.routes.map((route) => [route.resourcePath, route]));
     expect(routes['/token']).toMatchObject({ method: 'GET', authorizerId: 'TokenAuthorizer' });
     expect(routes['/cognito']).toMatchObject({ method: 'GET', authorizerId: 'CognitoAuthorizer' });
@@ -72,12 +73,12 @@ describe('the app whose ids are written as Fn::GetAtt (test/fixtures/template-va
   });
 
   test('item 2: ApiKeyRequired "true" (a string, which CloudFormation coerces) requires a key', () => {
-    const app = readLocalApp(dir, { apiName: 'Rest' });
+    const app = readLocalApp(dir, { apiName: 'Rest' }) as ReadRestApi;
     expect(app.routes.find(({ resourcePath }) => resourcePath === '/keyed')?.apiKeyRequired).toBe(true);
   });
 
   test('item 1 and 10: an HTTP API whose route, integration, stage and authorizer name it by GetAtt ApiId', () => {
-    const { httpApi } = readLocalApp(dir, { apiName: 'Http' });
+    const httpApi = readLocalApp(dir, { apiName: 'Http' }) as ReadHttpApi;
     expect(httpApi?.routes).toEqual([
       expect.objectContaining({ routeKey: 'GET /secured', functionId: 'EchoFunction', authorizerId: 'JwtAuthorizer' }),
     ]);
@@ -178,7 +179,7 @@ describe('item 12: request models that refer to others by URL, flattened as API 
           requestModels: { 'application/json': plant },
         });
       }),
-    );
+    ) as ReadRestApi;
 
   test("a $ref to another model's URL (the API's Ref, the model's name) is replaced by that model's schema", () => {
     const app = modelsCase((api, model) =>
@@ -344,20 +345,22 @@ describe('an assembly written by hand', () => {
   // values: AllowCredentials a boolean (or its text), MaxAge an integer (or its text), origins strings.
   describe("an HTTP API's CorsConfiguration", () => {
     const withCors = (cors: Record<string, unknown>) =>
-      readLocalApp(
-        handWritten({
-          ...http,
-          Http: { ...http.Http, Properties: { ...http.Http.Properties, CorsConfiguration: cors } },
-          Route: {
-            Type: 'AWS::ApiGatewayV2::Route',
-            Properties: {
-              ApiId: { Ref: 'Http' },
-              RouteKey: 'GET /x',
-              Target: { 'Fn::Join': ['', ['integrations/', { Ref: 'Integration' }]] },
+      (
+        readLocalApp(
+          handWritten({
+            ...http,
+            Http: { ...http.Http, Properties: { ...http.Http.Properties, CorsConfiguration: cors } },
+            Route: {
+              Type: 'AWS::ApiGatewayV2::Route',
+              Properties: {
+                ApiId: { Ref: 'Http' },
+                RouteKey: 'GET /x',
+                Target: { 'Fn::Join': ['', ['integrations/', { Ref: 'Integration' }]] },
+              },
             },
-          },
-        }),
-      ).httpApi?.cors;
+          }),
+        ) as ReadHttpApi
+      ).cors;
 
     test('AllowCredentials "true" and MaxAge "600" (text, which CloudFormation coerces) are read as true and 600', () => {
       expect(

@@ -23,6 +23,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { namedFunction, readAssembly, readLocalApp, servedFunctions } from '../../src/app/template.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
@@ -50,7 +51,7 @@ const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =
     });
     (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
     build(stack, new RestApi(stack, 'Api'), fn);
-  });
+  }) as ReadRestApi;
 
 /** Two REST APIs, each with a route to a function of its own (and a stage named after it). */
 const twoApis = (stack: Stack) => {
@@ -68,7 +69,7 @@ test('--api ID: that REST API alone, with its stage and routes; the other API an
     synthesize((cdkApp) => twoApis(new Stack(cdkApp, 'Case'))),
     { apiName: 'UsersApi' },
   );
-  expect(app).toMatchObject({ apiId: 'UsersApi', otherApiIds: ['OrdersApi'], stageName: 'users' });
+  expect(app).toMatchObject({ apiId: 'UsersApi', otherApiIds: ['OrdersApi'], stages: [{ name: 'users' }] });
   expect(app.routes.map(({ method, resourcePath }) => `${method} ${resourcePath}`)).toEqual(['GET /users']);
   expect([...app.functions.keys()]).toEqual(['UsersFunction']);
   expect(app.unreachedFunctions).toEqual(['OrdersFunction']);

@@ -5,9 +5,9 @@
 // prefixes. A failure prints fast-check's seed: replay it with FC_SEED=<seed>.
 import { expect, test } from '@jest/globals';
 import fc from 'fast-check';
+import type { Api } from '../../src/app/api.ts';
 import type { LocalStage } from '../../src/app/cfn.ts';
-import type { LocalApp } from '../../src/app/template.ts';
-import { appForPath, stageOf } from '../../src/gateway/stages.ts';
+import { stageFor, stageOf } from '../../src/gateway/stages.ts';
 
 const names = ['prod', 'dev', 'v1', 'prod-2', 'a_b', '$default'];
 const segment = fc.string({
@@ -30,22 +30,23 @@ test('the stage is the one the first segment names, else the fallback, for REST 
       fc.tuple(fc.option(fc.constantFrom(...names)), fc.array(segment, { maxLength: 4 }), fc.boolean()),
       (stageNames, topLevel, http, [first, rest, trailing]) => {
         const stages = stageNames.map((name) => ({ name, variables: { stage: name }, deployment: `D${name}` }));
+        // Top-level resources are a REST API's: an HTTP API's named stage is always its path's first segment.
+        const resources = http ? [] : topLevel;
         const app = {
+          kind: http ? 'http' : 'rest',
           stages,
-          routes: topLevel.map((name) => ({ resourcePath: `/${name}/items` })),
-          httpApi: http ? { stages } : undefined,
-          stageName: stages[0]?.name,
-        } as unknown as LocalApp;
+          routes: resources.map((name) => ({ resourcePath: `/${name}/items` })),
+        } as unknown as Api;
         const path = `/${[...(first === null ? [] : [first]), ...rest].join('/')}${trailing ? '/' : ''}`;
-        const stage = expected(stages, topLevel, http, path);
+        const stage = expected(stages, resources, http, path);
         expect(stageOf(app, path)).toBe(stage);
-        // The app as that stage serves it (its first stage's outside every stage), the same object each time.
-        const view = appForPath(app, path);
+        // The stage that serves the path (its first stage outside every stage), the same object each time.
+        const view = stageFor(app, path);
         expect(view).toMatchObject({
-          stageName: (stage ?? stages[0])?.name,
-          stageVariables: (stage ?? stages[0])?.variables,
+          name: (stage ?? stages[0])?.name,
+          variables: (stage ?? stages[0])?.variables,
         });
-        expect(appForPath(app, path)).toBe(view);
+        expect(stageFor(app, path)).toBe(view);
       },
     ),
   );

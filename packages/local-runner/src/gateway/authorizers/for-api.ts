@@ -1,6 +1,6 @@
 // An API's authorizers, each the object of its kind (authorizer.ts), made once per deployment: one verifier for its
 // token authorizers (REST's user pools, HTTP's JWT), each Lambda authorizer with its function's pool.
-import type { LocalApp } from '../../app/template.ts';
+import type { Api } from '../../app/api.ts';
 import { RunnerError } from '../../errors.ts';
 import type { FunctionPool } from '../../lambda/pool.ts';
 import type { TokenVerifier } from '../token-verification.ts';
@@ -10,9 +10,9 @@ import { JwtAuthorizer } from './jwt-authorizer.ts';
 import { LambdaAuthorizer } from './lambda-authorizer.ts';
 import { UserPoolAuthorizer } from './user-pool-authorizer.ts';
 
-/** `app`'s authorizers by logical id; `pools`: its functions' pools, by logical id. */
+/** `api`'s authorizers by logical id; `pools`: its functions' pools, by logical id. */
 export const authorizersFor = (
-  app: LocalApp,
+  api: Api,
   pools: Map<string, FunctionPool>,
   verify: TokenVerifier,
 ): Map<string, Authorizer> => {
@@ -22,19 +22,21 @@ export const authorizersFor = (
     return pool;
   };
   const authorizers = new Map<string, Authorizer>();
-  for (const authorizer of app.authorizers.values())
-    authorizers.set(
-      authorizer.id,
-      authorizer.type === 'COGNITO_USER_POOLS'
-        ? new UserPoolAuthorizer(authorizer, verify)
-        : new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
-    );
-  for (const authorizer of app.httpApi?.authorizers.values() ?? [])
-    authorizers.set(
-      authorizer.id,
-      authorizer.type === 'JWT'
-        ? new JwtAuthorizer(authorizer, app, verify)
-        : new HttpLambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
-    );
+  if (api.kind === 'rest')
+    for (const authorizer of api.authorizers.values())
+      authorizers.set(
+        authorizer.id,
+        authorizer.type === 'COGNITO_USER_POOLS'
+          ? new UserPoolAuthorizer(authorizer, verify)
+          : new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
+      );
+  else
+    for (const authorizer of api.authorizers.values())
+      authorizers.set(
+        authorizer.id,
+        authorizer.type === 'JWT'
+          ? new JwtAuthorizer(authorizer, api, verify)
+          : new HttpLambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
+      );
   return authorizers;
 };

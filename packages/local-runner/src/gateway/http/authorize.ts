@@ -1,7 +1,9 @@
 // An HTTP API's authorize phase: the route's authorizer (authorizers/: JWT, Lambda) asked with the request's parts,
 // its refusal the HTTP API's own answer (401, 403, else 500).
 import type { IncomingMessage } from 'node:http';
-import type { HttpRoute, LocalHttpApi } from '../../app/http-api.ts';
+import type { HttpApi } from '../../app/api.ts';
+import type { LocalStage } from '../../app/cfn.ts';
+import type { HttpRoute } from '../../app/http-api.ts';
 import type { Authorizer } from '../authorizers/authorizer.ts';
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
 import { headersAsSent } from '../proxy-event.ts';
@@ -16,6 +18,7 @@ export const authorize = async (
   authorizer: Authorizer | undefined,
   {
     api,
+    stage,
     request,
     url,
     route,
@@ -23,7 +26,8 @@ export const authorize = async (
     segments,
     made,
   }: {
-    api: LocalHttpApi;
+    api: HttpApi;
+    stage: LocalStage;
     request: IncomingMessage;
     url: URL;
     route: HttpRoute;
@@ -37,8 +41,8 @@ export const authorize = async (
   const { decision } = await authorizer.authorize({
     headers: headersAsSent(request).all,
     query: url.searchParams,
-    methodArn: executeApiArn(api.apiId, api.stageName, request.method ?? 'GET', segments),
-    stage: api.stageName,
+    methodArn: executeApiArn(api.apiId, stage.name, request.method ?? 'GET', segments),
+    stage: stage.name,
     scopes: route.authorizationScopes,
     parts: () => authorizerParts(made),
     // Payload 1.0: a REST API's REQUEST authorizer event ("Same as", the page says).

@@ -2,7 +2,9 @@
 // payload format 2.0, and 1.0 (a REST API's shape); and the request's parts as its Lambda authorizers get them.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { HttpRoute, LocalHttpApi } from '../../app/http-api.ts';
+import type { HttpApi } from '../../app/api.ts';
+import type { LocalStage } from '../../app/cfn.ts';
+import type { HttpRoute } from '../../app/http-api.ts';
 import { localAws } from '../../app/intrinsics.ts';
 import { headersAsSent, requestTime } from '../proxy-event.ts';
 
@@ -30,7 +32,8 @@ const isText = (contentType: string | undefined) =>
 
 /** The payload format 2.0 event ("Working with AWS Lambda proxy integrations for HTTP APIs"). */
 export const eventV2 = (
-  api: LocalHttpApi,
+  api: HttpApi,
+  stage: LocalStage,
   request: IncomingMessage,
   url: URL,
   route: HttpRoute,
@@ -85,14 +88,14 @@ export const eventV2 = (
       // API Gateway's id of the request (captured events: 16 characters of base64).
       requestId: randomBytes(11).toString('base64').slice(0, 16),
       routeKey: route.routeKey,
-      stage: api.stageName,
+      stage: stage.name,
       time: requestTime(started),
       timeEpoch: started.getTime(),
     },
     ...(body.length > 0 && { body: body.toString(text ? 'utf8' : 'base64') }),
     ...(Object.keys(parameters).length > 0 && { pathParameters: parameters }),
     isBase64Encoded: body.length > 0 && !text,
-    ...(Object.keys(api.stageVariables).length > 0 && { stageVariables: api.stageVariables }),
+    ...(Object.keys(stage.variables).length > 0 && { stageVariables: stage.variables }),
   };
 };
 

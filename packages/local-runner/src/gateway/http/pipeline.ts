@@ -2,9 +2,8 @@
 // integrate (payload format 2.0 or 1.0) and respond, each phase in the file of its name; a phase that answers ends the
 // request, and every response but the preflight's carries the API's request id and CORS headers.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import { readBody } from '../../request-body.ts';
-import type { Deployment, Served } from '../deployment.ts';
+import type { HttpDeployment, Pipeline } from '../deployment.ts';
 import type { HttpResponse } from '../responses.ts';
 import { authorize } from './authorize.ts';
 import { corsHeaders, isPreflight, withCors } from './cors.ts';
@@ -16,9 +15,8 @@ import { route } from './route.ts';
 /** The HTTP API payload quota: 10 MB. */
 const maxPayloadBytes = 10 * 1024 * 1024;
 
-export const httpPipeline = async (request: IncomingMessage, url: URL, deployment: Deployment): Promise<Served> => {
-  const api = deployment.app.httpApi;
-  if (!api) throw new Error(`${deployment.app.apiId} is not an HTTP API`);
+export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deployment, stage) => {
+  const { api } = deployment;
   const { cors } = api;
   if (cors && isPreflight(request)) {
     request.resume();
@@ -36,10 +34,10 @@ export const httpPipeline = async (request: IncomingMessage, url: URL, deploymen
 
   const body = await readBody(request, maxPayloadBytes);
   if (body === undefined) return ended(ownResponse(413));
-  const found = route(api, request, url, notes);
+  const found = route(api, stage, request, url, notes);
   if ('status' in found) return ended(ownResponse(found.status));
-  const made = eventV2(api, request, url, found.route, found.parameters, body);
-  const exchange = { api, request, url, ...found, made };
+  const made = eventV2(api, stage, request, url, found.route, found.parameters, body);
+  const exchange = { api, stage, request, url, ...found, made };
   const authorizer =
     found.route.authorizerId === undefined ? undefined : deployment.authorizers.get(found.route.authorizerId);
   const authorized = await authorize(authorizer, exchange);

@@ -1,7 +1,9 @@
 // An HTTP API's route phase: the path under the API's stage, a path the runner refuses (request-path.ts), then route
 // selection ("Working with routes for HTTP APIs").
 import type { IncomingMessage } from 'node:http';
-import type { HttpRoute, LocalHttpApi } from '../../app/http-api.ts';
+import type { HttpApi } from '../../app/api.ts';
+import type { LocalStage } from '../../app/cfn.ts';
+import type { HttpRoute } from '../../app/http-api.ts';
 import { pathSegments, refusedPath } from '../request-path.ts';
 import { match, moreSpecificFirst, routedMethods } from '../routes.ts';
 
@@ -28,17 +30,18 @@ const selectRoute = (routes: HttpRoute[], segments: string[], method: string) =>
 };
 
 /**
- * The route `request` (`url`) takes in `api`, with its path parameters and the segments after the stage; or the
+ * The route `request` (`url`) takes in `api` on `stage`, with its path parameters and the segments after the stage; or the
  * status the API answers instead: 404 outside the stage or for no route, 400 for a path the runner refuses.
  */
 export const route = (
-  api: LocalHttpApi,
+  api: HttpApi,
+  stage: LocalStage,
   request: IncomingMessage,
   url: URL,
   notes: string[],
 ): { status: 400 | 404 } | { route: HttpRoute; parameters: Record<string, string>; segments: string[] } => {
   // A named stage is the path's first segment; `$default` has none.
-  const prefix = api.stageName === '$default' ? '' : `/${api.stageName}`;
+  const prefix = stage.name === '$default' ? '' : `/${stage.name}`;
   if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return { status: 404 };
   // A path the runner refuses (request-path.ts): 400, as an HTTP API answers a request it cannot read.
   const refused = refusedPath(request.url ?? '/');

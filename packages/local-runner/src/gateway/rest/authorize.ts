@@ -19,12 +19,13 @@ export const authorize = async (
   if (authorizerId === undefined) return { next: undefined };
   const authorizer = exchange.deployment.authorizers.get(authorizerId);
   if (!authorizer) return gatewayResponse(exchange, 'AUTHORIZER_CONFIGURATION_ERROR', 'Internal server error');
-  const { app } = exchange.deployment;
+  const { api } = exchange.deployment;
+  const { name: stage } = exchange.stage;
   const { decision, notes = [] } = await authorizer.authorize({
     headers: headers.all,
     query: exchange.url.searchParams,
-    methodArn: executeApiArn(app.apiId, app.stageName, exchange.method, exchange.segments),
-    stage: app.stageName,
+    methodArn: executeApiArn(api.apiId, stage, exchange.method, exchange.segments),
+    stage,
     scopes: authorizationScopes,
     parts: () => requestAuthorizerParts(partsOf()),
   });
@@ -40,8 +41,8 @@ export const authorize = async (
  */
 export const checkApiKey = (exchange: Exchange, { apiKeyRequired }: LocalRoute): Step<LocalApiKey | undefined> => {
   if (!apiKeyRequired) return { next: undefined };
-  const { apiKeys, stageName } = exchange.deployment.app;
+  const { apiKeys } = exchange.deployment.api;
   const sent = exchange.request.headers['x-api-key'];
-  const key = apiKeys.find(({ value, stages }) => value === sent && stages.includes(stageName));
+  const key = apiKeys.find(({ value, stages }) => value === sent && stages.includes(exchange.stage.name));
   return key ? { next: key } : gatewayResponse(exchange, 'INVALID_API_KEY', 'Forbidden');
 };

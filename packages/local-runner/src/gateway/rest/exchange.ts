@@ -1,13 +1,15 @@
 // One request through a REST API's pipeline (pipeline.ts): what each phase reads, its log line's notes, and how a phase
 // ends it with a gateway response.
 import type { IncomingMessage } from 'node:http';
-import type { Scalar } from '../../app/cfn.ts';
-import type { Deployment } from '../deployment.ts';
+import type { LocalStage, Scalar } from '../../app/cfn.ts';
+import type { RestDeployment } from '../deployment.ts';
 import { type HttpResponse, renderGatewayResponse } from '../responses.ts';
 
 export interface Exchange {
   request: IncomingMessage;
-  deployment: Deployment;
+  deployment: RestDeployment;
+  /** The stage the path names (stages.ts). */
+  stage: LocalStage;
   requestId: string;
   started: Date;
   /** The request's URL without the stage (route.ts, withoutStage). */
@@ -30,7 +32,7 @@ export const gatewayResponse = (
   authorizer?: Record<string, Scalar>,
 ) => ({
   responded: renderGatewayResponse(
-    exchange.deployment.app.gatewayResponses,
+    exchange.deployment.api.gatewayResponses,
     type,
     message,
     exchange.requestId,

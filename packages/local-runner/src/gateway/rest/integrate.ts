@@ -27,7 +27,7 @@ export const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse
     );
     return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
   }
-  const { binaryMediaTypes } = exchange.deployment.app;
+  const { binaryMediaTypes } = exchange.deployment.api;
   const requestIsBinary = isBinaryMediaType(exchange.request.headers['content-type'], binaryMediaTypes);
   if (integrationRequestIsBinary(requestIsBinary, route.requestContentHandling)) {
     exchange.notes.push('Execution failed due to configuration error: Unable to transform request');

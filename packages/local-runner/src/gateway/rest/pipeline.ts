@@ -2,8 +2,7 @@
 // authorize (the authorizer, then the API key), validate, integrate, respond, each phase in the file of its name; a
 // phase that responds ends the request. Each behaviour, with the AWS page it comes from, is in docs/gateway.md.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import type { Deployment, Served } from '../deployment.ts';
+import type { Pipeline, RestDeployment } from '../deployment.ts';
 import { headersAsSent, proxyEvent } from '../proxy-event.ts';
 import { pathSegments } from '../request-path.ts';
 import type { HttpResponse } from '../responses.ts';
@@ -15,13 +14,14 @@ import { respond } from './respond.ts';
 import { route, withoutStage } from './route.ts';
 import { validate } from './validate.ts';
 
-export const restPipeline = async (request: IncomingMessage, url: URL, deployment: Deployment): Promise<Served> => {
+export const restPipeline: Pipeline<RestDeployment> = async (request, url, deployment, stage) => {
   const exchange: Exchange = {
     request,
     deployment,
+    stage,
     requestId: randomUUID(),
     started: new Date(),
-    url: withoutStage(url, deployment.app),
+    url: withoutStage(url, deployment.api, stage),
     segments: [],
     method: request.method ?? 'GET',
     notes: [],
@@ -41,7 +41,8 @@ export const restPipeline = async (request: IncomingMessage, url: URL, deploymen
   let made: ReturnType<typeof proxyEvent> | undefined;
   const requestEvent = () => {
     made ??= proxyEvent({
-      app: deployment.app,
+      api: deployment.api,
+      stage,
       request,
       url: exchange.url,
       route: chosen,

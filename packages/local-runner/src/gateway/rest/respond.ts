@@ -17,7 +17,7 @@ export const respond = (
     exchange.notes.push(`${functionId} ${invocation.outcome}: ${reason}`);
     return gatewayResponse(exchange, 'DEFAULT_5XX', 'Internal server error').responded;
   }
-  const { binaryMediaTypes } = exchange.deployment.app;
+  const { binaryMediaTypes } = exchange.deployment.api;
   const result = proxyResultToResponse(
     invocation.result,
     isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes),

@@ -1,9 +1,9 @@
 // A REST API's route phase: the request's path without the stage, then the resource and method it names (routes.ts),
 // or API Gateway's response to an unknown route.
-import type { LocalRoute } from '../../app/rest-api.ts';
-import type { LocalApp } from '../../app/template.ts';
+import type { RestApi } from '../../app/api.ts';
+import type { LocalStage } from '../../app/cfn.ts';
 import { refusedPath } from '../request-path.ts';
-import { type CompiledResource, compileRoutes, findRoute } from '../routes.ts';
+import { findRoute } from '../routes.ts';
 import { isUnderStage } from '../stages.ts';
 import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
 
@@ -13,25 +13,11 @@ import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
  * without the stage, `requestContext.path` with it, as in captured events). Not when the API has a top-level
  * resource named like the stage: that path is the resource's.
  */
-export const withoutStage = (url: URL, app: LocalApp) => {
-  if (!isUnderStage(app, url.pathname, app.stageName)) return url;
+export const withoutStage = (url: URL, api: RestApi, stage: LocalStage) => {
+  if (!isUnderStage(api, url.pathname, stage.name)) return url;
   const stripped = new URL(url);
-  stripped.pathname = url.pathname.slice(app.stageName.length + 1) || '/';
+  stripped.pathname = url.pathname.slice(stage.name.length + 1) || '/';
   return stripped;
-};
-
-/**
- * Each app's routes, compiled once (a reload brings other routes): keyed by the routes themselves, which every stage's
- * view of the app (handleAny) shares.
- */
-const compiledRoutes = new WeakMap<LocalRoute[], CompiledResource[]>();
-const routesOf = (app: LocalApp) => {
-  let routes = compiledRoutes.get(app.routes);
-  if (!routes) {
-    routes = compileRoutes(app.routes);
-    compiledRoutes.set(app.routes, routes);
-  }
-  return routes;
 };
 
 /**
@@ -44,7 +30,7 @@ export const route = (exchange: Exchange): Step<NonNullable<ReturnType<typeof fi
     exchange.notes.push(`refused: ${refused}, whose resource on AWS no public source settles`);
     return gatewayResponse(exchange, 'DEFAULT_4XX', `Bad Request: ${refused} (refused by the local runner)`);
   }
-  const found = findRoute(routesOf(exchange.deployment.app), exchange.segments, exchange.method);
+  const found = findRoute(exchange.deployment.resources, exchange.segments, exchange.method);
   return found
     ? { next: found }
     : gatewayResponse(exchange, 'MISSING_AUTHENTICATION_TOKEN', 'Missing Authentication Token');

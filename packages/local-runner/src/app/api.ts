@@ -1,0 +1,63 @@
+// The model every other part reads: one API served, read once per deployment from the assembly (template.ts) into the
+// type of its kind, each with only its own fields: a REST API (rest-api.ts reads its routes, authorizers, gateway
+// responses and API keys) or an HTTP API (http-api.ts: its routes, authorizers and CORS). A new kind of API (a function
+// URL, a WebSocket API) is one more member of `Api`.
+import type { LocalApiKey } from './api-keys.ts';
+import type { LocalStage } from './cfn.ts';
+import type { LocalFunction } from './functions.ts';
+import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer } from './http-api.ts';
+import type { ValueContext } from './intrinsics.ts';
+import type { LocalAuthorizer, LocalGatewayResponse, LocalRoute } from './rest-api.ts';
+import type { LocalUserPool } from './user-pools.ts';
+
+export interface LocalTable {
+  id: string;
+  tableName: string;
+  properties: Record<string, unknown>;
+}
+
+/** What every kind of API has: its stack, its stages and the functions it reaches. */
+interface ApiBase extends ValueContext {
+  stackName: string;
+  apiId: string;
+  /** The stack's other APIs (REST and HTTP), not served by this one (each has its own). */
+  otherApiIds: string[];
+  /**
+   * Its stages, each serving the template's routes under its name (the path's first segment; gateway/stages.ts picks
+   * a request's).
+   */
+  stages: LocalStage[];
+  /** What of the API applies on AWS and not locally, said at start. */
+  notices: string[];
+  /** The functions a route or an authorizer reaches: those served. */
+  functions: Map<string, LocalFunction>;
+  /** Of those, the ones of another stack (a cross-stack reference), by id, with the stack they are resolved in. */
+  functionStacks: Map<string, ValueContext>;
+  /** The template's Cognito user pools, whose tokens the development issuer signs. */
+  userPools: LocalUserPool[];
+  /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
+  unreachedFunctions: string[];
+  tables: LocalTable[];
+}
+
+/** A REST API (AWS::ApiGateway::RestApi). */
+export interface RestApi extends ApiBase {
+  kind: 'rest';
+  /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
+  binaryMediaTypes: string[];
+  routes: LocalRoute[];
+  authorizers: Map<string, LocalAuthorizer>;
+  gatewayResponses: Map<string, LocalGatewayResponse>;
+  /** The API keys its methods that require one take. */
+  apiKeys: LocalApiKey[];
+}
+
+/** An HTTP API (AWS::ApiGatewayV2::Api, ProtocolType HTTP). */
+export interface HttpApi extends ApiBase {
+  kind: 'http';
+  cors: HttpCors | undefined;
+  routes: HttpRoute[];
+  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
+}
+
+export type Api = RestApi | HttpApi;
