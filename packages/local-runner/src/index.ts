@@ -1,8 +1,10 @@
 // The runner as a library (package.json's `exports`): what the commands use, for programs and tests that serve an app
 // in their own process. docs/library.md.
+
+export { type LocalApp, readLocalApp } from './app/assembly.ts';
 export { type AppProject, appProjectAt, ensureSynthesized, synthesize } from './app/cloud-assembly.ts';
+export type { LocalFunction } from './app/functions.ts';
 export { type TokenIssuerVariables, tokenIssuerMetadataKey } from './app/metadata.ts';
-export { type LocalApp, type LocalFunction, readLocalApp } from './app/template.ts';
 export { configFileName, type RunnerConfig, readConfig } from './cli/config.ts';
 export { inspectContextKey } from './cli/options.ts';
 export { startDatabase } from './database/database.ts';

@@ -2,19 +2,17 @@
 // Lambda runs them, its APIs behind gateways that behave as API Gateway does, and a development issuer its
 // authorizers trust.
 
-import type { LayerDirs } from './app/functions.ts';
+import type { Api } from './app/api.ts';
+import { type LocalAssembly, readAssembly } from './app/assembly.ts';
+import type { LayerDirs, LocalFunction } from './app/functions.ts';
 import { resolveValue, type ValueContext } from './app/intrinsics.ts';
 import {
   functionNames,
-  type LocalApp,
-  type LocalAssembly,
-  type LocalFunction,
   namedFunction,
-  readAssembly,
   type ServedFunction,
   servedFunctions,
   unreachedFunctions,
-} from './app/template.ts';
+} from './app/served-functions.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type LocalDatabase, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
@@ -74,10 +72,10 @@ export interface LocalApiOptions {
 export interface LocalApi {
   url: string;
   /** The app being served (another after a reload). */
-  readonly app: LocalApp;
+  readonly app: Api;
   signingKey: SigningKey;
   /** Each API served (or the one `apiName` names), at its own address: `url` and `app` are the first's. */
-  readonly apis: { url: string; app: LocalApp }[];
+  readonly apis: { url: string; app: Api }[];
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** The inspector's port of each function debugged (`inspect`). */
@@ -260,7 +258,7 @@ export const startServices = async (
 
 /** `app` as its gateway serves it: with the pools of its functions (by name in `pools`: functionNames), by id. */
 const deploymentFor = (
-  app: LocalApp,
+  app: Api,
   nameOf: ReturnType<typeof functionNames>,
   allPools: Map<string, FunctionPool>,
   signingKey: SigningKey,
@@ -296,7 +294,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
   // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
   // Several APIs: each request's log line names the API it reached (and its stack, when several are served).
   const severalStacks = new Set(assembly.apis.map(({ stackName }) => stackName)).size > 1;
-  const logOf = ({ stackName, apiId }: LocalApp) =>
+  const logOf = ({ stackName, apiId }: Api) =>
     assembly.apis.length === 1
       ? options.log
       : (line: string) => options.log(`[${severalStacks ? `${stackName}/` : ''}${apiId}] ${line}`);
@@ -340,7 +338,7 @@ export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi>
     },
     reload: async (cloudAssemblyDir) => {
       const next = readAll(cloudAssemblyDir);
-      const ids = (list: LocalApp[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');
+      const ids = (list: Api[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');
       if (ids(next.apis) !== ids(deployments.map(({ api }) => api))) {
         options.log(
           `the app's APIs are now ${ids(next.apis)}: restart the runner to serve them (still serving the last synth)`,

@@ -1,4 +1,4 @@
-// The model every other part reads: one API served, read once per deployment from the assembly (template.ts) into the
+// The model every other part reads: one API served, read once per deployment from the assembly (assembly.ts) into the
 // type of its kind, each with only its own fields: a REST API (rest-api.ts reads its routes, authorizers, gateway
 // responses and API keys) or an HTTP API (http-api.ts: its routes, authorizers and CORS). A new kind of API (a function
 // URL, a WebSocket API) is one more member of `Api`.

@@ -1,4 +1,4 @@
-// What reading a CloudFormation template takes, shared by its readers (template.ts, rest-api.ts, http-api.ts,
+// What reading a CloudFormation template takes, shared by its readers (assembly.ts, rest-api.ts, http-api.ts,
 // functions.ts), and the one-value JSON type (Scalar) the gateway reads in authorizer contexts too.
 import { RunnerError } from '../errors.ts';
 

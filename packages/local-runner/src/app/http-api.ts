@@ -1,7 +1,8 @@
 // An HTTP API of the template (AWS::ApiGatewayV2::Api, ProtocolType HTTP) as the runner serves it: its routes
 // ("Working with routes for HTTP APIs": `METHOD /path`, `ANY`, `{proxy+}`, `$default`), their Lambda proxy
-// integrations (payload format 2.0), its stage (`$default`, or a named one and its path prefix) and stage variables,
-// and its JWT authorizers. What the runner does not serve of it is refused, each named.
+// integrations (payload format 2.0 or 1.0), its stages (`$default`, or named ones and their path prefixes) and stage
+// variables, its JWT and Lambda authorizers, and its CORS configuration. What the runner does not serve of it is
+// refused, each named.
 import {
   type CfnResource,
   type IdentitySource,

@@ -18,7 +18,7 @@ import {
   type Where,
 } from './values.ts';
 
-/** Finds the function an integration's or authorizer's URI names (template.ts: of this stack or another). */
+/** Finds the function an integration's or authorizer's URI names (assembly.ts: of this stack or another). */
 type FunctionOf = (uri: unknown, where: string) => { functionId: string; qualifier?: string };
 
 interface AuthorizerBase {

@@ -3,7 +3,8 @@
 // start of the same data folder, its database is shared (the folder's lock admits one process). Prints the result as
 // JSON.
 import { readFileSync } from 'node:fs';
-import { namedFunction, readAssembly, servedFunctions, unreachedFunctions } from '../app/template.ts';
+import { readAssembly } from '../app/assembly.ts';
+import { namedFunction, servedFunctions, unreachedFunctions } from '../app/served-functions.ts';
 import { RunnerError } from '../errors.ts';
 import { startServices } from '../local-api.ts';
 import { readConfig } from './config.ts';

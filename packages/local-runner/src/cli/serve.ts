@@ -2,7 +2,7 @@
 // is stopped.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { userPoolsOf } from '../app/template.ts';
+import { userPoolsOf } from '../app/assembly.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { lendSigningKey } from '../issuer/lent-key.ts';

@@ -1,7 +1,7 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take. Signed
 // with the key of the runner serving this folder in memory (issuer/lent-key.ts), else with the data folder's.
-import { type LocalAssembly, readAssembly, userPoolsOf } from '../app/template.ts';
+import { type LocalAssembly, readAssembly, userPoolsOf } from '../app/assembly.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';

@@ -1,6 +1,7 @@
 // Routing as API Gateway does it for a REST API: the request's path picks one resource, the most specific that
 // matches, and the method picks the resource's method (an exact one before ANY). A resource that matches but has
-// neither is not routed elsewhere: the request is an unknown route (docs/gateway.md, "Routes").
+// neither is not routed elsewhere: the request is an unknown route (docs/gateway.md, "Routes"). The path matching and
+// its order are an HTTP API's too (http/route.ts).
 import type { LocalRoute } from '../app/rest-api.ts';
 
 /** A resource of the API: its path's segments, and its methods (`ANY` among them) by name. */

@@ -10,7 +10,8 @@ import type { SigningKey } from '../issuer/dev-issuer.ts';
 
 /**
  * The claims of `token` if it passes the shared checks for one of `issuers`; else undefined. One verifier serves every
- * token authorizer of a deployment, REST (user-pool-authorizer.ts) and HTTP (http-api.ts) alike.
+ * token authorizer of a deployment, REST (authorizers/user-pool-authorizer.ts) and HTTP
+ * (authorizers/jwt-authorizer.ts) alike.
  */
 export type TokenVerifier = (token: string, issuers: string | string[]) => Promise<JWTPayload | undefined>;
 

@@ -5,8 +5,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
+import type { Api } from '../app/api.ts';
+import type { LocalFunction } from '../app/functions.ts';
 import { resolveValue } from '../app/intrinsics.ts';
-import { functionContext, type LocalApp, type LocalFunction } from '../app/template.ts';
+import { functionContext } from '../app/served-functions.ts';
 import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import {
@@ -57,7 +59,7 @@ const scopesOfRoutes = (text: string): string[] => {
  * development issuer (from `--env-vars` or the template), so that a development token reaches every route; undefined
  * when none trusts it, and a development token would be refused.
  */
-export const devIssuerScope = (apps: LocalApp | LocalApp[], envVars: EnvVars = {}): string | undefined => {
+export const devIssuerScope = (apps: Api | Api[], envVars: EnvVars = {}): string | undefined => {
   // Each function's values resolved in its own stack (functionContext), whichever API reaches it.
   const trusting = [apps]
     .flat()

@@ -5,8 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import type { LocalFunction } from '../app/functions.ts';
 import { localAws } from '../app/intrinsics.ts';
-import type { LocalFunction } from '../app/template.ts';
 import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';

@@ -1,8 +1,9 @@
 // Each function's environment variables locally, assembled here alone: the template's values (with the intrinsics that
 // have a local meaning resolved), then the runner's (the development issuer's, the local endpoints), then
 // `--env-vars`, then what the Lambda runtime itself sets.
+
+import type { LocalFunction } from '../app/functions.ts';
 import { localAws, resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
-import type { LocalFunction } from '../app/template.ts';
 import { type EnvVars, type IssuerIdentity, trustsDevIssuer } from '../issuer/dev-issuer.ts';
 
 /**

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
+import { readAssembly } from '../../src/app/assembly.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
-import { readAssembly } from '../../src/app/template.ts';
 import { startLocalApi } from '../../src/local-api.ts';
 
 type Form = 'literal' | 'string' | 'parameter' | 'getAtt' | 'ifTrue' | 'ifFalse' | 'unreadable';

@@ -17,7 +17,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
-import { readLocalApp } from '../../src/app/template.ts';
+import { readLocalApp } from '../../src/app/assembly.ts';
 import { synthesizeTemplateValuesApp } from '../fixtures/template-values-app.ts';
 
 const folders: string[] = [];

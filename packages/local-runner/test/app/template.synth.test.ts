@@ -24,7 +24,8 @@ import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
-import { namedFunction, readAssembly, readLocalApp, servedFunctions } from '../../src/app/template.ts';
+import { readAssembly, readLocalApp } from '../../src/app/assembly.ts';
+import { namedFunction, servedFunctions } from '../../src/app/served-functions.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
 const code = () => Code.fromAsset(new URL('../fixtures/functions', import.meta.url).pathname);

@@ -1,21 +1,18 @@
-// Reads a synthesized cloud assembly into what the runner serves: its manifest and stacks (their templates, exports
-// and DynamoDB tables), each API of a stack as one LocalApp (a REST API read by rest-api.ts, an HTTP API by
+// Reads a synthesized cloud assembly (cdk.out) into what the runner serves: its manifest and stacks (their templates,
+// exports and DynamoDB tables), each API of a stack as one Api (api.ts: a REST API read by rest-api.ts, an HTTP API by
 // http-api.ts), the Lambda functions their routes and authorizers reach (functions.ts: their bundled assets), and the
-// queries the runner asks of what it serves (its functions, by name; its user pools). Anything the runner cannot
-// reproduce faithfully stops it here, with a message naming the resource.
+// user pools of the APIs served. Which of those functions are served, by what name: served-functions.ts. Anything the
+// runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RunnerError } from '../errors.ts';
 import type { Api, LocalTable } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
-import { type LayerDirs, type LocalFunction, readFunctions } from './functions.ts';
+import { type LayerDirs, readFunctions } from './functions.ts';
 import { readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
 import { readUserPools } from './user-pools.ts';
 import { type DeployedTemplate, deployedResources } from './values.ts';
-
-export type { LocalFunction } from './functions.ts';
 
 interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
@@ -163,7 +160,7 @@ const apiIdsOf = (resources: Record<string, CfnResource>) =>
 /** What the runner serves of a cloud assembly. */
 export interface LocalAssembly {
   /** Each API served, read as its own app (readLocalApp), to be served at once, each at its own address. */
-  apis: LocalApp[];
+  apis: Api[];
   /**
    * Every table of the assembly, whichever stack declares it (another stack's functions may import its name), as
    * they all exist once the app is deployed.
@@ -290,77 +287,16 @@ const refuseSharedPoolIds = (stacks: AssemblyStack[]) => {
     }
 };
 
-/**
- * A function served, once however many APIs of its stack reach it: its name in the runner's messages and options
- * (`--inspect`, `--env-vars`, `invoke`), and the app its values are resolved in (its stack's). The name is its
- * logical id, or `Stack/id` when several stacks are served: two may have a function of the same id, as the CDK gives
- * one construct the same id in each stack it is in.
- */
-export interface ServedFunction {
-  name: string;
-  fn: LocalFunction;
-  /** The first API that reaches it. */
-  app: LocalApp;
-  /** Where its values are resolved: its own stack (the API's, or the one it is imported from). */
-  context: ValueContext;
-}
-
-/** The stack a function `app` reaches is of: `app`'s, or the one it imports it from. */
-export const functionContext = (app: LocalApp, id: string): ValueContext => app.functionStacks.get(id) ?? app;
-
-/**
- * How the functions the APIs reach are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
- * `nameOf(app, id)`: the name of the function `app` reaches by `id`.
- */
-export const functionNames = ({ apis }: LocalAssembly) => {
-  const stacks = new Set(
-    apis.flatMap((app) => [...app.functions.keys()].map((id) => functionContext(app, id).stackName)),
-  );
-  return (app: LocalApp, id: string) => (stacks.size > 1 ? `${functionContext(app, id).stackName}/${id}` : id);
-};
-
-export const servedFunctions = (assembly: LocalAssembly): ServedFunction[] => {
-  const nameOf = functionNames(assembly);
-  const served = new Map<string, ServedFunction>();
-  for (const app of assembly.apis)
-    for (const fn of app.functions.values()) {
-      const name = nameOf(app, fn.id);
-      if (!served.has(name)) served.set(name, { name, fn, app, context: functionContext(app, fn.id) });
-    }
-  return [...served.values()];
-};
-
-/**
- * The served function a user names: by its name, or by its logical id when one function alone has it; undefined when
- * none has, and refused, naming them, when several have.
- */
-export const namedFunction = (served: ServedFunction[], name: string): ServedFunction | undefined => {
-  const exact = served.find((candidate) => candidate.name === name);
-  if (exact) return exact;
-  const byId = served.filter(({ fn }) => fn.id === name);
-  if (byId.length > 1)
-    throw new RunnerError(`${name} is the id of ${byId.map((candidate) => candidate.name).join(' and ')}: name one`);
-  return byId[0];
-};
-
-/** The functions of the served stacks that no route or authorizer reaches, by name (ServedFunction): not served. */
-export const unreachedFunctions = (assembly: LocalAssembly) => {
-  const nameOf = functionNames(assembly);
-  const served = new Set(servedFunctions(assembly).map(({ name }) => name));
-  const unreached = assembly.apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));
-  return [...new Set(unreached)].filter((name) => !served.has(name));
-};
-
 /** The user pools of the stacks of `apis`, once each. */
-export const userPoolsOf = (apis: LocalApp[]) => [
+export const userPoolsOf = (apis: Api[]) => [
   ...new Map(apis.flatMap(({ userPools }) => userPools.map((pool) => [pool.poolId, pool] as const))).values(),
 ];
 
 /**
  * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
- * id), read into a LocalApp.
+ * id), read into an Api.
  */
-export const readLocalApp = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalApp =>
+export const readLocalApp = (cloudAssemblyDir: string, options: ReadOptions = {}): Api =>
   readApp(cloudAssemblyDir, assemblyOf(cloudAssemblyDir), options);
 
 /** readLocalApp, of an assembly already read (`assembly`: its stacks and exports, read once). */
@@ -368,7 +304,7 @@ const readApp = (
   cloudAssemblyDir: string,
   assembly: ReturnType<typeof assemblyOf>,
   { stackName, apiName, layerDirs = {} }: ReadOptions,
-): LocalApp => {
+): Api => {
   const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
   const restApis = ofType(resources, 'AWS::ApiGateway::RestApi').map(([id]) => id);
   const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
