@@ -108,7 +108,7 @@ test('the imports the architecture allows pass', () => {
       'infra/constructs/function.ts': '../../functions/bearer-authorizer/variable-names.ts',
       'packages/local-runner/src/own.ts': './app/assembly.ts',
       'packages/local-runner/src/gateway/sibling.ts': '../lambda/pool.ts',
-      'packages/local-runner/test/own-source.ts': '../src/local-api.ts',
+      'packages/local-runner/test/own-source.ts': '../src/runner.ts',
       'packages/local-runner/src/dependency.ts': 'dynalite',
       'test/local/the-runner.ts': 'cdk-local-runner',
       'infra/constructs/metadata.ts': '../local-runner-metadata.ts',

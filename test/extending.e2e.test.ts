@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { devIssuerScope, type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { devIssuerScope, type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import { createExactClient } from '../examples/typed-client/src/client.ts';
 import { exactNumbers } from '../functions/commons/exact-json.ts';
 import { projectRoot } from '../infra/project-root.ts';
@@ -30,7 +30,7 @@ const functionIds = [
 ];
 let cloudAssemblyDir: string;
 let synthErrors = '';
-let api: LocalApi;
+let api: Runner;
 let token: string;
 
 beforeAll(async () => {
@@ -45,7 +45,7 @@ beforeAll(async () => {
     },
   );
   synthErrors = stderr;
-  api = await startLocalApi({
+  api = await startRunner({
     cloudAssemblyDir,
     port: 0,
     dataDir: undefined,

@@ -189,7 +189,7 @@ describe('work a test file starts outside its hooks and tests', () => {
       '    await promisify(execFile)("node", []);',
       "    return (await import('./x.js')).default;",
       '  })();',
-      "  (mounted ? describe : describe.skip)('inner', () => { startLocalApi(); });",
+      "  (mounted ? describe : describe.skip)('inner', () => { startRunner(); });",
       '  beforeAll(async () => { spawnSync("mount", []); await import("./y.js"); later(); });',
       "  test('a test', async () => { await fetch('http://127.0.0.1:1/'); synth(); });",
       "  (mounted ? test : test.skip)('another', () => mkdtempSync('/tmp/x-'));",
@@ -210,7 +210,7 @@ describe('work a test file starts outside its hooks and tests', () => {
       '10 execFile',
       '11 await',
       '11 import()',
-      '13 startLocalApi',
+      '13 startRunner',
       '20 .listen',
     ]);
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalApiOptions, readConfig } from 'cdk-local-runner';
+import { type RunnerOptions, readConfig } from 'cdk-local-runner';
 import { projectRoot } from '../../infra/project-root.ts';
 
 /** The cloud assembly test/global-setup.ts synthesized with the CDK CLI. */
@@ -29,7 +29,7 @@ export const plantStoreOptions = ({
   maxWorkers = 4,
   envVars = {},
   log = () => undefined,
-}: PlantStoreOptions = {}): LocalApiOptions => ({
+}: PlantStoreOptions = {}): RunnerOptions => ({
   cloudAssemblyDir: synthesizedCloudAssembly(),
   port: 0,
   dataDir,

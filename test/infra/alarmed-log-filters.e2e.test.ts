@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { signDevToken, startLocalApi } from 'cdk-local-runner';
+import { signDevToken, startRunner } from 'cdk-local-runner';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../helpers/dynalite.ts';
 import { matchesFilterPattern } from '../helpers/filter-pattern.ts';
@@ -69,11 +69,11 @@ const alarmedFiltersOf = (functionId: string) => {
 
 /** The lines the authorizer writes (at INFO, as deployed) for one request with a token, served as `envVars` say. */
 const authorizerLines = async (
-  token: (api: Awaited<ReturnType<typeof startLocalApi>>) => Promise<string>,
+  token: (api: Awaited<ReturnType<typeof startRunner>>) => Promise<string>,
   envVars = {},
 ) => {
   const lines: string[] = [];
-  const api = await startLocalApi({
+  const api = await startRunner({
     ...plantStoreOptions({
       maxWorkers: 1,
       envVars: { BearerAuthorizerFunction: { POWERTOOLS_LOG_LEVEL: 'INFO', ...envVars } },
@@ -89,7 +89,7 @@ const authorizerLines = async (
     await api.close();
   }
 };
-const signed = (api: Awaited<ReturnType<typeof startLocalApi>>) =>
+const signed = (api: Awaited<ReturnType<typeof startRunner>>) =>
   signDevToken(api.signingKey, { sub: 'ops', scope: 'plants/write', expiresIn: '1h' });
 
 /**

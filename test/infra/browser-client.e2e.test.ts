@@ -9,14 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import {
-  appProjectAt,
-  type LocalApi,
-  listenOnLoopback,
-  signDevToken,
-  startLocalApi,
-  synthesize,
-} from 'cdk-local-runner';
+import { appProjectAt, listenOnLoopback, type Runner, signDevToken, startRunner, synthesize } from 'cdk-local-runner';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { projectRoot } from '../../infra/project-root.ts';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
@@ -55,7 +48,7 @@ const callFromPage = (page: Page, apiUrl: string, body: string, token?: string) 
   let browser: Browser;
   let pages: Server;
   let pageOrigin: string;
-  const apis: LocalApi[] = [];
+  const apis: Runner[] = [];
 
   beforeAll(async () => {
     // The page's origin: a server of its own on loopback, another port than the API's.
@@ -77,7 +70,7 @@ const callFromPage = (page: Page, apiUrl: string, body: string, token?: string) 
 
   /** The runner serving `cloudAssemblyDir`, a page opened on the page origin, and the tokens of two scopes. */
   const serve = async (cloudAssemblyDir: string) => {
-    const api = await startLocalApi({ ...plantStoreOptions(), cloudAssemblyDir });
+    const api = await startRunner({ ...plantStoreOptions(), cloudAssemblyDir });
     apis.push(api);
     const page = await browser.newPage();
     await page.goto(`${pageOrigin}/`);

@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, listenOnLoopback, serveJwks, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { listenOnLoopback, type Runner, serveJwks, signDevToken, startRunner } from 'cdk-local-runner';
 import { parseRaw, rawExchange } from '../../packages/local-runner/test/helpers/raw-http.ts';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../helpers/dynalite.ts';
@@ -23,7 +23,7 @@ import { paddedRsaKey } from '../helpers/token-issuer.ts';
 const options = (authorizerEnvironment: Record<string, string> = {}) =>
   plantStoreOptions({ maxWorkers: 2, envVars: { BearerAuthorizerFunction: authorizerEnvironment } });
 
-let api: LocalApi;
+let api: Runner;
 let devKey: KeyObjectType;
 let devKid: string;
 /** The attacker's own server: a JWKS of the attacker's key, and a count of every request it gets. */
@@ -39,7 +39,7 @@ const attackerRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 let attackerUrl: string;
 
 beforeAll(async () => {
-  api = await startLocalApi(options());
+  api = await startRunner(options());
   devKey = KeyObject.from(api.signingKey.privateKey);
   devKid = api.signingKey.kid;
   attackerUrl = await listenOnLoopback(attacker);
@@ -311,7 +311,7 @@ test('the control, the scheme in lower case: the same credential (RFC 9110 secti
 });
 
 test('an issuer whose keys cannot be fetched fails closed: 500, never a pass', async () => {
-  const keysDown = await startLocalApi(options({ JWKS_URI: `${await refusedEndpoint()}/jwks.json` }));
+  const keysDown = await startRunner(options({ JWKS_URI: `${await refusedEndpoint()}/jwks.json` }));
   try {
     const token = await signDevToken(keysDown.signingKey, { sub: 'control', scope: 'plants/write', expiresIn: '1h' });
     const answer = await send(bearer(token), keysDown.url);
@@ -330,7 +330,7 @@ test('an issuer whose keys cannot be fetched fails closed: 500, never a pass', a
 test('a 1024-bit key the issuer publishes with n zero-padded to 256 octets is refused: 401; 2048 bits in 257 pass', async () => {
   const [weak, strong] = [paddedRsaKey('weak-padded', 1024, 256), paddedRsaKey('strong-padded', 2048, 257)];
   const jwks = await serveJwks(() => [weak.jwk, strong.jwk]);
-  const padded = await startLocalApi(options({ JWKS_URI: jwks.jwksUri }));
+  const padded = await startRunner(options({ JWKS_URI: jwks.jwksUri }));
   try {
     const payload = claims({ iss: padded.signingKey.issuer, aud: padded.signingKey.audience });
 

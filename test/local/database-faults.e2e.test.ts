@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.ts';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
@@ -15,7 +15,7 @@ import { postPlant } from '../helpers/post-plant.ts';
 /** The Plant Store served from `dataDir`, with a log whose lines a test can wait for. */
 const serve = async (dataDir: string, createPlantEnvironment: Record<string, string> = {}) => {
   const { lines, log, next, seen } = recordedLog();
-  const api = await startLocalApi(
+  const api = await startRunner(
     plantStoreOptions({ dataDir, maxWorkers: 2, envVars: { CreatePlantFunction: createPlantEnvironment }, log }),
   );
   const token = await signDevToken(api.signingKey, { sub: 'faults', scope: 'plants/write', expiresIn: '1h' });
@@ -48,7 +48,7 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
   return { api, create, createOnceBack, logged: seen, databaseBack };
 };
 
-const running: LocalApi[] = [];
+const running: Runner[] = [];
 afterAll(async () => {
   for (const api of running) await api.close();
 });
@@ -133,7 +133,7 @@ describe('a full disk', () => {
   /** A small tmpfs to fill, mounted for these tests only. */
   let smallDisk = '';
   let mounted = false;
-  const onSmallDisk: LocalApi[] = [];
+  const onSmallDisk: Runner[] = [];
   beforeAll(() => {
     smallDisk = mkdtempSync(join(tmpdir(), 'plant-store-full-disk-'));
     const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', smallDisk], { encoding: 'utf8' });

@@ -16,14 +16,7 @@ import {
   originalPositionFor,
   TraceMap,
 } from '@jridgewell/trace-mapping';
-import {
-  appProjectAt,
-  inspectContextKey,
-  type LocalApi,
-  signDevToken,
-  startLocalApi,
-  synthesize,
-} from 'cdk-local-runner';
+import { appProjectAt, inspectContextKey, type Runner, signDevToken, startRunner, synthesize } from 'cdk-local-runner';
 import { projectRoot } from '../../infra/project-root.ts';
 import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.ts';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
@@ -98,7 +91,7 @@ const inspectorClient = async (url: string) => {
   };
 };
 
-let api: LocalApi | undefined;
+let api: Runner | undefined;
 let inspector: Awaited<ReturnType<typeof inspectorClient>> | undefined;
 const functionLog = recordedLog();
 
@@ -107,7 +100,7 @@ beforeAll(async () => {
   // Synthesized as `start --inspect` synthesizes it: with the runner's context value for debugging.
   const cloudAssemblyDir = mkdtempSync(join(tmpdir(), 'plant-store-debug-'));
   await synthesize({ ...appProjectAt(projectRoot), context: { [inspectContextKey]: 'true' } }, cloudAssemblyDir);
-  api = await startLocalApi({
+  api = await startRunner({
     ...plantStoreOptions(),
     cloudAssemblyDir,
     inspect: { functionId: 'CreatePlantFunction', firstPort: port },

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { contractOperations } from '../helpers/contract-operations.ts';
 import { createPlantRequest, responseContractViolations } from '../helpers/independent-contract.ts';
 import { postPlant } from '../helpers/post-plant.ts';
 
 const options = plantStoreOptions();
-let api: LocalApi;
+let api: Runner;
 let token: string;
 
 beforeAll(async () => {
-  api = await startLocalApi(options);
+  api = await startRunner(options);
   token = await signDevToken(api.signingKey, { sub: 'e2e', scope: 'plants/write', expiresIn: '1h' });
 }, 30_000);
 
@@ -184,7 +184,7 @@ describe('the gateway', () => {
 test('every create that got a 200 is still there after a restart with the same data folder', async () => {
   expect((await createPlant({ id: 3000, name: 'kept' })).status).toBe(200);
   await api.close();
-  api = await startLocalApi(options);
+  api = await startRunner(options);
 
   expect(await createPlant({ id: 3000, name: 'kept' })).toMatchObject({ status: 200 });
   expect(await createPlant({ id: 3000, name: 'changed' })).toMatchObject({ status: 409 });

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import fc from 'fast-check';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { storedPlant } from '../helpers/dynalite.ts';
@@ -14,13 +14,13 @@ import { expectedAnswer, judgeAnswer, plantRequests } from '../helpers/plant-req
 import { replay, report } from '../helpers/report.ts';
 
 const runs = 500;
-let api: LocalApi;
+let api: Runner;
 let token: string;
 let client: DynamoDBClient;
 let tableName: string;
 
 beforeAll(async () => {
-  api = await startLocalApi(plantStoreOptions());
+  api = await startRunner(plantStoreOptions());
   token = await signDevToken(api.signingKey, { sub: 'property', scope: 'plants/write', expiresIn: '1h' });
   client = new DynamoDBClient({
     endpoint: api.databaseEndpoint,

@@ -1,12 +1,12 @@
-// LocalApi.reload, which `npm run dev` calls after each synth: requests in flight when the app is swapped are answered
+// Runner.reload, which `npm run dev` calls after each synth: requests in flight when the app is swapped are answered
 // by the execution environments they began in, which stop afterwards; new requests go to the new ones.
 import { afterAll, expect, test } from '@jest/globals';
-import { type LocalApi, signDevToken, startLocalApi } from 'cdk-local-runner';
+import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../helpers/cloud-assembly.ts';
 import { type DatabaseGate, startDatabaseGate } from '../helpers/database-gate.ts';
 import { postPlant } from '../helpers/post-plant.ts';
 
-let api: LocalApi | undefined;
+let api: Runner | undefined;
 let gate: DatabaseGate | undefined;
 afterAll(async () => {
   await api?.close();
@@ -15,7 +15,7 @@ afterAll(async () => {
 
 test('a request held inside createPlant while the app is reloaded is answered, then the old environments stop', async () => {
   gate = await startDatabaseGate();
-  api = await startLocalApi(
+  api = await startRunner(
     plantStoreOptions({ envVars: { CreatePlantFunction: { AWS_ENDPOINT_URL_DYNAMODB: gate.endpoint } } }),
   );
   gate.forwardTo(api.databaseEndpoint);

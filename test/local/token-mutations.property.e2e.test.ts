@@ -4,7 +4,7 @@
 // a JWKS on loopback that the authorizer is pointed at.
 // Replay a failure with FC_SEED=<seed> FC_PATH=<path> npm run jest -- test/local/token-mutations.property.e2e.test.ts
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from 'cdk-local-runner';
+import { type Runner, startRunner } from 'cdk-local-runner';
 import fc from 'fast-check';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { postPlant } from '../helpers/post-plant.ts';
@@ -14,7 +14,7 @@ import { derSignature, ecdsaScalars, highSTwin, mutatedToken, withSignature } fr
 
 /** A few hundred in `npm test`; thousands in `npm run reliability`. */
 const runs = thorough() ? 5_000 : 300;
-let api: LocalApi;
+let api: Runner;
 let issuer: TestIssuer;
 const audience = 'plant-store-mutations';
 let tokens: string[];
@@ -23,7 +23,7 @@ let ecTokens: string[];
 beforeAll(async () => {
   const keys: SigningKey[] = await Promise.all([signingKey('rsa-1', 'RS256'), signingKey('ec-1', 'ES256')]);
   issuer = await startIssuer(keys);
-  api = await startLocalApi(
+  api = await startRunner(
     plantStoreOptions({
       maxWorkers: 2,
       envVars: {

@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { LocalFunction } from 'cdk-local-runner';
-import { localVariables, serveJwks, signDevToken, startLocalApi } from 'cdk-local-runner';
+import type { FunctionDefinition } from 'cdk-local-runner';
+import { localVariables, serveJwks, signDevToken, startRunner } from 'cdk-local-runner';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 import { projectRoot } from '../../infra/project-root.ts';
@@ -45,7 +45,7 @@ const synthMs = performance.now() - started;
 const initTimes: string[] = [];
 started = performance.now();
 const maxWorkers = 4;
-const api = await startLocalApi({
+const api = await startRunner({
   cloudAssemblyDir,
   port: 0,
   dataDir: join(scratch, 'data'),
@@ -86,7 +86,7 @@ const discoveredToken = await signDevToken(
   { ...api.signingKey, issuer: discovered.issuer },
   { sub: 'bench', scope: 'plants/write', expiresIn: '1h' },
 );
-const environmentOf = (fn: LocalFunction, endpoint: string) =>
+const environmentOf = (fn: FunctionDefinition, endpoint: string) =>
   localVariables(fn, api.app, { identity: api.signingKey, jwksUri: jwks.jwksUri }, { database: endpoint });
 
 // 2. The references: the hello-world floor and the textbook createPlant, bundled as the stack bundles its functions.

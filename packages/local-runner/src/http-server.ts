@@ -96,7 +96,7 @@ const malformedStatus = (error: NodeJS.ErrnoException) =>
   error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
 
 /** A whole HTTP/1.1 answer, as bytes to write to a socket: `status`, `headers`, `body`, and the connection closing. */
-export const rawAnswer = (status: number, headers: [string, string][] = [], body: string | Buffer = '') =>
+export const rawResponse = (status: number, headers: [string, string][] = [], body: string | Buffer = '') =>
   Buffer.concat([
     Buffer.from(
       [
@@ -124,9 +124,9 @@ interface OwnAnswers {
  * of the runner is a proxy), which Node's HTTP server otherwise drops without a word, and a request its parser refuses
  * (400, 431, 408), which Node answers and resets at once; both closed as `answerAndClose` closes.
  */
-export const answeringEveryRequest = <T extends Server>(
+export const respondingToEveryRequest = <T extends Server>(
   server: T,
-  { tunnel = () => rawAnswer(405), malformed = (status) => rawAnswer(status) }: OwnAnswers = {},
+  { tunnel = () => rawResponse(405), malformed = (status) => rawResponse(status) }: OwnAnswers = {},
 ): T =>
   server
     .on('connect', (request: IncomingMessage, socket: Duplex) => {

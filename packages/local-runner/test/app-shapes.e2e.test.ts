@@ -10,7 +10,7 @@ import type { RestApi as ReadRestApi } from '../src/app/api.ts';
 import { localPoolId, poolIssuer } from '../src/app/user-pools.ts';
 import { RunnerError } from '../src/errors.ts';
 import { signPoolToken } from '../src/issuer/dev-issuer.ts';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { type Runner, startRunner } from '../src/runner.ts';
 import { synthesizeDirectIntegrationApp } from './fixtures/direct-integration-app.ts';
 import { synthesizeHttpShapesApp } from './fixtures/http-shapes-app.ts';
 import { synthesizePolyglotApp } from './fixtures/polyglot-app.ts';
@@ -34,7 +34,7 @@ const directIntegration = synthesizedOnce(synthesizeDirectIntegrationApp);
 
 interface Started {
   /** The runner, when it serves the app. */
-  api: LocalApi | undefined;
+  api: Runner | undefined;
   /** Why it does not, when it refuses it. */
   error: unknown;
   log: ReturnType<typeof recordedLog>;
@@ -53,7 +53,7 @@ const startBeforeAll = (
   const started: Started = { api: undefined, error: undefined, log: recordedLog(), functionLog: recordedLog() };
   beforeAll(async () => {
     try {
-      started.api = await startLocalApi({
+      started.api = await startRunner({
         cloudAssemblyDir: assembly(),
         ...(stackName !== undefined && { stackName }),
         ...(apiName !== undefined && { apiName }),

@@ -6,17 +6,17 @@
 // a proxy integration's function gets the body base64-encoded, and a binary answer reaches a client that accepts it.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { type Runner, startRunner } from '../src/runner.ts';
 import { preflightOrigin, synthesizeBinaryMediaApp } from './fixtures/binary-media-app.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 
-let api: LocalApi;
+let api: Runner;
 let cloudAssemblyDir: string;
 const { lines, log } = recordedLog();
 
 beforeAll(async () => {
   cloudAssemblyDir = synthesizeBinaryMediaApp();
-  api = await startLocalApi({ cloudAssemblyDir, port: 0, dataDir: undefined, maxWorkers: 1, log });
+  api = await startRunner({ cloudAssemblyDir, port: 0, dataDir: undefined, maxWorkers: 1, log });
 }, 90_000);
 
 afterAll(async () => {

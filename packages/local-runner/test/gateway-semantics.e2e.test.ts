@@ -4,12 +4,12 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listenOnLoopback } from '../src/http-server.ts';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { type Runner, startRunner } from '../src/runner.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 import { parseRaw, rawExchange as sendRaw } from './helpers/raw-http.ts';
 
-let api: LocalApi;
+let api: Runner;
 const { lines: logLines, log, next: nextLogLine } = recordedLog();
 const rawExchange = (request: string) => sendRaw(api.url, request);
 
@@ -26,7 +26,7 @@ const barrier = createServer((_request, response) => {
 
 beforeAll(async () => {
   const barrierUrl = await listenOnLoopback(barrier);
-  api = await startLocalApi({
+  api = await startRunner({
     cloudAssemblyDir: synthesizeFixtureApp(),
     port: 0,
     dataDir: undefined,

@@ -2,17 +2,17 @@
 // Runtime.js and CallbackContext.js up to nodejs22.x; on nodejs24.x, its CallbackHandlerDeprecatedError): served
 // through the runner, each answered as API Gateway answers it on AWS.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { type LocalApi, startLocalApi } from '../src/local-api.ts';
+import { type Runner, startRunner } from '../src/runner.ts';
 import { synthesizeHandlerStylesApp } from './fixtures/handler-styles-app.ts';
 import { recordedLog } from './helpers/log-lines.ts';
 
-let api: LocalApi;
+let api: Runner;
 const runnerLog = recordedLog();
 /** Each function's log lines, with the moment each was written. */
 const functionLines: { functionId: string; line: string; at: number }[] = [];
 
 beforeAll(async () => {
-  api = await startLocalApi({
+  api = await startRunner({
     cloudAssemblyDir: synthesizeHandlerStylesApp(),
     port: 0,
     dataDir: undefined,

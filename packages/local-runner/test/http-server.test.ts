@@ -6,7 +6,7 @@
 // without its port and read a leading `.` as the name and its subdomains.
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { answeringEveryRequest, hostIsServed, listenOnLoopback, requestHost } from '../src/http-server.ts';
+import { hostIsServed, listenOnLoopback, requestHost, respondingToEveryRequest } from '../src/http-server.ts';
 import { rawExchange } from './helpers/raw-http.ts';
 
 describe('by default, loopback alone', () => {
@@ -82,8 +82,8 @@ describe('the host a request names (RFC 9112 section 3.2.2)', () => {
   });
 });
 
-describe('every request answered (answeringEveryRequest), and read by the client', () => {
-  const server = answeringEveryRequest(createServer((_request, response) => response.end('ok')));
+describe('every request answered (respondingToEveryRequest), and read by the client', () => {
+  const server = respondingToEveryRequest(createServer((_request, response) => response.end('ok')));
   let url: string;
   beforeAll(async () => {
     url = await listenOnLoopback(server);

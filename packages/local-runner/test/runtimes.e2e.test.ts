@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../src/local-api.ts';
+import type { Runner } from '../src/runner.ts';
 import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
 import { startApp, stopStarted } from './helpers/runner-process.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
@@ -25,7 +25,7 @@ const installedPackages = join(
 const runnerBeforeAll = (layerDirs: Record<string, string> = {}, runtimeSdk?: string) =>
   servedBeforeAll(synthesizeRuntimesApp, { layerDirs, runtimeSdk });
 
-const get = async (api: LocalApi, path: string) => {
+const get = async (api: Runner, path: string) => {
   const response = await fetch(`${api.url}${path}`);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };

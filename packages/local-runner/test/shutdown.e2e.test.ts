@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { RunnerError } from '../src/errors.ts';
-import { startLocalApi } from '../src/local-api.ts';
+import { startRunner } from '../src/runner.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
 
 /** Synthesized once: the fixture's code assets belong to one stack. */
@@ -15,7 +15,7 @@ afterAll(() => rmSync(cloudAssemblyDir, { recursive: true, force: true }));
 
 test('a request still in flight after the grace period is cut off, and the runner says so', async () => {
   const logLines: string[] = [];
-  const api = await startLocalApi({
+  const api = await startRunner({
     cloudAssemblyDir,
     port: 0,
     dataDir: undefined,
@@ -39,10 +39,10 @@ test('a request still in flight after the grace period is cut off, and the runne
 // What it started before (the database process) is stopped: test/global-teardown.ts fails the run on a leftover.
 test("a port in use is the user's to fix: a RunnerError naming the port", async () => {
   const options = { cloudAssemblyDir, dataDir: undefined, maxWorkers: 1, log: () => undefined };
-  const first = await startLocalApi({ ...options, port: 0 });
+  const first = await startRunner({ ...options, port: 0 });
   const port = Number(new URL(first.url).port);
   try {
-    const second = startLocalApi({ ...options, port });
+    const second = startRunner({ ...options, port });
     await expect(second).rejects.toThrow(RunnerError);
     await expect(second).rejects.toThrow(`port ${port} is in use: choose another, or 0 for any free one`);
   } finally {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { startLocalApi } from 'cdk-local-runner';
+import { startRunner } from 'cdk-local-runner';
 import { plantStoreOptions } from '../../helpers/cloud-assembly.ts';
 import { postPlant } from '../../helpers/post-plant.ts';
 import { startVendorIssuer, type VendorIssuer } from '../../helpers/vendor-tokens.ts';
@@ -28,7 +28,7 @@ test('every vendor shape gets its verdict through the gateway and the authorizer
   const answered: Record<string, number> = {};
   let id = 9_200_000;
   for (const [settings, shapes] of groups) {
-    const api = await startLocalApi(
+    const api = await startRunner(
       plantStoreOptions({
         dataDir,
         maxWorkers: 1,

@@ -11,7 +11,7 @@ import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent, Context } from 'aws-lambda';
-import { type LocalApi, readLocalApp, startLocalApi } from 'cdk-local-runner';
+import { type Runner, readApi, startRunner } from 'cdk-local-runner';
 import { projectRoot } from '../../../infra/project-root.ts';
 import { plantStoreOptions, synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
 import { lambdaContext, tokenAuthorizerEvent } from '../../helpers/events.ts';
@@ -53,7 +53,7 @@ describe('in process, the synthesized bundle', () => {
     // The provider's certificate is trusted as a public CA's would be on Lambda.
     setDefaultCACertificates([...getCACertificates('default'), provider.caCertificate]);
     Object.assign(process.env, settings(), { POWERTOOLS_LOG_LEVEL: 'SILENT' });
-    const fn = readLocalApp(synthesizedCloudAssembly()).functions.get('BearerAuthorizerFunction');
+    const fn = readApi(synthesizedCloudAssembly()).functions.get('BearerAuthorizerFunction');
     if (fn?.code.language !== 'nodejs') throw new Error('no BearerAuthorizerFunction in the template');
     ({ handler } = (await import(fn.code.modulePath)) as { handler: Handler });
   });
@@ -117,12 +117,12 @@ describe('through the local runner', () => {
 });
 
 describe('the runner and routes scopes given with --env-vars', () => {
-  let api: LocalApi | undefined;
+  let api: Runner | undefined;
   afterEach(() => api?.close());
 
   test('says that the gateway 403 challenge still names the template scope', async () => {
     const lines: string[] = [];
-    api = await startLocalApi(
+    api = await startRunner(
       plantStoreOptions({
         dataDir: newFolder(),
         envVars: { BearerAuthorizerFunction: { ROUTE_SCOPES: productRouteScopes({ 'plants/write': 'plants/admin' }) } },

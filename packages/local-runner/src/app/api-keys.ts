@@ -5,7 +5,7 @@ import { type CfnResource, ofType, props, shown, UnsupportedTemplateError } from
 import { stageNameOf } from './stages.ts';
 import { booleanOf, names, referencedId, stringOf, type Where } from './values.ts';
 
-export interface LocalApiKey {
+export interface ApiKey {
   /** Its logical id; locally also its id (`requestContext.identity.apiKeyId`). */
   id: string;
   value: string;
@@ -58,7 +58,7 @@ export const readApiKeys = (resources: Record<string, CfnResource>, apiId: strin
         `${stackName}/${id}: a usage plan's ${[Throttle && 'throttle', Quota && 'quota'].filter(Boolean).join(' and ')}, which the runner does not apply (429 on AWS)`,
       );
   }
-  const keys = new Map<string, LocalApiKey>();
+  const keys = new Map<string, ApiKey>();
   for (const [id, planKey] of ofType(resources, 'AWS::ApiGateway::UsagePlanKey')) {
     const at = (property: string) => ({ resource: id, property });
     const stages = plans.get(

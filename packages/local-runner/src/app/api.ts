@@ -2,15 +2,15 @@
 // type of its kind, each with only its own fields: a REST API (rest-api.ts reads its routes, authorizers, gateway
 // responses and API keys) or an HTTP API (http-api.ts: its routes, authorizers and CORS). A new kind of API (a function
 // URL, a WebSocket API) is one more member of `Api`.
-import type { LocalApiKey } from './api-keys.ts';
-import type { LocalStage } from './cfn.ts';
-import type { LocalFunction } from './functions.ts';
+import type { ApiKey } from './api-keys.ts';
+import type { Stage } from './cfn.ts';
+import type { FunctionDefinition } from './functions.ts';
 import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer } from './http-api.ts';
 import type { ValueContext } from './intrinsics.ts';
-import type { LocalAuthorizer, LocalGatewayResponse, LocalRoute } from './rest-api.ts';
-import type { LocalUserPool } from './user-pools.ts';
+import type { GatewayResponse, RestAuthorizer, RestRoute } from './rest-api.ts';
+import type { UserPool } from './user-pools.ts';
 
-export interface LocalTable {
+export interface Table {
   id: string;
   tableName: string;
   properties: Record<string, unknown>;
@@ -26,18 +26,18 @@ interface ApiBase extends ValueContext {
    * Its stages, each serving the template's routes under its name (the path's first segment; gateway/stages.ts picks
    * a request's).
    */
-  stages: LocalStage[];
+  stages: Stage[];
   /** What of the API applies on AWS and not locally, said at start. */
   notices: string[];
   /** The functions a route or an authorizer reaches: those served. */
-  functions: Map<string, LocalFunction>;
+  functions: Map<string, FunctionDefinition>;
   /** Of those, the ones of another stack (a cross-stack reference), by id, with the stack they are resolved in. */
   functionStacks: Map<string, ValueContext>;
   /** The template's Cognito user pools, whose tokens the development issuer signs. */
-  userPools: LocalUserPool[];
+  userPools: UserPool[];
   /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
   unreachedFunctions: string[];
-  tables: LocalTable[];
+  tables: Table[];
 }
 
 /** A REST API (AWS::ApiGateway::RestApi). */
@@ -45,11 +45,11 @@ export interface RestApi extends ApiBase {
   kind: 'rest';
   /** Request media types whose bodies reach functions base64-encoded (`*` wildcards). */
   binaryMediaTypes: string[];
-  routes: LocalRoute[];
-  authorizers: Map<string, LocalAuthorizer>;
-  gatewayResponses: Map<string, LocalGatewayResponse>;
+  routes: RestRoute[];
+  authorizers: Map<string, RestAuthorizer>;
+  gatewayResponses: Map<string, GatewayResponse>;
   /** The API keys its methods that require one take. */
-  apiKeys: LocalApiKey[];
+  apiKeys: ApiKey[];
 }
 
 /** An HTTP API (AWS::ApiGatewayV2::Api, ProtocolType HTTP). */

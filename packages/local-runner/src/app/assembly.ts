@@ -5,7 +5,7 @@
 // runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Api, LocalTable } from './api.ts';
+import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
 import { readHttpApi } from './http-api.ts';
@@ -17,9 +17,6 @@ import { type DeployedTemplate, deployedResources } from './values.ts';
 interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
 }
-
-/** One API served, as read from the template: a REST API or an HTTP API (api.ts). */
-export type LocalApp = Api;
 
 /** What an integration's or authorizer's URI names: a function (of this stack, or of `stack` when imported). */
 interface UriTarget {
@@ -84,10 +81,10 @@ interface AssemblyStack {
   name: string;
   resources: Record<string, CfnResource>;
   /** Its tables, its Refs' and the local database's. */
-  tables: LocalTable[];
+  tables: Table[];
 }
 
-const tablesOf = (resources: Record<string, CfnResource>): LocalTable[] =>
+const tablesOf = (resources: Record<string, CfnResource>): Table[] =>
   ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
     id,
     tableName: String(props(resource).TableName ?? id),
@@ -158,14 +155,14 @@ const apiIdsOf = (resources: Record<string, CfnResource>) =>
   [...ofType(resources, 'AWS::ApiGateway::RestApi'), ...ofType(resources, 'AWS::ApiGatewayV2::Api')].map(([id]) => id);
 
 /** What the runner serves of a cloud assembly. */
-export interface LocalAssembly {
-  /** Each API served, read as its own app (readLocalApp), to be served at once, each at its own address. */
+export interface Assembly {
+  /** Each API served, read as its own app (readApi), to be served at once, each at its own address. */
   apis: Api[];
   /**
    * Every table of the assembly, whichever stack declares it (another stack's functions may import its name), as
    * they all exist once the app is deployed.
    */
-  tables: LocalTable[];
+  tables: Table[];
   /** The stacks served with no API (only their tables serve). */
   stacksWithoutApi: string[];
   /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
@@ -195,11 +192,11 @@ const noticesOf = (stacks: AssemblyStack[]) =>
 
 /**
  * What the runner serves of the assembly in `cloudAssemblyDir`: every API of every stack (`stackName`: of that stack;
- * `apiName`: that API alone), each read as `readLocalApp` reads one. The stacks' functions are served by logical id
+ * `apiName`: that API alone), each read as `readApi` reads one. The stacks' functions are served by logical id
  * and their tables by name in one account, so two stacks served at once that share a function's id or a table's name
  * are refused, naming them.
  */
-export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}): LocalAssembly => {
+export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}): Assembly => {
   const assembly = assemblyOf(cloudAssemblyDir);
   const { stacks } = assembly;
   const { stackName, apiName } = options;
@@ -296,10 +293,10 @@ export const userPoolsOf = (apis: Api[]) => [
  * The template of the one stack in `cloudAssemblyDir` (or of `stackName`), its one REST API (or `apiName`, by logical
  * id), read into an Api.
  */
-export const readLocalApp = (cloudAssemblyDir: string, options: ReadOptions = {}): Api =>
+export const readApi = (cloudAssemblyDir: string, options: ReadOptions = {}): Api =>
   readApp(cloudAssemblyDir, assemblyOf(cloudAssemblyDir), options);
 
-/** readLocalApp, of an assembly already read (`assembly`: its stacks and exports, read once). */
+/** readApi, of an assembly already read (`assembly`: its stacks and exports, read once). */
 const readApp = (
   cloudAssemblyDir: string,
   assembly: ReturnType<typeof assemblyOf>,

@@ -37,12 +37,15 @@ export const ofType = (resources: Record<string, CfnResource>, type: string) =>
 /** What a template value is, as a message names it: a string as it is, anything else (an intrinsic) as JSON. */
 export const shown = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** A stage of an API: its name (the path's first segment; an HTTP API's `$default` has none), variables, deployment. */
-export interface LocalStage {
+/**
+ * A stage of an API: its name (the path's first segment; an HTTP API's `$default` has none), variables, and the id of
+ * the API Gateway Deployment it serves (not the runner's deployment, gateway/deployment.ts).
+ */
+export interface Stage {
   name: string;
   variables: Record<string, string>;
-  /** Its deployment's logical id (the CDK changes it with each change to the API), or `local`. */
-  deployment: string;
+  /** Its Deployment's logical id (the CDK changes it with each change to the API), or `local`. */
+  deploymentId: string;
 }
 
 /** Where a REQUEST authorizer's identity source is read ("Identity sources" of a Lambda authorizer). */

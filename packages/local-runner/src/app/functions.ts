@@ -17,7 +17,7 @@ type FunctionCode =
   /** An OS-only runtime (`provided.al2023`, `provided.al2`): the asset's `bootstrap` executable is the runtime. */
   | { language: 'provided'; bootstrap: string };
 
-export interface LocalFunction {
+export interface FunctionDefinition {
   id: string;
   /** The template's Runtime, e.g. `nodejs22.x`: which runtime runs it, and which handler styles that runtime takes. */
   runtime: string;
@@ -232,7 +232,7 @@ export const readFunctions = (
   reached: Set<string>,
   layerDirs: LayerDirs = {},
 ) => {
-  const functions = new Map<string, LocalFunction>();
+  const functions = new Map<string, FunctionDefinition>();
   const unreached: string[] = [];
   for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
     if (!reached.has(id)) {

@@ -6,9 +6,9 @@
 import {
   type CfnResource,
   type IdentitySource,
-  type LocalStage,
   ofType,
   props,
+  type Stage,
   shown,
   UnsupportedTemplateError,
 } from './cfn.ts';
@@ -128,7 +128,7 @@ export const readHttpApi = (
 ): {
   cors: HttpCors | undefined;
   /** Its stages, `$default` first if it has one; every one serves the template's routes. */
-  stages: LocalStage[];
+  stages: Stage[];
   routes: HttpRoute[];
   authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
 } => {

@@ -8,8 +8,6 @@ export class UnresolvableValueError extends RunnerError {
   override name = 'UnresolvableValueError';
 }
 
-export { localAws };
-
 /** What a value of a stack's template is resolved in: that stack, and what the assembly's stacks export. */
 export interface ValueContext {
   stackName: string;

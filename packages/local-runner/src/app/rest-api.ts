@@ -30,7 +30,7 @@ interface AuthorizerBase {
 }
 
 /** A TOKEN authorizer: the token in one header, checked against a pattern before any invocation. */
-interface LocalTokenAuthorizerDefinition extends AuthorizerBase {
+interface TokenAuthorizerDefinition extends AuthorizerBase {
   type: 'TOKEN';
   /** The request header carrying the token. */
   headerName: string;
@@ -39,13 +39,13 @@ interface LocalTokenAuthorizerDefinition extends AuthorizerBase {
 }
 
 /** A REQUEST authorizer: the request's parts, its identity sources required and the cache's key. */
-interface LocalRequestAuthorizerDefinition extends AuthorizerBase {
+interface RequestAuthorizerDefinition extends AuthorizerBase {
   type: 'REQUEST';
   identitySources: IdentitySource[];
 }
 
 /** A Cognito user pool authorizer: a token of one of its pools in one header (the development issuer signs them). */
-export interface LocalUserPoolAuthorizerDefinition {
+export interface UserPoolAuthorizerDefinition {
   id: string;
   type: 'COGNITO_USER_POOLS';
   ttlSeconds: number;
@@ -56,9 +56,9 @@ export interface LocalUserPoolAuthorizerDefinition {
 }
 
 /** An authorizer that invokes a function. */
-export type LocalLambdaAuthorizerDefinition = LocalTokenAuthorizerDefinition | LocalRequestAuthorizerDefinition;
+export type LambdaAuthorizerDefinition = TokenAuthorizerDefinition | RequestAuthorizerDefinition;
 
-export type LocalAuthorizer = LocalLambdaAuthorizerDefinition | LocalUserPoolAuthorizerDefinition;
+export type RestAuthorizer = LambdaAuthorizerDefinition | UserPoolAuthorizerDefinition;
 
 interface RouteBase {
   /** The resource path as in the template, e.g. `/items` or `/items/{id}`. */
@@ -100,9 +100,9 @@ export interface MockRoute extends RouteBase {
   unanswered: boolean;
 }
 
-export type LocalRoute = ProxyRoute | MockRoute;
+export type RestRoute = ProxyRoute | MockRoute;
 
-export interface LocalGatewayResponse {
+export interface GatewayResponse {
   statusCode: number | undefined;
   headers: Record<string, string>;
   /** The application/json template, if any. */
@@ -148,7 +148,7 @@ const headerOf = (value: unknown, id: string) => {
 };
 
 const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string, functionOf: FunctionOf) => {
-  const authorizers = new Map<string, LocalAuthorizer>();
+  const authorizers = new Map<string, RestAuthorizer>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::Authorizer')) {
     const properties = props(resource);
     if (!ofRestApi(properties, resources, apiId, id)) continue;
@@ -198,8 +198,8 @@ const readRoutes = (
   resources: Record<string, CfnResource>,
   apiId: string,
   functionOf: FunctionOf,
-  authorizers: Map<string, LocalAuthorizer>,
-): LocalRoute[] => {
+  authorizers: Map<string, RestAuthorizer>,
+): RestRoute[] => {
   /** The path of the resource `value` (a property of `where`) names: the API's root, or a Resource of the API. */
   const pathOf = (value: unknown, where: Where): string => {
     const [rootOf, attribute] = getAttOf(value) ?? [];
@@ -221,7 +221,7 @@ const readRoutes = (
     return `${pathOf(properties.ParentId, { resource: id, property: 'ParentId' })}/${part}`;
   };
   const refused: string[] = [];
-  const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): LocalRoute[] => {
+  const routes = ofType(resources, 'AWS::ApiGateway::Method').flatMap(([id, resource]): RestRoute[] => {
     const properties = props(resource);
     if (!ofRestApi(properties, resources, apiId, id)) return [];
     const at = (property: string) => ({ resource: id, property });
@@ -403,7 +403,7 @@ const supportedTemplateVariable =
   /\$context\.(error\.messageString|error\.message|error\.responseType|requestId|authorizer\.\w+)\b/g;
 
 const readGatewayResponses = (resources: Record<string, CfnResource>, apiId: string) => {
-  const responses = new Map<string, LocalGatewayResponse>();
+  const responses = new Map<string, GatewayResponse>();
   for (const [id, resource] of ofType(resources, 'AWS::ApiGateway::GatewayResponse')) {
     const properties = props(resource);
     if (!ofRestApi(properties, resources, apiId, id)) continue;

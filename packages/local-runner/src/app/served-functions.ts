@@ -2,8 +2,8 @@
 // runner's messages and options use (`--inspect`, `--env-vars`, `invoke`); the one a user names; those not served.
 import { RunnerError } from '../errors.ts';
 import type { Api } from './api.ts';
-import type { LocalAssembly } from './assembly.ts';
-import type { LocalFunction } from './functions.ts';
+import type { Assembly } from './assembly.ts';
+import type { FunctionDefinition } from './functions.ts';
 import type { ValueContext } from './intrinsics.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { ValueContext } from './intrinsics.ts';
  */
 export interface ServedFunction {
   name: string;
-  fn: LocalFunction;
+  fn: FunctionDefinition;
   /** The first API that reaches it. */
   app: Api;
   /** Where its values are resolved: its own stack (the API's, or the one it is imported from). */
@@ -28,14 +28,14 @@ export const functionContext = (app: Api, id: string): ValueContext => app.funct
  * How the functions the APIs reach are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
  * `nameOf(app, id)`: the name of the function `app` reaches by `id`.
  */
-export const functionNames = ({ apis }: LocalAssembly) => {
+export const functionNames = ({ apis }: Assembly) => {
   const stacks = new Set(
     apis.flatMap((app) => [...app.functions.keys()].map((id) => functionContext(app, id).stackName)),
   );
   return (app: Api, id: string) => (stacks.size > 1 ? `${functionContext(app, id).stackName}/${id}` : id);
 };
 
-export const servedFunctions = (assembly: LocalAssembly): ServedFunction[] => {
+export const servedFunctions = (assembly: Assembly): ServedFunction[] => {
   const nameOf = functionNames(assembly);
   const served = new Map<string, ServedFunction>();
   for (const app of assembly.apis)
@@ -60,7 +60,7 @@ export const namedFunction = (served: ServedFunction[], name: string): ServedFun
 };
 
 /** The functions of the served stacks that no route or authorizer reaches, by name (ServedFunction): not served. */
-export const unreachedFunctions = (assembly: LocalAssembly) => {
+export const unreachedFunctions = (assembly: Assembly) => {
   const nameOf = functionNames(assembly);
   const served = new Set(servedFunctions(assembly).map(({ name }) => name));
   const unreached = assembly.apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));

@@ -1,5 +1,5 @@
 // The Stage resources of an API (REST's AWS::ApiGateway::Stage, HTTP's AWS::ApiGatewayV2::Stage), read.
-import { type CfnResource, type LocalStage, props, UnsupportedTemplateError } from './cfn.ts';
+import { type CfnResource, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
 import { referencedId, stringOf } from './values.ts';
 
 /**
@@ -19,8 +19,8 @@ export const readStages = (
   resources: Record<string, CfnResource>,
   apiId: string,
   type: StageType,
-): LocalStage[] => {
-  if (stages.length === 0) return [{ name: defaultNames[type], variables: {}, deployment: 'local' }];
+): Stage[] => {
+  if (stages.length === 0) return [{ name: defaultNames[type], variables: {}, deploymentId: 'local' }];
   return stages.map(([id, stage]) => {
     const properties = props(stage);
     const variables = (properties.Variables ?? properties.StageVariables ?? {}) as Record<string, unknown>;
@@ -29,7 +29,7 @@ export const readStages = (
     return {
       name: stageNameOf(id, stage, type),
       variables: variables as Record<string, string>,
-      deployment:
+      deploymentId:
         properties.DeploymentId === undefined
           ? 'local'
           : referencedId(properties.DeploymentId, resources, { resource: id, property: 'DeploymentId' }, [

@@ -5,7 +5,7 @@ import { type CfnResource, ofType, props } from './cfn.ts';
 import { localAws } from './local-aws.ts';
 import { names } from './values.ts';
 
-export interface LocalUserPool {
+export interface UserPool {
   /** The pool's logical id, when the template holds it. */
   logicalId: string | undefined;
   /** Its id (`us-east-1_<logical id>` for a pool of the template; an external pool's, from its ARN). */
@@ -24,7 +24,7 @@ export const poolArn = (poolId: string) =>
   `arn:aws:cognito-idp:${localAws.region}:${localAws.accountId}:userpool/${poolId}`;
 
 /** The template's user pools, each with its clients. */
-export const readUserPools = (resources: Record<string, CfnResource>): LocalUserPool[] =>
+export const readUserPools = (resources: Record<string, CfnResource>): UserPool[] =>
   ofType(resources, 'AWS::Cognito::UserPool').map(([logicalId]) => ({
     logicalId,
     poolId: localPoolId(logicalId),

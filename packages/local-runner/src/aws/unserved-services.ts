@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import {
   afterBody,
-  answeringEveryRequest,
   hostIsServed,
   hostRefusal,
   listenOnLoopback,
-  rawAnswer,
+  rawResponse,
   requestHost,
+  respondingToEveryRequest,
 } from '../http-server.ts';
 import { readBody } from '../request-body.ts';
 
@@ -76,9 +76,9 @@ export const serveUnservedServices = async (log: (line: string) => void) => {
   });
   // CONNECT (a proxy tunnel) is no call of any service, answered as any other; a request Node's parser refuses, 400
   // (http-server.ts), where Node would close the connection unanswered or reset it.
-  answeringEveryRequest(server, {
+  respondingToEveryRequest(server, {
     tunnel: () =>
-      rawAnswer(
+      rawResponse(
         400,
         [
           ['Content-Type', 'application/json'],

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readAssembly } from '../app/assembly.ts';
 import { namedFunction, servedFunctions, unreachedFunctions } from '../app/served-functions.ts';
 import { RunnerError } from '../errors.ts';
-import { startServices } from '../local-api.ts';
+import { startServices } from '../runner.ts';
 import { readConfig } from './config.ts';
 import {
   cloudAssemblyOf,

@@ -278,7 +278,7 @@ export const dataDirOf = (values: { 'data-dir'?: string; 'in-memory'?: boolean }
 
 /**
  * `--env-vars file.json`: `{ "<function id>": { "NAME": "value" } }`, and `"Parameters"` for every function, as `sam
- * local --env-vars` takes it (local-api.ts, givenVariables).
+ * local --env-vars` takes it (runner.ts, givenVariables).
  */
 export const envVarsOf = (file: string | undefined): Record<string, Record<string, string>> | undefined => {
   if (file === undefined) return undefined;

@@ -6,7 +6,7 @@ import { userPoolsOf } from '../app/assembly.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { lendSigningKey } from '../issuer/lent-key.ts';
-import { type LocalApi, startLocalApi } from '../local-api.ts';
+import { type Runner, startRunner } from '../runner.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
 import {
@@ -67,7 +67,7 @@ const curlExamples = (
  */
 const stopOnSignals = (parent: number) => {
   let stopAsked: number | undefined;
-  const state: { serving: Promise<LocalApi | undefined>; stopWatching: () => void; stopAsked: () => boolean } = {
+  const state: { serving: Promise<Runner | undefined>; stopWatching: () => void; stopAsked: () => boolean } = {
     serving: Promise.resolve(undefined),
     stopWatching: () => undefined,
     stopAsked: () => stopAsked !== undefined,
@@ -98,7 +98,7 @@ const stopOnSignals = (parent: number) => {
 
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
-  api: LocalApi,
+  api: Runner,
   openapi: OpenApiDocument | undefined,
   dataDir: string | undefined,
   envVars: ReturnType<typeof envVarsOf>,
@@ -114,7 +114,7 @@ const banner = async (
   // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
   const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
-  const routesOf = ({ url, app }: LocalApi['apis'][number]) =>
+  const routesOf = ({ url, app }: Runner['apis'][number]) =>
     app.kind === 'http'
       ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
       : app.routes.map(
@@ -203,7 +203,7 @@ export const serve = async (parent: number) => {
     const openapi = openApiPath ? (parseYaml(readFileSync(openApiPath, 'utf8')) as OpenApiDocument) : undefined;
     const dataDir = dataDirOf(values, config);
     const envVars = envVarsOf(values['env-vars']);
-    const starting = startLocalApi({
+    const starting = startRunner({
       cloudAssemblyDir: cloudAssemblyOf(values, log),
       ...(values.stack && { stackName: values.stack }),
       ...(values.api && { apiName: values.api }),

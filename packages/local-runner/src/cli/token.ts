@@ -1,7 +1,7 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take. Signed
 // with the key of the runner serving this folder in memory (issuer/lent-key.ts), else with the data folder's.
-import { type LocalAssembly, readAssembly, userPoolsOf } from '../app/assembly.ts';
+import { type Assembly, readAssembly, userPoolsOf } from '../app/assembly.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
@@ -24,7 +24,7 @@ const { values } = parseCommandLine('cdk-local-runner token [options]', [
   'expires-in',
 ]);
 /** A user pool's token for `app`: the pool by logical id, its first app client, and (access) the scopes its methods ask. */
-const poolToken = (assembly: LocalAssembly, name: string) => {
+const poolToken = (assembly: Assembly, name: string) => {
   const userPools = userPoolsOf(assembly.apis);
   const pool = userPools.find(({ logicalId }) => logicalId === name);
   if (!pool)

@@ -5,12 +5,12 @@
 import { relative } from 'node:path';
 import { subscribe } from '@parcel/watcher';
 import { type AppProject, isSource, resynthesize } from '../app/cloud-assembly.ts';
-import type { LocalApi } from '../local-api.ts';
+import type { Runner } from '../runner.ts';
 
 /** Editors write a file in several steps: a synth starts once the changes have paused this long. */
 const settleMs = 300;
 
-export const reloadOnChange = (api: LocalApi, project: AppProject, log: (line: string) => void) => {
+export const reloadOnChange = (api: Runner, project: AppProject, log: (line: string) => void) => {
   let timer: NodeJS.Timeout | undefined;
   let synthesizing = false;
   let changedMeanwhile = false;

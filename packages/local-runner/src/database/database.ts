@@ -12,21 +12,21 @@ import {
   ResourceInUseException,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
-import type { LocalTable } from '../app/api.ts';
-import { localAws } from '../app/intrinsics.ts';
+import type { Table } from '../app/api.ts';
+import { localAws } from '../app/local-aws.ts';
 import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './process.ts';
 
-export interface LocalDatabase {
+export interface Database {
   endpoint: string;
   /** Creates the tables that are missing (a reloaded app may declare new ones). */
-  createTables(tables: LocalTable[]): Promise<void>;
+  createTables(tables: Table[]): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The table properties CreateTable takes; settings that only matter on AWS (PITR, protection…) are left out. */
-const createTableInput = ({ tableName, properties }: LocalTable): CreateTableCommandInput => {
+const createTableInput = ({ tableName, properties }: Table): CreateTableCommandInput => {
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, ProvisionedThroughput } =
     properties as Partial<CreateTableCommandInput>;
   return {
@@ -106,12 +106,12 @@ const runningDatabase = (dataDir: string) => {
  * without one, and creates the tables that are missing.
  */
 export const startDatabase = async (
-  tables: LocalTable[],
+  tables: Table[],
   dataDir: string | undefined,
   log: (line: string) => void,
   /** `announce`: say where it serves in the data folder (start); `join`: use the one a start serves, if any (invoke). */
   running: 'announce' | 'join' = 'announce',
-): Promise<LocalDatabase> => {
+): Promise<Database> => {
   const joined = running === 'join' && dataDir !== undefined ? runningDatabase(dataDir) : undefined;
   if (dataDir !== undefined && joined) return joinDatabase(tables, dataDir, joined, log);
   const path = dataDir === undefined ? undefined : join(dataDir, 'dynamodb');
@@ -149,7 +149,7 @@ export const startDatabase = async (
   for (const note of notes) log(`database folder: ${note}`);
   supervise(first.child, port);
   const endpoint = `http://127.0.0.1:${port}`;
-  const createTables = (more: LocalTable[]) => createTablesAt(endpoint, more);
+  const createTables = (more: Table[]) => createTablesAt(endpoint, more);
   const announced = running === 'announce' && dataDir !== undefined ? runningFile(dataDir) : undefined;
   const close = async () => {
     closing = true;
@@ -176,7 +176,7 @@ export const startDatabase = async (
 };
 
 /** Creates what is missing of a reloaded (or another command's) app's tables, in the database at `endpoint`. */
-const createTablesAt = async (endpoint: string, tables: LocalTable[]) => {
+const createTablesAt = async (endpoint: string, tables: Table[]) => {
   const client = new DynamoDBClient({
     endpoint,
     region: localAws.region,
@@ -203,11 +203,11 @@ const createTablesAt = async (endpoint: string, tables: LocalTable[]) => {
 
 /** The database a running `start` serves the data folder with, shared: closing it leaves it to that runner. */
 const joinDatabase = async (
-  tables: LocalTable[],
+  tables: Table[],
   dataDir: string,
   { pid, endpoint }: { pid: number; endpoint: string },
   log: (line: string) => void,
-): Promise<LocalDatabase> => {
+): Promise<Database> => {
   log(`database: the one the runner serving ${dataDir} runs (process ${pid}), at ${endpoint}`);
   try {
     await createTablesAt(endpoint, tables);

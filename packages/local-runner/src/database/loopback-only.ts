@@ -4,7 +4,7 @@
 // with every cross-origin request and every preflight (the Fetch standard's CORS protocol); an `OPTIONS` request is
 // refused too (no SDK sends one). The AWS SDK sends `Host: 127.0.0.1:<port>`, no `Origin`, no `OPTIONS`.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, requestHost } from '../http-server.ts';
+import { afterBody, hostIsServed, hostRefusal, requestHost, respondingToEveryRequest } from '../http-server.ts';
 
 /** Why `request` is refused, or undefined when it is a loopback program's. */
 const databaseRefusal = (request: IncomingMessage): string | undefined => {
@@ -19,7 +19,7 @@ const databaseRefusal = (request: IncomingMessage): string | undefined => {
  * Puts the check in front of `server`'s request handlers (dynalite's): a refused request gets a 403 in DynamoDB's
  * error shape (`__type`, `message`: an SDK names it AccessDeniedException) and no CORS header. dynalite throws a
  * request's stream errors (a client that goes away mid-body) out of its listener, which would end this process: its
- * listener is replaced by one that drops the response. CONNECT is answered 405 (http-server.ts, answeringEveryRequest).
+ * listener is replaced by one that drops the response. CONNECT is answered 405 (http-server.ts, respondingToEveryRequest).
  */
 export const servingLoopbackProgramsOnly = (server: Server) => {
   const handlers = server.listeners('request') as RequestListener[];
@@ -37,5 +37,5 @@ export const servingLoopbackProgramsOnly = (server: Server) => {
     request.removeAllListeners('error');
     request.on('error', () => response.destroy());
   });
-  return answeringEveryRequest(server);
+  return respondingToEveryRequest(server);
 };

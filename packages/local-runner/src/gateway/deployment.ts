@@ -3,7 +3,7 @@
 // shape every kind of API's pipeline has (listener.ts picks one).
 import type { IncomingMessage } from 'node:http';
 import type { HttpApi, RestApi } from '../app/api.ts';
-import type { LocalStage } from '../app/cfn.ts';
+import type { Stage } from '../app/cfn.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
 import type { HttpResponse } from './responses.ts';
@@ -53,5 +53,5 @@ export type Pipeline<Kind extends Deployment> = (
   request: IncomingMessage,
   url: URL,
   deployment: Kind,
-  stage: LocalStage,
+  stage: Stage,
 ) => Promise<Served>;

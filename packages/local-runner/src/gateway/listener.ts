@@ -4,7 +4,14 @@
 // line. A new kind of API (a function URL, a WebSocket API) is a pipeline of its own, one more case in `serve`.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { afterBody, answeringEveryRequest, hostIsServed, hostRefusal, rawAnswer, requestHost } from '../http-server.ts';
+import {
+  afterBody,
+  hostIsServed,
+  hostRefusal,
+  rawResponse,
+  requestHost,
+  respondingToEveryRequest,
+} from '../http-server.ts';
 import { ClientAbortedError } from '../request-body.ts';
 import type { Deployment } from './deployment.ts';
 import { httpPipeline } from './http/pipeline.ts';
@@ -52,7 +59,7 @@ interface GatewayOptions {
   /** The deployment a request is served by, read as it arrives: one in flight keeps the one it began with. */
   deployment: () => Deployment;
   log: (line: string) => void;
-  /** Answers requests of the runner's own, before the gateway (true when it did); see LocalApiOptions. */
+  /** Answers requests of the runner's own, before the gateway (true when it did); see RunnerOptions. */
   runnerPages?: RunnerPages;
   /** Hosts served besides loopback's (`--allowed-host`; http-server.ts, hostIsServed). */
   allowedHosts?: readonly string[];
@@ -121,17 +128,17 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
   // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
   // documentation shows for 'clientError', instead of Node's bare 400 or 431; CONNECT (a proxy tunnel) is no method of
   // any REST API: API Gateway answers it as an unknown route.
-  const answered = ({ status, headers, body }: HttpResponse) => rawAnswer(status, headers, body);
-  answeringEveryRequest(server, {
+  const raw = ({ status, headers, body }: HttpResponse) => rawResponse(status, headers, body);
+  respondingToEveryRequest(server, {
     malformed: (status, error) => {
       log(`- - ${status} (malformed request: ${error.code ?? error.message})`);
-      return answered(errorResponse(status));
+      return raw(errorResponse(status));
     },
     tunnel: (request) => {
       const host = requestHost(request);
       if (!hostIsServed(host, allowedHosts)) {
         log(`CONNECT - 403 (Host ${host} refused)`);
-        return answered(errorResponse(403, undefined, hostRefusal(host ?? '')));
+        return raw(errorResponse(403, undefined, hostRefusal(host ?? '')));
       }
       const { api } = deployment();
       const unknownRoute = renderGatewayResponse(
@@ -141,7 +148,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
         randomUUID(),
       );
       log(`CONNECT - ${unknownRoute.status} (no such route)`);
-      return answered(unknownRoute);
+      return raw(unknownRoute);
     },
   });
   return server;

@@ -2,9 +2,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RestApi } from '../app/api.ts';
-import type { LocalStage } from '../app/cfn.ts';
-import { localAws } from '../app/intrinsics.ts';
-import type { LocalRoute } from '../app/rest-api.ts';
+import type { Stage } from '../app/cfn.ts';
+import { localAws } from '../app/local-aws.ts';
+import type { RestRoute } from '../app/rest-api.ts';
 import { isBinaryMediaType } from './content-handling.ts';
 
 /**
@@ -68,10 +68,10 @@ const withGatewayHeaders = (
 interface ProxyEventParts {
   api: RestApi;
   /** The stage the request is served by. */
-  stage: LocalStage;
+  stage: Stage;
   request: IncomingMessage;
   url: URL;
-  route: LocalRoute;
+  route: RestRoute;
   parameters: Record<string, string>;
   headers: ReturnType<typeof headersAsSent>;
   body: Buffer;
@@ -138,7 +138,7 @@ export const proxyEvent = ({
         user: null,
       },
       domainName: request.headers.host ?? 'localhost',
-      deploymentId: shortId(stage.deployment),
+      deploymentId: shortId(stage.deploymentId),
       apiId: api.apiId,
       ...(authorizer && { authorizer }),
     },

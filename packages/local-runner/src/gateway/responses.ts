@@ -2,7 +2,7 @@
 // for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
 import { STATUS_CODES } from 'node:http';
 import { isScalar, type Scalar } from '../app/cfn.ts';
-import type { LocalGatewayResponse } from '../app/rest-api.ts';
+import type { GatewayResponse } from '../app/rest-api.ts';
 
 /** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
@@ -42,7 +42,7 @@ const withContentType = (headers: [string, string][]): [string, string][] =>
  * `authorizer` is the authorizer's context when it decided the response (a 403), for `$context.authorizer.<key>`.
  */
 export const renderGatewayResponse = (
-  responses: Map<string, LocalGatewayResponse>,
+  responses: Map<string, GatewayResponse>,
   type: string,
   message: string,
   requestId: string,

@@ -2,12 +2,12 @@
 // matches, and the method picks the resource's method (an exact one before ANY). A resource that matches but has
 // neither is not routed elsewhere: the request is an unknown route (docs/gateway.md, "Routes"). The path matching and
 // its order are an HTTP API's too (http/route.ts).
-import type { LocalRoute } from '../app/rest-api.ts';
+import type { RestRoute } from '../app/rest-api.ts';
 
 /** A resource of the API: its path's segments, and its methods (`ANY` among them) by name. */
 export interface CompiledResource {
   segments: string[];
-  methods: Map<string, LocalRoute>;
+  methods: Map<string, RestRoute>;
 }
 
 const greedy = (part: string) => /^\{(.+)\+\}$/.exec(part)?.[1];
@@ -29,7 +29,7 @@ export const moreSpecificFirst = (a: { segments: string[] }, b: { segments: stri
  * The routes' resources, most specific first: the first one whose path matches a request is the one API Gateway
  * picks, whatever the order the template declares them in.
  */
-export const compileRoutes = (routes: LocalRoute[]): CompiledResource[] => {
+export const compileRoutes = (routes: RestRoute[]): CompiledResource[] => {
   const resources = new Map<string, CompiledResource>();
   for (const route of routes) {
     const resource = resources.get(route.resourcePath) ?? {

@@ -6,18 +6,18 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose';
 import type { Api } from '../app/api.ts';
-import type { LocalFunction } from '../app/functions.ts';
+import type { FunctionDefinition } from '../app/functions.ts';
 import { resolveValue } from '../app/intrinsics.ts';
 import { functionContext } from '../app/served-functions.ts';
 import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import {
   afterBody,
-  answeringEveryRequest,
   hostIsServed,
   hostRefusal,
   listenOnLoopback,
   requestHost,
+  respondingToEveryRequest,
 } from '../http-server.ts';
 
 /** The `iss` and `aud` of the development issuer's tokens (the app's functions are told to trust them). */
@@ -34,7 +34,7 @@ export type EnvVars = Record<string, Record<string, string>>;
  * Whether the development issuer stands in for the issuer `fn` trusts: always, so that the app serves offline with
  * local tokens, unless `--env-vars` names the issuer: then the function keeps it, keys and all, as deployed.
  */
-export const trustsDevIssuer = (fn: LocalFunction, envVars: EnvVars): boolean => {
+export const trustsDevIssuer = (fn: FunctionDefinition, envVars: EnvVars): boolean => {
   const names = fn.tokenIssuerVariables;
   return names !== undefined && !(names.issuer in (envVars[fn.id] ?? {}));
 };
@@ -205,7 +205,7 @@ export const serveJwks = async (keys: () => JWK[] | Promise<JWK[]>) => {
     const body = JSON.stringify({ keys: await keys() });
     response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
-  const url = await listenOnLoopback(answeringEveryRequest(server));
+  const url = await listenOnLoopback(respondingToEveryRequest(server));
   return {
     url,
     jwksUri: `${url}/.well-known/jwks.json`,

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LocalFunction } from '../app/functions.ts';
+import type { FunctionDefinition } from '../app/functions.ts';
 import { RunnerError } from '../errors.ts';
 
 /** A Node.js function debugged: its inspector's port, and whether its runtime waits for a debugger before it starts. */
@@ -42,7 +42,7 @@ const nodeFlags = (memoryMb: number) => {
 };
 
 /** Paths under each layer's folder, the last layer's first: on Lambda its files overwrite an earlier layer's in /opt. */
-const underLayers = (fn: LocalFunction, ...paths: string[]) =>
+const underLayers = (fn: FunctionDefinition, ...paths: string[]) =>
   paths.flatMap((path) => fn.layerDirs.toReversed().map((dir) => join(dir, path)));
 
 /**
@@ -51,7 +51,7 @@ const underLayers = (fn: LocalFunction, ...paths: string[]) =>
  * the layers' folders, then the task root. The runtime's own folder (/var/runtime) and its SDK have no local
  * counterpart here: runtime.mjs resolves the SDK from the app's node_modules.
  */
-const nodePath = (fn: LocalFunction) => {
+const nodePath = (fn: FunctionDefinition) => {
   const major = /^nodejs(\d+)/.exec(fn.runtime)?.[1] ?? '';
   return [...underLayers(fn, `nodejs/node${major}/node_modules`, 'nodejs/node_modules'), fn.assetDir].join(':');
 };
@@ -60,7 +60,7 @@ const nodePath = (fn: LocalFunction) => {
  * The layers' Python folders, as Lambda's Python runtimes search /opt ("Layer paths for each Lambda runtime":
  * `python/lib/python3.x/site-packages`, then `python`); the runtime puts the task root before them.
  */
-const pythonPath = (fn: LocalFunction) =>
+const pythonPath = (fn: FunctionDefinition) =>
   underLayers(fn, `python/lib/${fn.runtime.replace(/\.x$/, '')}/site-packages`, 'python').join(':');
 
 /**
@@ -70,7 +70,7 @@ const pythonPath = (fn: LocalFunction) =>
  * guide), after the machine's own.
  */
 export const bootstrapOf = (
-  fn: LocalFunction,
+  fn: FunctionDefinition,
   variables: Record<string, string>,
   { inspect, runtimeSdk }: { inspect?: Inspect | undefined; runtimeSdk?: string | undefined } = {},
 ) => {
@@ -118,7 +118,7 @@ const machinePython = () => {
  * the machine's `python3`): said once at start. A Python function on a machine without `python3` is refused, and any
  * function whose runtime file this installation lacks.
  */
-export const machineNotices = (fn: LocalFunction): string[] => {
+export const machineNotices = (fn: FunctionDefinition): string[] => {
   // A package built or packed without the runtimes' files (package.json's `files`) would start, and answer every
   // request to the function 502: refused at start instead, naming the file.
   const runtimeFile = { nodejs: nodeRuntime, python: pythonRuntime, provided: undefined }[fn.code.language];

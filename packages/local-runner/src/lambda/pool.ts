@@ -5,8 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
-import type { LocalFunction } from '../app/functions.ts';
-import { localAws } from '../app/intrinsics.ts';
+import type { FunctionDefinition } from '../app/functions.ts';
+import { localAws } from '../app/local-aws.ts';
 import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
@@ -70,7 +70,7 @@ const parsedResult = (body: string): unknown => {
 };
 
 export class FunctionPool {
-  readonly #fn: LocalFunction;
+  readonly #fn: FunctionDefinition;
   readonly #variables: Record<string, string>;
   readonly #maxWorkers: number;
   readonly #idle: ExecutionEnvironment[] = [];
@@ -90,7 +90,7 @@ export class FunctionPool {
    * process's output. With `inspect`, the function is debugged: see `debugged`.
    */
   constructor(
-    fn: LocalFunction,
+    fn: FunctionDefinition,
     variables: Record<string, string>,
     {
       maxWorkers,

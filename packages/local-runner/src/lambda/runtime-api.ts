@@ -4,7 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterBody, answeringEveryRequest, rawAnswer } from '../http-server.ts';
+import { afterBody, rawResponse, respondingToEveryRequest } from '../http-server.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 
 /** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
@@ -205,9 +205,9 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
   });
   // CONNECT (a proxy tunnel) is no call of the Runtime API, and a request Node's parser refuses is none either: both
   // answered (http-server.ts), where Node would close the connection unanswered or reset it.
-  answeringEveryRequest(server, {
+  respondingToEveryRequest(server, {
     tunnel: () =>
-      rawAnswer(
+      rawResponse(
         404,
         [['Content-Type', 'application/json']],
         JSON.stringify({ errorMessage: 'CONNECT is not in the Runtime API', errorType: 'NotFound' }),

@@ -2,8 +2,9 @@
 // have a local meaning resolved), then the runner's (the development issuer's, the local endpoints), then
 // `--env-vars`, then what the Lambda runtime itself sets.
 
-import type { LocalFunction } from '../app/functions.ts';
-import { localAws, resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
+import type { FunctionDefinition } from '../app/functions.ts';
+import { resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
+import { localAws } from '../app/local-aws.ts';
 import { type EnvVars, type IssuerIdentity, trustsDevIssuer } from '../issuer/dev-issuer.ts';
 
 /**
@@ -12,7 +13,7 @@ import { type EnvVars, type IssuerIdentity, trustsDevIssuer } from '../issuer/de
  * both, as on Lambda.
  */
 export const functionVariables = (
-  fn: LocalFunction,
+  fn: FunctionDefinition,
   app: ValueContext,
   overrides: Record<string, string>,
 ): Record<string, string> => {
@@ -59,7 +60,7 @@ export const functionVariables = (
 
 /** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
 const devIssuerVariables = (
-  fn: LocalFunction,
+  fn: FunctionDefinition,
   { issuer, audience }: IssuerIdentity,
   jwksUri: string,
   envVars: EnvVars = {},
@@ -73,7 +74,7 @@ const devIssuerVariables = (
  * The template's variables of `fn`, less the JWKS address of an issuer that `--env-vars` replaces: those keys are the
  * replaced issuer's, and a stack given only the new issuer finds its keys by discovery (as the runner then does).
  */
-const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Record<string, unknown> => {
+const templateVariables = (fn: FunctionDefinition, envVars: EnvVars = {}): Record<string, unknown> => {
   const names = fn.tokenIssuerVariables;
   const given = envVars[fn.id] ?? {};
   if (names === undefined || !(names.issuer in given) || names.jwksUri in given) return fn.variables;
@@ -87,7 +88,7 @@ const templateVariables = (fn: LocalFunction, envVars: EnvVars = {}): Record<str
  * (aws/unserved-services.ts) in, and its `envVars` (from `--env-vars`, by function id) over them.
  */
 export const localVariables = (
-  fn: LocalFunction,
+  fn: FunctionDefinition,
   app: ValueContext,
   issuer: { identity: IssuerIdentity; jwksUri: string },
   endpoints: { database: string; unservedServices?: string },

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { readAssembly } from '../../src/app/assembly.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
-import { startLocalApi } from '../../src/local-api.ts';
+import { startRunner } from '../../src/runner.ts';
 
 type Form = 'literal' | 'string' | 'parameter' | 'getAtt' | 'ifTrue' | 'ifFalse' | 'unreadable';
 
@@ -327,7 +327,7 @@ test('served: a sample of readable templates, each route called without a token 
   await fc.assert(
     fc.asyncProperty(readable, async ({ rest, http, pick }) => {
       const expected = oracle(rest, http);
-      const served = await startLocalApi({
+      const served = await startRunner({
         cloudAssemblyDir: assemblyOf(templateOf(rest, http, pick)),
         port: 0,
         dataDir: undefined,

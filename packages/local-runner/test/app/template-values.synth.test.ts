@@ -17,7 +17,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
-import { readLocalApp } from '../../src/app/assembly.ts';
+import { readApi } from '../../src/app/assembly.ts';
 import { synthesizeTemplateValuesApp } from '../fixtures/template-values-app.ts';
 
 const folders: string[] = [];
@@ -47,7 +47,7 @@ const echoFunction = (stack: Stack) => {
 
 /** A REST API with one method (GET /items) to a function, `change` applied to that method's CfnMethod. */
 const methodCase = (change: (method: CfnMethod, stack: Stack) => void) =>
-  readLocalApp(
+  readApi(
     synthesize((stack) => {
       const fn = echoFunction(stack);
       const api = new RestApi(stack, 'Api');
@@ -65,7 +65,7 @@ describe('the app whose ids are written as Fn::GetAtt (test/fixtures/template-va
   }, 60_000);
 
   test('item 1 and 10: REST methods under a resource named by GetAtt RootResourceId/ResourceId, their authorizers by GetAtt AuthorizerId', () => {
-    const app = readLocalApp(dir, { apiName: 'Rest' }) as ReadRestApi;
+    const app = readApi(dir, { apiName: 'Rest' }) as ReadRestApi;
     const routes = Object.fromEntries(app.routes.map((route) => [route.resourcePath, route]));
     expect(routes['/token']).toMatchObject({ method: 'GET', authorizerId: 'TokenAuthorizer' });
     expect(routes['/cognito']).toMatchObject({ method: 'GET', authorizerId: 'CognitoAuthorizer' });
@@ -73,12 +73,12 @@ describe('the app whose ids are written as Fn::GetAtt (test/fixtures/template-va
   });
 
   test('item 2: ApiKeyRequired "true" (a string, which CloudFormation coerces) requires a key', () => {
-    const app = readLocalApp(dir, { apiName: 'Rest' }) as ReadRestApi;
+    const app = readApi(dir, { apiName: 'Rest' }) as ReadRestApi;
     expect(app.routes.find(({ resourcePath }) => resourcePath === '/keyed')?.apiKeyRequired).toBe(true);
   });
 
   test('item 1 and 10: an HTTP API whose route, integration, stage and authorizer name it by GetAtt ApiId', () => {
-    const httpApi = readLocalApp(dir, { apiName: 'Http' }) as ReadHttpApi;
+    const httpApi = readApi(dir, { apiName: 'Http' }) as ReadHttpApi;
     expect(httpApi?.routes).toEqual([
       expect.objectContaining({ routeKey: 'GET /secured', functionId: 'EchoFunction', authorizerId: 'JwtAuthorizer' }),
     ]);
@@ -156,7 +156,7 @@ describe('references the runner refuses, naming the resource and the property', 
 describe('item 12: request models that refer to others by URL, flattened as API Gateway flattens them', () => {
   /** "Data models for REST APIs": "https://apigateway.amazonaws.com/restapis/{restapi_id}/models/{model_name}". */
   const modelsCase = (refTo: (api: RestApi, model: { modelId: string }) => unknown, named = true) =>
-    readLocalApp(
+    readApi(
       synthesize((stack) => {
         const fn = echoFunction(stack);
         const api = new RestApi(stack, 'Api');
@@ -298,7 +298,7 @@ describe('an assembly written by hand', () => {
 
   test('item 10: a route of an API the template does not have (a literal ApiId) refuses the app, not left out', () => {
     expect(() =>
-      readLocalApp(
+      readApi(
         handWritten({
           ...http,
           Route: {
@@ -314,7 +314,7 @@ describe('an assembly written by hand', () => {
   // (NONE by default) what AWS does is not documented: refused, not dropped.
   test('a route with an AuthorizerId and no AuthorizationType refuses the app, naming the route and both properties', () => {
     expect(() =>
-      readLocalApp(
+      readApi(
         handWritten({
           ...http,
           Auth: {
@@ -346,7 +346,7 @@ describe('an assembly written by hand', () => {
   describe("an HTTP API's CorsConfiguration", () => {
     const withCors = (cors: Record<string, unknown>) =>
       (
-        readLocalApp(
+        readApi(
           handWritten({
             ...http,
             Http: { ...http.Http, Properties: { ...http.Http.Properties, CorsConfiguration: cors } },

@@ -24,7 +24,7 @@ import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
-import { readAssembly, readLocalApp } from '../../src/app/assembly.ts';
+import { readApi, readAssembly } from '../../src/app/assembly.ts';
 import { namedFunction, servedFunctions } from '../../src/app/served-functions.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
 
@@ -40,7 +40,7 @@ const synthesize = (build: (app: App) => void) => {
 };
 
 /** A stack `Case` after `build` has added to it, synthesized, and read as the runner does. */
-const readCase = (build: (stack: Stack) => void) => readLocalApp(synthesize((app) => build(new Stack(app, 'Case'))));
+const readCase = (build: (stack: Stack) => void) => readApi(synthesize((app) => build(new Stack(app, 'Case'))));
 
 /** A one-function app with a REST API after `build` has added to it, read as the runner does. */
 const read = (build: (stack: Stack, api: RestApi, fn: LambdaFunction) => void) =>
@@ -66,7 +66,7 @@ const twoApis = (stack: Stack) => {
 };
 
 test('--api ID: that REST API alone, with its stage and routes; the other API and the functions only it reaches are listed', () => {
-  const app = readLocalApp(
+  const app = readApi(
     synthesize((cdkApp) => twoApis(new Stack(cdkApp, 'Case'))),
     { apiName: 'UsersApi' },
   );
@@ -119,7 +119,7 @@ test('a mock without a request template answers its default integration response
   ]);
 });
 
-describe('readLocalApp refuses', () => {
+describe('readApi refuses', () => {
   test('IAM authorization, which nothing local can check a signature against', () => {
     expect(() =>
       read((_stack, api, fn) => {
@@ -237,18 +237,18 @@ describe('readLocalApp refuses', () => {
     const outdir = synthesize((app) => {
       for (const name of ['Users', 'Orders']) new Stack(app, name);
     });
-    expect(() => readLocalApp(outdir)).toThrow(`${outdir} has 2 stacks (Users, Orders): choose one with --stack NAME`);
-    expect(() => readLocalApp(outdir, { stackName: 'Billing' })).toThrow(
+    expect(() => readApi(outdir)).toThrow(`${outdir} has 2 stacks (Users, Orders): choose one with --stack NAME`);
+    expect(() => readApi(outdir, { stackName: 'Billing' })).toThrow(
       `${outdir} has no stack named Billing; its stacks: Users, Orders`,
     );
   });
 
   test('several APIs in a stack read as one app, naming them and the option that chooses one; one it does not have', () => {
     const outdir = synthesize((app) => twoApis(new Stack(app, 'Case')));
-    expect(() => readLocalApp(outdir)).toThrow(
+    expect(() => readApi(outdir)).toThrow(
       'Case has 2 APIs (OrdersApi, UsersApi): the runner serves one at a time, choose one with --api ID',
     );
-    expect(() => readLocalApp(outdir, { apiName: 'BillingApi' })).toThrow(
+    expect(() => readApi(outdir, { apiName: 'BillingApi' })).toThrow(
       'Case has no API BillingApi; its APIs: OrdersApi, UsersApi',
     );
     // Served, each is read on its own (readAssembly).

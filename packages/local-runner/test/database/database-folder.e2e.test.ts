@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { ClassicLevel } from 'classic-level';
-import type { LocalTable } from '../../src/app/api.ts';
+import type { Table } from '../../src/app/api.ts';
 import { startDatabase } from '../../src/database/database.ts';
 import { prepareFailedWrites } from '../../src/database/failure-record.ts';
 
-const tables: LocalTable[] = [
+const tables: Table[] = [
   {
     id: 'Plants',
     tableName: 'plants',

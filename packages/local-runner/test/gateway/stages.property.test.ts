@@ -6,7 +6,7 @@
 import { expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { Api } from '../../src/app/api.ts';
-import type { LocalStage } from '../../src/app/cfn.ts';
+import type { Stage } from '../../src/app/cfn.ts';
 import { stageFor, stageOf } from '../../src/gateway/stages.ts';
 
 const names = ['prod', 'dev', 'v1', 'prod-2', 'a_b', '$default'];
@@ -15,7 +15,7 @@ const segment = fc.string({
 });
 
 /** The stage the oracle expects: the first segment's, unless a top-level resource is so named; else the fallback. */
-const expected = (stages: LocalStage[], topLevel: string[], http: boolean, path: string) => {
+const expected = (stages: Stage[], topLevel: string[], http: boolean, path: string) => {
   const [, first] = path.split('/');
   const named = stages.find(({ name }) => name !== '$default' && name === first && !topLevel.includes(name));
   return named ?? (http ? stages.find(({ name }) => name === '$default') : stages[0]);
@@ -29,7 +29,7 @@ test('the stage is the one the first segment names, else the fallback, for REST 
       fc.boolean(),
       fc.tuple(fc.option(fc.constantFrom(...names)), fc.array(segment, { maxLength: 4 }), fc.boolean()),
       (stageNames, topLevel, http, [first, rest, trailing]) => {
-        const stages = stageNames.map((name) => ({ name, variables: { stage: name }, deployment: `D${name}` }));
+        const stages = stageNames.map((name) => ({ name, variables: { stage: name }, deploymentId: `D${name}` }));
         // Top-level resources are a REST API's: an HTTP API's named stage is always its path's first segment.
         const resources = http ? [] : topLevel;
         const app = {

@@ -1,17 +1,17 @@
 // A runner serving an app in process for the tests of a file (or describe): started in beforeAll, closed in afterAll,
 // its log and its functions' log (`<function id>: <line>`) recorded for the tests to read and wait for.
 import { afterAll, beforeAll } from '@jest/globals';
-import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../src/local-api.ts';
+import { type Runner, type RunnerOptions, startRunner } from '../../src/runner.ts';
 import { recordedLog } from './log-lines.ts';
 
-export const servedBeforeAll = (synthesize: () => string, options: Partial<LocalApiOptions> = {}) => {
-  let started: LocalApi | undefined;
+export const servedBeforeAll = (synthesize: () => string, options: Partial<RunnerOptions> = {}) => {
+  let started: Runner | undefined;
   const log = recordedLog();
   const functionLog = recordedLog();
   // The bound on the synth and the start, not a measure: a fixture synthesized in the worker (aws-cdk-lib loaded) took
   // over 60 s with two workers on two cores, both busy.
   beforeAll(async () => {
-    started = await startLocalApi({
+    started = await startRunner({
       cloudAssemblyDir: synthesize(),
       port: 0,
       dataDir: undefined,
@@ -28,7 +28,7 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Local
     log,
     functionLog,
     /** The runner (a test fails if it did not start). */
-    get api(): LocalApi {
+    get api(): Runner {
       if (!started) throw new Error('the runner did not start');
       return started;
     },

@@ -262,7 +262,7 @@ describe.each(['24', '22'])('on Node.js %s', (major) => {
   test('its library entry point loads: what package.json exports', () => {
     const run = spawnSync(
       'node',
-      ['--input-type=module', '-e', `const m = await import('${manifest.name}'); console.log(typeof m.startLocalApi)`],
+      ['--input-type=module', '-e', `const m = await import('${manifest.name}'); console.log(typeof m.startRunner)`],
       { cwd: app, env: offlineEnvironment(nodeBins[major] ?? ''), encoding: 'utf8' },
     );
     expect(run.stderr).toBe('');

@@ -8,19 +8,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { devIssuerScope, signDevToken } from '../../src/issuer/dev-issuer.ts';
-import { type LocalApi, startLocalApi } from '../../src/local-api.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
 import { synthesizeIssuerApp } from '../fixtures/issuer-app.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 const tokenIssuer = { issuer: 'urn:test:local-issuer', audience: 'test-local' };
 let cloudAssemblyDir: string;
 let dataDir: string;
-let api: LocalApi | undefined;
+let api: Runner | undefined;
 
 const serve = () =>
-  startLocalApi({ cloudAssemblyDir, port: 0, dataDir, maxWorkers: 1, tokenIssuer, log: () => undefined });
+  startRunner({ cloudAssemblyDir, port: 0, dataDir, maxWorkers: 1, tokenIssuer, log: () => undefined });
 
-const post = async (served: LocalApi, authorization: string) =>
+const post = async (served: Runner, authorization: string) =>
   (await fetch(`${served.url}/items`, { method: 'POST', headers: { Authorization: authorization }, body: '{}' }))
     .status;
 
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 test("the development token carries every scope the routes list, and passes the app's own verification", async () => {
-  const served = api as LocalApi;
+  const served = api as Runner;
   const scope = devIssuerScope(served.app);
   expect(scope?.split(' ').sort()).toEqual(['items/read', 'items/write']);
   const token = await signDevToken(served.signingKey, { sub: 'me', scope: scope ?? '', expiresIn: '5m' });
@@ -43,7 +43,7 @@ test("the development token carries every scope the routes list, and passes the 
 });
 
 test("a token without the routes' scopes is denied (403); one the issuer did not sign is refused (401)", async () => {
-  const served = api as LocalApi;
+  const served = api as Runner;
   const narrow = await signDevToken(served.signingKey, { sub: 'me', scope: 'items/delete', expiresIn: '5m' });
   expect(await post(served, `Bearer ${narrow}`)).toBe(403);
   const [header, payload] = narrow.split('.');
@@ -63,15 +63,15 @@ test("the token command signs with the data folder's key, as the project's local
     ).stdout.trim();
   const configured = mkdtempSync(join(tmpdir(), 'local-runner-project-'));
   writeFileSync(join(configured, 'local-runner.json'), JSON.stringify({ tokenIssuer }));
-  expect(await post(api as LocalApi, `Bearer ${await token(configured)}`)).toBe(200);
+  expect(await post(api as Runner, `Bearer ${await token(configured)}`)).toBe(200);
   // Without the file, the default issuer: not the one this runner serves, so its token is refused.
-  expect(
-    await post(api as LocalApi, `Bearer ${await token(mkdtempSync(join(tmpdir(), 'local-runner-project-')))}`),
-  ).toBe(401);
+  expect(await post(api as Runner, `Bearer ${await token(mkdtempSync(join(tmpdir(), 'local-runner-project-')))}`)).toBe(
+    401,
+  );
 });
 
 test('the key outlives a restart on the same data folder, and so do its tokens', async () => {
-  const before = await signDevToken((api as LocalApi).signingKey, { sub: 'me', scope: 'items/write', expiresIn: '5m' });
+  const before = await signDevToken((api as Runner).signingKey, { sub: 'me', scope: 'items/write', expiresIn: '5m' });
   await api?.close();
   api = await serve();
   expect(await post(api, `Bearer ${before}`)).toBe(200);

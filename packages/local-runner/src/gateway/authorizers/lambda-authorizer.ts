@@ -1,7 +1,7 @@
 // A REST API's Lambda authorizers (TOKEN and REQUEST): the checks before any invocation, the event, the result cache,
 // the policy evaluated against each method ARN (policy.ts), and which failure becomes which gateway response.
 
-import type { LocalLambdaAuthorizerDefinition } from '../../app/rest-api.ts';
+import type { LambdaAuthorizerDefinition } from '../../app/rest-api.ts';
 import type { FunctionPool, InvocationReport } from '../../lambda/pool.ts';
 import { ResultCache } from '../result-cache.ts';
 import { authorizerTimeoutMs, coldStartNotes, invokeWithin } from '../time-limit.ts';
@@ -65,11 +65,11 @@ const granted = (decision: PolicyDecision | AuthorizerDecision, started: number)
  * failure becomes which gateway response.
  */
 export class LambdaAuthorizer implements Authorizer {
-  readonly #definition: LocalLambdaAuthorizerDefinition;
+  readonly #definition: LambdaAuthorizerDefinition;
   readonly #pool: FunctionPool;
   readonly #cache = new ResultCache<AuthorizerResult>();
 
-  constructor(definition: LocalLambdaAuthorizerDefinition, pool: FunctionPool) {
+  constructor(definition: LambdaAuthorizerDefinition, pool: FunctionPool) {
     this.#definition = definition;
     this.#pool = pool;
   }

@@ -4,7 +4,7 @@
 // carries one of them (re:Post "need access token as header in cognito", and AWS::ApiGateway::Method's
 // AuthorizationScopes); anything else is 401. Locally no Cognito runs: the development issuer signs each pool's tokens
 // (`cdk-local-runner token --pool`), under the pool's issuer URL.
-import type { LocalUserPoolAuthorizerDefinition } from '../../app/rest-api.ts';
+import type { UserPoolAuthorizerDefinition } from '../../app/rest-api.ts';
 import { poolIssuer } from '../../app/user-pools.ts';
 import { bearerToken, claimsAsText, type TokenVerifier } from '../token-verification.ts';
 import {
@@ -16,10 +16,10 @@ import {
 } from './authorizer.ts';
 
 export class UserPoolAuthorizer implements Authorizer {
-  readonly #definition: LocalUserPoolAuthorizerDefinition;
+  readonly #definition: UserPoolAuthorizerDefinition;
   readonly #verify: TokenVerifier;
 
-  constructor(definition: LocalUserPoolAuthorizerDefinition, verify: TokenVerifier) {
+  constructor(definition: UserPoolAuthorizerDefinition, verify: TokenVerifier) {
     this.#definition = definition;
     this.#verify = verify;
   }

@@ -2,7 +2,7 @@
 // its refusal the HTTP API's own answer (401, 403, else 500).
 import type { IncomingMessage } from 'node:http';
 import type { HttpApi } from '../../app/api.ts';
-import type { LocalStage } from '../../app/cfn.ts';
+import type { Stage } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
 import type { Authorizer } from '../authorizers/authorizer.ts';
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
@@ -27,7 +27,7 @@ export const authorize = async (
     made,
   }: {
     api: HttpApi;
-    stage: LocalStage;
+    stage: Stage;
     request: IncomingMessage;
     url: URL;
     route: HttpRoute;

@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { HttpApi } from '../../app/api.ts';
-import type { LocalStage } from '../../app/cfn.ts';
+import type { Stage } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
-import { localAws } from '../../app/intrinsics.ts';
+import { localAws } from '../../app/local-aws.ts';
 import { headersAsSent, requestTime } from '../proxy-event.ts';
 
 const hopByHop = new Set([
@@ -33,7 +33,7 @@ const isText = (contentType: string | undefined) =>
 /** The payload format 2.0 event ("Working with AWS Lambda proxy integrations for HTTP APIs"). */
 export const eventV2 = (
   api: HttpApi,
-  stage: LocalStage,
+  stage: Stage,
   request: IncomingMessage,
   url: URL,
   route: HttpRoute,

@@ -2,7 +2,7 @@
 // selection ("Working with routes for HTTP APIs").
 import type { IncomingMessage } from 'node:http';
 import type { HttpApi } from '../../app/api.ts';
-import type { LocalStage } from '../../app/cfn.ts';
+import type { Stage } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
 import { pathSegments, refusedPath } from '../request-path.ts';
 import { match, moreSpecificFirst, routedMethods } from '../routes.ts';
@@ -35,7 +35,7 @@ const selectRoute = (routes: HttpRoute[], segments: string[], method: string) =>
  */
 export const route = (
   api: HttpApi,
-  stage: LocalStage,
+  stage: Stage,
   request: IncomingMessage,
   url: URL,
   notes: string[],

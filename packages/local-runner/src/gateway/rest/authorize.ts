@@ -1,6 +1,6 @@
 // A REST API's authorize phase: the method's authorizer (authorizers/), then its API key.
-import type { LocalApiKey } from '../../app/api-keys.ts';
-import type { LocalRoute } from '../../app/rest-api.ts';
+import type { ApiKey } from '../../app/api-keys.ts';
+import type { RestRoute } from '../../app/rest-api.ts';
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
 import type { headersAsSent, proxyEvent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
@@ -12,7 +12,7 @@ import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
  */
 export const authorize = async (
   exchange: Exchange,
-  { authorizerId, authorizationScopes }: LocalRoute,
+  { authorizerId, authorizationScopes }: RestRoute,
   headers: ReturnType<typeof headersAsSent>,
   partsOf: () => ReturnType<typeof proxyEvent>,
 ): Promise<Step<Record<string, unknown> | undefined>> => {
@@ -39,7 +39,7 @@ export const authorize = async (
  * one of the API's keys for the stage (app/api-keys.ts), else 403 (INVALID_API_KEY). After the authorizer: the order
  * on AWS we have not seen (a key can come from the authorizer, which suggests it).
  */
-export const checkApiKey = (exchange: Exchange, { apiKeyRequired }: LocalRoute): Step<LocalApiKey | undefined> => {
+export const checkApiKey = (exchange: Exchange, { apiKeyRequired }: RestRoute): Step<ApiKey | undefined> => {
   if (!apiKeyRequired) return { next: undefined };
   const { apiKeys } = exchange.deployment.api;
   const sent = exchange.request.headers['x-api-key'];

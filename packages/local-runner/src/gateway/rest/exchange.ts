@@ -1,7 +1,7 @@
 // One request through a REST API's pipeline (pipeline.ts): what each phase reads, its log line's notes, and how a phase
 // ends it with a gateway response.
 import type { IncomingMessage } from 'node:http';
-import type { LocalStage, Scalar } from '../../app/cfn.ts';
+import type { Scalar, Stage } from '../../app/cfn.ts';
 import type { RestDeployment } from '../deployment.ts';
 import { type HttpResponse, renderGatewayResponse } from '../responses.ts';
 
@@ -9,7 +9,7 @@ export interface Exchange {
   request: IncomingMessage;
   deployment: RestDeployment;
   /** The stage the path names (stages.ts). */
-  stage: LocalStage;
+  stage: Stage;
   requestId: string;
   started: Date;
   /** The request's URL without the stage (route.ts, withoutStage). */

@@ -1,7 +1,7 @@
 // A REST API's route phase: the request's path without the stage, then the resource and method it names (routes.ts),
 // or API Gateway's response to an unknown route.
 import type { RestApi } from '../../app/api.ts';
-import type { LocalStage } from '../../app/cfn.ts';
+import type { Stage } from '../../app/cfn.ts';
 import { refusedPath } from '../request-path.ts';
 import { findRoute } from '../routes.ts';
 import { isUnderStage } from '../stages.ts';
@@ -13,7 +13,7 @@ import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
  * without the stage, `requestContext.path` with it, as in captured events). Not when the API has a top-level
  * resource named like the stage: that path is the resource's.
  */
-export const withoutStage = (url: URL, api: RestApi, stage: LocalStage) => {
+export const withoutStage = (url: URL, api: RestApi, stage: Stage) => {
   if (!isUnderStage(api, url.pathname, stage.name)) return url;
   const stripped = new URL(url);
   stripped.pathname = url.pathname.slice(stage.name.length + 1) || '/';

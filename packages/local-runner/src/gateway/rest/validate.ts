@@ -1,5 +1,5 @@
 // A REST API's validate phase: the method's request validator (request-validation.ts).
-import type { LocalRoute } from '../../app/rest-api.ts';
+import type { RestRoute } from '../../app/rest-api.ts';
 import type { headersAsSent } from '../proxy-event.ts';
 import { validationFailure } from '../request-validation.ts';
 import { type Exchange, gatewayResponse } from './exchange.ts';
@@ -10,7 +10,7 @@ import { type Exchange, gatewayResponse } from './exchange.ts';
  */
 export const validate = (
   exchange: Exchange,
-  { validation }: LocalRoute,
+  { validation }: RestRoute,
   headers: ReturnType<typeof headersAsSent>,
   pathParameters: Record<string, string>,
   body: Buffer,

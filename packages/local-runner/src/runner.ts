@@ -3,8 +3,8 @@
 // authorizers trust.
 
 import type { Api } from './app/api.ts';
-import { type LocalAssembly, readAssembly } from './app/assembly.ts';
-import type { LayerDirs, LocalFunction } from './app/functions.ts';
+import { type Assembly, readAssembly } from './app/assembly.ts';
+import type { FunctionDefinition, LayerDirs } from './app/functions.ts';
 import { resolveValue, type ValueContext } from './app/intrinsics.ts';
 import {
   functionNames,
@@ -14,7 +14,7 @@ import {
   unreachedFunctions,
 } from './app/served-functions.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
-import { type LocalDatabase, startDatabase } from './database/database.ts';
+import { type Database, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { authorizersFor } from './gateway/authorizers/for-api.ts';
 import { type Deployment, deploymentOf } from './gateway/deployment.ts';
@@ -26,7 +26,7 @@ import { machineNotices } from './lambda/bootstrap.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { localVariables } from './lambda/variables.ts';
 
-export interface LocalApiOptions {
+export interface RunnerOptions {
   cloudAssemblyDir: string;
   /** The stack to serve alone; by default every stack with an API. */
   stackName?: string;
@@ -69,7 +69,7 @@ export interface LocalApiOptions {
   inspect?: { functionId?: string | undefined; firstPort?: number; wait?: boolean };
 }
 
-export interface LocalApi {
+export interface Runner {
   url: string;
   /** The app being served (another after a reload). */
   readonly app: Api;
@@ -100,7 +100,7 @@ export interface LocalApi {
  * routes' scopes from `--env-vars` change the function alone, so the runner says where to change both.
  */
 const warnOfOwnScope = (
-  fn: LocalFunction,
+  fn: FunctionDefinition,
   app: ValueContext,
   envVars: Record<string, string>,
   log: (line: string) => void,
@@ -121,7 +121,7 @@ const warnOfOwnScope = (
  * which its "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused
  * by name.
  */
-const inspectPortsOf = (served: ServedFunction[], inspect: LocalApiOptions['inspect']) => {
+const inspectPortsOf = (served: ServedFunction[], inspect: RunnerOptions['inspect']) => {
   const ports = new Map<string, number>();
   if (inspect === undefined) return ports;
   const { functionId, firstPort = 9229 } = inspect;
@@ -164,7 +164,7 @@ const givenVariables = (
  * Refuses `--env-vars` keys that name no function of the app (by logical id or `Stack/id`, served or not): a typo would
  * leave the template's values in place silently. `sam local` ignores them; the runner fails closed.
  */
-const refuseUnknownFunctions = (envVars: Record<string, Record<string, string>>, assembly: LocalAssembly) => {
+const refuseUnknownFunctions = (envVars: Record<string, Record<string, string>>, assembly: Assembly) => {
   const known = new Set([everyFunction, ...assembly.functionKeys]);
   const unknown = Object.keys(envVars).filter((key) => !known.has(key));
   if (unknown.length === 0) return;
@@ -181,8 +181,8 @@ const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audie
  * pools of another assembly on the same database and issuer (a reload). Used by the start and invoke commands.
  */
 export const startServices = async (
-  assembly: LocalAssembly,
-  options: Omit<LocalApiOptions, 'port' | 'cloudAssemblyDir'> & {
+  assembly: Assembly,
+  options: Omit<RunnerOptions, 'port' | 'cloudAssemblyDir'> & {
     /** Use the database a running `start` serves the data folder with, if one does (the invoke command). */
     joinRunningDatabase?: boolean;
   },
@@ -194,7 +194,7 @@ export const startServices = async (
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
   const unserved = await serveUnservedServices(options.log);
   const closeEndpoints = () => Promise.all([jwks.close(), unserved.close()]);
-  let database: LocalDatabase;
+  let database: Database;
   try {
     database = await startDatabase(
       assembly.tables,
@@ -208,7 +208,7 @@ export const startServices = async (
   }
   // Each function by name (ServedFunction), its values resolved in its own stack's app, and `--env-vars` given by its
   // logical id or its name (the name's over the id's).
-  const poolsFor = (served: LocalAssembly) => {
+  const poolsFor = (served: Assembly) => {
     const pools = new Map<string, FunctionPool>();
     for (const { name, fn, context } of servedFunctions(served)) {
       const given = givenVariables(options.envVars, { name, fn });
@@ -273,7 +273,7 @@ const deploymentFor = (
   return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)));
 };
 
-export const startLocalApi = async (options: LocalApiOptions): Promise<LocalApi> => {
+export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   const readAll = (dir: string) =>
     readAssembly(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
   const assembly = readAll(options.cloudAssemblyDir);
