@@ -1,10 +1,55 @@
 // A REST API's integrate phase: a Lambda proxy integration's function invoked (time-limit.ts), or a mock
 // integration's response.
-import type { MockRoute, ProxyRoute } from '../../app/rest-api.ts';
+import type { ApiKey } from '../../app/api-keys.ts';
+import type { MockRoute, ProxyRoute, RestRoute } from '../../app/rest-api.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from '../content-handling.ts';
+import { type headersAsSent, proxyEvent } from '../proxy-event.ts';
 import type { HttpResponse } from '../responses.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import { type Exchange, gatewayResponse } from './exchange.ts';
+
+/**
+ * The request as API Gateway passes it on (proxy-event.ts), made once: the REQUEST authorizer gets `request()` and the
+ * function `delivered(...)`, the same event (its trace header, its extendedRequestId) with what the authorizer allowed
+ * and the API key the method took ($context.identity.apiKey and apiKeyId: "for API methods that require an API key").
+ */
+export const proxyEvents = (
+  exchange: Exchange,
+  sent: {
+    route: RestRoute;
+    parameters: Record<string, string>;
+    headers: ReturnType<typeof headersAsSent>;
+    body: Buffer;
+  },
+) => {
+  let made: ReturnType<typeof proxyEvent> | undefined;
+  const request = () => {
+    made ??= proxyEvent({
+      api: exchange.deployment.api,
+      stage: exchange.stage,
+      request: exchange.request,
+      url: exchange.url,
+      ...sent,
+      requestId: exchange.requestId,
+      started: exchange.started,
+      authorizer: undefined,
+    });
+    return made;
+  };
+  const delivered = (authorizer: Record<string, unknown> | undefined, apiKey: ApiKey | undefined) => {
+    const event = request();
+    const { requestContext } = event;
+    return {
+      ...event,
+      requestContext: {
+        ...requestContext,
+        ...(apiKey && { identity: { ...requestContext.identity, apiKey: apiKey.value, apiKeyId: apiKey.id } }),
+        ...(authorizer && { authorizer }),
+      },
+    };
+  };
+  return { request, delivered };
+};
 
 /** Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
 export const invoke = async (exchange: Exchange, route: ProxyRoute, event: unknown) => {
