@@ -3,13 +3,12 @@
 // end-to-end tests; not the unit and property tiers'). The folder reaches the test workers in
 // PLANT_STORE_CLOUD_ASSEMBLY, and a copy becomes the project's cdk.out, which `npm start` serves.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../infra/project-root.ts';
-import { markTestRun, startTemporaryFolder } from './helpers/test-run.ts';
+import { startTestRun } from '../packages/local-runner/test/helpers/test-run.ts';
 
 /** What jest tells a global setup of the run: the tiers (projects) it selected, if any. */
 interface RunConfig {
@@ -17,14 +16,9 @@ interface RunConfig {
 }
 
 export default async ({ selectProjects }: RunConfig) => {
-  // Every process the tests start carries this mark: test/global-teardown.ts fails the run naming any still running.
-  markTestRun(randomUUID());
-  // Every temporary folder of the run, the tests' and those of the processes they start, is made in a folder of the
-  // run's own: os.tmpdir() reads TMPDIR, which the test workers and their processes inherit. The teardown removes it,
-  // and fails the run naming anything the run left in the system's temporary folder all the same.
-  startTemporaryFolder();
-  // Every event a runner of the run delivers to a function is kept there; the teardown checks each (checkEvents).
-  process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(tmpdir(), 'plant-store-events-'));
+  // The run's mark, its temporary folder and the runners' event log, as the runner's own run starts them (one
+  // mechanism, so that this run checks what that one does): test/global-teardown.ts checks each.
+  startTestRun(['plant-store-', 'local-runner-']);
   // The unit and property tiers read no synthesized app: `npm run test:unit` does without the CLI's synth.
   if (selectProjects?.every((project) => project === 'unit' || project === 'property')) return;
   const outdir = mkdtempSync(join(tmpdir(), 'plant-store-synth-'));

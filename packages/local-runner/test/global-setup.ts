@@ -1,10 +1,5 @@
-// A temporary folder for the whole run: TMPDIR, inherited by the test workers and every process they start, so that
-// test/global-teardown.ts removes all they made at once.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Starts the run (helpers/test-run.ts): its mark, a temporary folder of its own (TMPDIR, inherited by the test workers
+// and every process they start) and the runners' event log, which global-teardown.ts checks.
+import { startTestRun } from './helpers/test-run.ts';
 
-export default () => {
-  process.env.LOCAL_RUNNER_SYSTEM_TMPDIR = tmpdir();
-  process.env.TMPDIR = mkdtempSync(join(tmpdir(), 'local-runner-tests-'));
-};
+export default () => startTestRun(['local-runner-']);

@@ -1,9 +1,5 @@
-// Removes the run's temporary folder (test/global-setup.ts), whatever the tests left in it.
-import { rmSync } from 'node:fs';
+// Ends the run (helpers/test-run.ts): fails naming any process the tests left running, any event the runners delivered
+// that Powertools' schemas refuse, and anything left in the system's temporary folder; removes the run's own.
+import { endTestRun } from './helpers/test-run.ts';
 
-export default () => {
-  const system = process.env.LOCAL_RUNNER_SYSTEM_TMPDIR;
-  if (system === undefined || process.env.TMPDIR === undefined) return;
-  rmSync(process.env.TMPDIR, { recursive: true, force: true });
-  process.env.TMPDIR = system;
-};
+export default endTestRun;

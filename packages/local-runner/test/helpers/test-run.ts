@@ -1,0 +1,155 @@
+// What a jest run checks of itself, from its global setup (startTestRun) to its teardown (endTestRun); the runner's
+// run (test/global-setup.ts, test/global-teardown.ts) and the repository's that serves apps with it both use it, so
+// that one cannot check less than the other. After the run: no process a test started may be left (each carries the
+// run's mark in its environment, inherited by every process started after the setup; any still running is killed, and
+// the run fails naming it, rather than holding a pipe that would keep jest and CI waiting); every event the runners
+// delivered to a function is checked against the schemas of @aws-lambda-powertools/parser, written from events
+// captured on AWS by people outside this project; the run's temporary folder is removed, and the run fails naming
+// anything it left in the system's temporary folder besides.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  APIGatewayProxyEventSchema,
+  APIGatewayRequestAuthorizerEventSchema,
+  APIGatewayTokenAuthorizerEventSchema,
+} from '@aws-lambda-powertools/parser/schemas/api-gateway';
+import {
+  APIGatewayProxyEventV2Schema,
+  APIGatewayRequestAuthorizerEventV2Schema,
+} from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+
+// The mark of one jest run, in the environment of every process the run starts.
+const markName = 'TEST_RUN_MARK';
+// The run's temporary folder, the system's as it was (TMPDIR before the run) with what it held then, and the prefixes
+// of the folders the run's tests make there (a folder of another name is not the run's to judge).
+const runFolder = 'TEST_RUN_TMPDIR';
+const systemFolder = 'TEST_RUN_SYSTEM_TMPDIR';
+const prefixes = 'TEST_RUN_TMPDIR_PREFIXES';
+const heldBefore = 'held-before.json';
+
+/**
+ * Starts a run (from a global setup): marks it (processes started from now on inherit the mark), makes its temporary
+ * folder and points TMPDIR at it (os.tmpdir() reads TMPDIR, which the test workers and their processes inherit), and
+ * turns the runners' event log on in it (LOCAL_RUNNER_EVENT_LOG). `ownPrefixes`: how the folders the tests make in the
+ * system's temporary folder begin, for endTestRun to name any left there.
+ */
+export const startTestRun = (ownPrefixes: string[]) => {
+  process.env[markName] = randomUUID();
+  const system = tmpdir();
+  const run = mkdtempSync(join(system, 'test-run-'));
+  writeFileSync(join(run, heldBefore), JSON.stringify(readdirSync(system)));
+  Object.assign(process.env, {
+    [systemFolder]: system,
+    [runFolder]: run,
+    [prefixes]: JSON.stringify(ownPrefixes),
+    TMPDIR: run,
+  });
+  process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(run, 'events-'));
+};
+
+/** The processes carrying `mark`, but jest's own workers: their pid and command line. */
+const leftOver = (mark: string) =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .flatMap((pid) => {
+      try {
+        const environment = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+        const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+        if (!environment.includes(mark) || commandLine === '' || commandLine.includes('jest-worker')) return [];
+        return [{ pid: Number(pid), commandLine }];
+      } catch {
+        return []; // gone meanwhile, or not ours to read
+      }
+    });
+
+const checkProcesses = () => {
+  const id = process.env[markName];
+  // Where there is no /proc (macOS), nothing is checked: CI and the project's machines are Linux.
+  if (id === undefined || !existsSync('/proc')) return;
+  const left = leftOver(`${markName}=${id}`);
+  for (const { pid } of left) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (left.length > 0) {
+    throw new Error(
+      `processes started by the tests were still running (killed now; find the test that left them):\n${left
+        .map(({ pid, commandLine }) => `  ${pid} ${commandLine}`)
+        .join('\n')}`,
+    );
+  }
+};
+
+/**
+ * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: src/lambda/event-log.ts) against the schema of its
+ * kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), an HTTP API's proxy event
+ * (payload 2.0), else a REST API's. Answers how many were checked.
+ */
+const checkEvents = (folder: string) => {
+  const failures: string[] = [];
+  let checked = 0;
+  for (const file of readdirSync(folder).filter((name) => name.endsWith('.jsonl'))) {
+    for (const line of readFileSync(join(folder, file), 'utf8').split('\n')) {
+      if (line === '') continue;
+      const { functionId, event } = JSON.parse(line) as {
+        functionId: string;
+        event: { type?: unknown; version?: unknown };
+      };
+      const schema =
+        event.type === 'TOKEN'
+          ? APIGatewayTokenAuthorizerEventSchema
+          : event.type === 'REQUEST'
+            ? event.version === '2.0'
+              ? APIGatewayRequestAuthorizerEventV2Schema
+              : APIGatewayRequestAuthorizerEventSchema
+            : event.version === '2.0'
+              ? APIGatewayProxyEventV2Schema
+              : APIGatewayProxyEventSchema;
+      const result = schema.safeParse(event);
+      checked += 1;
+      if (!result.success && failures.length < 10) {
+        const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+        failures.push(`  ${functionId}: ${issues}\n    ${line.slice(0, 300)}`);
+      }
+    }
+  }
+  if (failures.length > 0) {
+    throw new Error(
+      `events the local runner delivered fail Powertools' schemas (the first 10):\n${failures.join('\n')}`,
+    );
+  }
+  return checked;
+};
+
+/** Removes the run's temporary folder; fails naming what the run left in the system's one besides. */
+const checkTemporaryFolder = () => {
+  const [run, system, own] = [process.env[runFolder], process.env[systemFolder], process.env[prefixes]];
+  if (run === undefined || system === undefined || own === undefined) return;
+  const before = new Set(JSON.parse(readFileSync(join(run, heldBefore), 'utf8')) as string[]);
+  rmSync(run, { recursive: true, force: true });
+  process.env.TMPDIR = system;
+  // The run's own names only: the system's folder is shared with everything else (other runs' folders included).
+  const ours = (name: string) => (JSON.parse(own) as string[]).some((prefix) => name.startsWith(prefix));
+  const left = readdirSync(system).filter((name) => ours(name) && !before.has(name));
+  if (left.length > 0) {
+    throw new Error(`the run left these in ${system}, outside its own temporary folder: ${left.join(', ')}`);
+  }
+};
+
+/** Ends a run (from a global teardown): the three checks above, the temporary folder's whatever the others found. */
+export const endTestRun = () => {
+  try {
+    checkProcesses();
+    const events = process.env.LOCAL_RUNNER_EVENT_LOG;
+    if (events !== undefined && existsSync(events)) {
+      console.log(`\nEvents the local runners delivered, checked against Powertools' schemas: ${checkEvents(events)}`);
+    }
+  } finally {
+    checkTemporaryFolder();
+  }
+};
