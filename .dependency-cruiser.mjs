@@ -41,7 +41,11 @@ export default {
       from: { path: '^packages/local-runner/' },
       // `aws-sdk`: the SDK v2 Lambda's nodejs16.x and older runtimes provide, which a fixture function takes from its
       // runtime (packages/local-runner/test/fixtures/shapes/counter.cjs); nothing installs it.
-      to: { pathNot: '(^|/)(packages/local-runner|node_modules)/|^aws-sdk$', dependencyTypesNot: ['core'] },
+      // packages/test-support: what its tests share with an app's tests (itself free of any product, below).
+      to: {
+        pathNot: '(^|/)(packages/local-runner|packages/test-support|node_modules)/|^aws-sdk$',
+        dependencyTypesNot: ['core'],
+      },
     },
     {
       name: 'runner-uses-its-dependencies',
@@ -53,10 +57,27 @@ export default {
     },
     {
       name: 'runner-free-of-its-tests',
-      comment: "The runner's src/ never imports its test/: what it ships stands without its tests.",
+      comment:
+        "The runner's src/ never imports its test/ nor packages/test-support: what it ships stands without its tests.",
       severity: 'error',
       from: { path: '^packages/local-runner/src/' },
+      to: { path: '^packages/(local-runner/test|test-support)/' },
+    },
+    {
+      name: 'runner-tests-kept-inside',
+      comment:
+        "Nothing outside the runner imports its test/: what an app's tests share with the runner's is in packages/test-support, imported as `test-support/<module>` (CONTRIBUTING.md, Boundaries).",
+      severity: 'error',
+      from: { pathNot: '^packages/local-runner/' },
       to: { path: '^packages/local-runner/test/' },
+    },
+    {
+      name: 'test-support-free-of-product',
+      comment:
+        "packages/test-support serves the runner's tests and an app's alike: it imports nothing outside its package but its dependencies.",
+      severity: 'error',
+      from: { path: '^packages/test-support/' },
+      to: { pathNot: '(^|/)(packages/test-support|node_modules)/', dependencyTypesNot: ['core'] },
     },
     {
       name: 'shipped-code-free-of-tests-and-tools',

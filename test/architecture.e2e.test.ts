@@ -17,6 +17,12 @@ const stackAlone =
   'The deployed stack never imports the local runner (packages/local-runner, a development tool): deleting it breaks nothing that deploys.';
 const runnerAlone =
   'The local runner serves any synthesized app: it imports nothing outside its package but its dependencies (packages/local-runner/docs/development.md).';
+const runnerTestsAlone =
+  "The runner's src/ never imports its test/ nor packages/test-support: what it ships stands without its tests.";
+const runnerTestsInside =
+  "Nothing outside the runner imports its test/: what an app's tests share with the runner's is in packages/test-support, imported as `test-support/<module>` (CONTRIBUTING.md, Boundaries).";
+const supportAlone =
+  "packages/test-support serves the runner's tests and an app's alike: it imports nothing outside its package but its dependencies.";
 const runnerDependencies =
   "What the runner ships (its src/) imports only its own package.json's `dependencies`: it installs and runs without anything else.";
 
@@ -30,7 +36,12 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
       'packages/local-runner/src/into-functions.ts': '../../../functions/bearer-authorizer/variable-names.ts',
       'packages/local-runner/src/cli/into-infra.ts': '../../../../infra/local-runner-metadata.ts',
       'packages/local-runner/test/into-template-tests.ts': '../../../test/helpers/events.ts',
-      'packages/local-runner/src/into-its-tests.ts': '../test/helpers/raw-http.ts',
+      'packages/local-runner/src/into-its-tests.ts': '../test/helpers/runner-process.ts',
+      'packages/local-runner/src/into-test-support.ts': '../../test-support/raw-http.ts',
+      'test/local/into-runner-tests.ts': '../../packages/local-runner/test/helpers/runner-process.ts',
+      'tools/load/into-runner-tests.ts': '../../packages/local-runner/test/helpers/served-app.ts',
+      'packages/test-support/into-template.ts': '../../test/helpers/events.ts',
+      'packages/test-support/into-runner.ts': '../local-runner/src/http-server.ts',
       'packages/local-runner/src/dev-dependency.ts': 'fast-check',
       'packages/local-runner/src/template-dependency.ts': 'zod',
       'infra/constructs/into-runner.ts': '../../packages/local-runner/src/app/assembly.ts',
@@ -66,12 +77,17 @@ test('a wrong import of each kind fails lint, naming the rule it breaks', () => 
     `packages/local-runner/src/cli/into-infra.ts: ${runnerAlone}`,
     `packages/local-runner/src/dev-dependency.ts: ${runnerDependencies}`,
     `packages/local-runner/src/into-functions.ts: ${runnerAlone}`,
-    "packages/local-runner/src/into-its-tests.ts: The runner's src/ never imports its test/: what it ships stands without its tests.",
+    `packages/local-runner/src/into-its-tests.ts: ${runnerTestsAlone}`,
+    `packages/local-runner/src/into-test-support.ts: ${runnerTestsAlone}`,
     `packages/local-runner/src/into-tools.ts: ${runnerAlone}`,
     `packages/local-runner/src/template-dependency.ts: ${runnerDependencies}`,
     `packages/local-runner/test/into-template-tests.ts: ${runnerAlone}`,
+    `packages/test-support/into-runner.ts: ${supportAlone}`,
+    `packages/test-support/into-template.ts: ${supportAlone}`,
     'test/helpers/into-tools.ts: test/helpers/ never imports tools/: programs reuse the helpers, not the other way (CONTRIBUTING.md).',
+    `test/local/into-runner-tests.ts: ${runnerTestsInside}`,
     'tools/into-a-test.ts: A test file is never imported: share what tests have in common through test/helpers/.',
+    `tools/load/into-runner-tests.ts: ${runnerTestsInside}`,
   ]);
 });
 
@@ -109,6 +125,8 @@ test('the imports the architecture allows pass', () => {
       'packages/local-runner/src/own.ts': './app/assembly.ts',
       'packages/local-runner/src/gateway/sibling.ts': '../lambda/pool.ts',
       'packages/local-runner/test/own-source.ts': '../src/runner.ts',
+      'packages/local-runner/test/shared.ts': '../../test-support/raw-http.ts',
+      'test/local/shared.ts': '../../packages/test-support/raw-http.ts',
       'packages/local-runner/src/dependency.ts': 'dynalite',
       'test/local/the-runner.ts': 'cdk-local-runner',
       'infra/constructs/metadata.ts': '../local-runner-metadata.ts',

@@ -7,8 +7,8 @@ import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startTestRun } from 'test-support/test-run';
 import { projectRoot } from '../infra/project-root.ts';
-import { startTestRun } from '../packages/local-runner/test/helpers/test-run.ts';
 
 /** What jest tells a global setup of the run: the tiers (projects) it selected, if any. */
 interface RunConfig {

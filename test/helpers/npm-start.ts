@@ -3,11 +3,34 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Launched, launch as launchCommand, launchedUntil } from 'test-support/launched';
 import { projectRoot } from '../../infra/project-root.ts';
-import { type Launched, launch, launchedUntil } from '../../packages/local-runner/test/helpers/runner-process.ts';
+
+export { type Launched, stopStarted } from 'test-support/launched';
+
 export const newDataDir = () => mkdtempSync(join(tmpdir(), 'plant-store-start-'));
 
-export { type Launched, launch, stopStarted } from '../../packages/local-runner/test/helpers/runner-process.ts';
+/**
+ * `cdk-local-runner start` as `npm start` runs it (the installed runner: its build), on a free port with `dataDir`,
+ * in `cwd`. `viaNpm`: `npm start` itself; `orphaned`: started in the background by a shell that then exits, so that
+ * its parent is process 1 (or a reaper).
+ */
+export const launch = (
+  dataDir: string,
+  { viaNpm = false, orphaned = false, args = [] as string[], cwd = process.cwd(), env = process.env } = {},
+): Launched => {
+  const runnerArgs = ['--port', '0', '--data-dir', dataDir, ...args];
+  return viaNpm
+    ? launchCommand(['npm', 'start', '--', ...runnerArgs], { cwd, env })
+    : launchCommand(
+        [process.execPath, join(projectRoot, 'node_modules/.bin/cdk-local-runner'), 'start', ...runnerArgs],
+        {
+          orphaned,
+          cwd,
+          env,
+        },
+      );
+};
 
 export interface Started extends Launched {
   url: string;

@@ -13,7 +13,7 @@ import {
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listenOnLoopback, type Runner, serveJwks, signDevToken, startRunner } from 'cdk-local-runner';
-import { parseRaw, rawExchange } from '../../packages/local-runner/test/helpers/raw-http.ts';
+import { parseRaw, rawExchange } from 'test-support/raw-http';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { refusedEndpoint } from '../helpers/dynalite.ts';
 import { contractViolations, createPlantRequest } from '../helpers/independent-contract.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
-import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.ts';
+import { recordedLog } from 'test-support/log-lines';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantRequest, responseContractViolations } from '../helpers/independent-contract.ts';

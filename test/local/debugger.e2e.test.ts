@@ -17,8 +17,8 @@ import {
   TraceMap,
 } from '@jridgewell/trace-mapping';
 import { appProjectAt, inspectContextKey, type Runner, signDevToken, startRunner, synthesize } from 'cdk-local-runner';
+import { recordedLog } from 'test-support/log-lines';
 import { projectRoot } from '../../infra/project-root.ts';
-import { recordedLog } from '../../packages/local-runner/test/helpers/log-lines.ts';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
 import { postPlant } from '../helpers/post-plant.ts';
 

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { type AttributeValue, DynamoDBClient, ListTablesCommand, paginateScan } from '@aws-sdk/client-dynamodb';
+import { spawnInGroup, stopGroups } from 'test-support/process-group';
 import { projectRoot } from '../../infra/project-root.ts';
-import { spawnInGroup, stopGroups } from '../../packages/local-runner/test/helpers/process-group.ts';
 
 export interface LoadOptions {
   seconds: number;

@@ -6,6 +6,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { recordedLog } from 'test-support/log-lines';
 import type { RestApi as ReadRestApi } from '../src/app/api.ts';
 import { localPoolId, poolIssuer } from '../src/app/user-pools.ts';
 import { RunnerError } from '../src/errors.ts';
@@ -16,7 +17,6 @@ import { synthesizeHttpShapesApp } from './fixtures/http-shapes-app.ts';
 import { synthesizePolyglotApp } from './fixtures/polyglot-app.ts';
 import { synthesizeRestShapesApp } from './fixtures/rest-shapes-app.ts';
 import { synthesizeStacksApp } from './fixtures/stacks-app.ts';
-import { recordedLog } from './helpers/log-lines.ts';
 
 /** A fixture's assembly, synthesized the first time a beforeAll asks for it. */
 const synthesizedOnce = (synthesize: () => string) => {

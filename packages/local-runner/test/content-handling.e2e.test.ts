@@ -6,9 +6,9 @@
 // a proxy integration's function gets the body base64-encoded, and a binary answer reaches a client that accepts it.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { recordedLog } from 'test-support/log-lines';
 import { type Runner, startRunner } from '../src/runner.ts';
 import { preflightOrigin, synthesizeBinaryMediaApp } from './fixtures/binary-media-app.ts';
-import { recordedLog } from './helpers/log-lines.ts';
 
 let api: Runner;
 let cloudAssemblyDir: string;

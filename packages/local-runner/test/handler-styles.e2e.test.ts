@@ -2,9 +2,9 @@
 // Runtime.js and CallbackContext.js up to nodejs22.x; on nodejs24.x, its CallbackHandlerDeprecatedError): served
 // through the runner, each answered as API Gateway answers it on AWS.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { recordedLog } from 'test-support/log-lines';
 import { type Runner, startRunner } from '../src/runner.ts';
 import { synthesizeHandlerStylesApp } from './fixtures/handler-styles-app.ts';
-import { recordedLog } from './helpers/log-lines.ts';
 
 let api: Runner;
 const runnerLog = recordedLog();

@@ -14,9 +14,9 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { rawExchange } from 'test-support/raw-http';
 import { serveJwks } from '../src/issuer/dev-issuer.ts';
 import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
-import { rawExchange } from './helpers/raw-http.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
 interface Sent {

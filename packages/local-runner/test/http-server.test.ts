@@ -6,8 +6,8 @@
 // without its port and read a leading `.` as the name and its subdomains.
 import { createServer, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { rawExchange } from 'test-support/raw-http';
 import { hostIsServed, listenOnLoopback, requestHost, respondingToEveryRequest } from '../src/http-server.ts';
-import { rawExchange } from './helpers/raw-http.ts';
 
 describe('by default, loopback alone', () => {
   test.each([

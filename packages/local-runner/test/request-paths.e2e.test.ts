@@ -7,8 +7,8 @@
 // [hello]"). The forms no public source settles the runner refuses (400), rather than route one request and judge
 // another.
 import { describe, expect, test } from '@jest/globals';
+import { parseRaw, rawExchange } from 'test-support/raw-http';
 import { synthesizePathsApp } from './fixtures/paths-app.ts';
-import { parseRaw, rawExchange } from './helpers/raw-http.ts';
 import { servedBeforeAll } from './helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizePathsApp);

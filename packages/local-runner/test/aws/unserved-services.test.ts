@@ -3,8 +3,8 @@
 // retry; the query protocol and S3's REST-XML get their own error shapes ("AWS protocols" in the Smithy specification).
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { rawExchange } from 'test-support/raw-http';
 import { serveUnservedServices } from '../../src/aws/unserved-services.ts';
-import { rawExchange } from '../helpers/raw-http.ts';
 
 let endpoint: Awaited<ReturnType<typeof serveUnservedServices>> | undefined;
 const log: string[] = [];

@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, test } from '@jest/globals';
+import { spawnInGroup, stopGroups } from 'test-support/process-group';
 import { synthesizeRestShapesApp } from '../fixtures/rest-shapes-app.ts';
-import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 afterEach(stopGroups);

@@ -6,8 +6,8 @@ import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { signalGroup } from 'test-support/process-group';
 import { watchProject } from '../fixtures/watch-app.ts';
-import { signalGroup } from '../helpers/process-group.ts';
 import { type Launched, launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
 let project: string;

@@ -1,8 +1,8 @@
 // A runner serving an app in process for the tests of a file (or describe): started in beforeAll, closed in afterAll,
 // its log and its functions' log (`<function id>: <line>`) recorded for the tests to read and wait for.
 import { afterAll, beforeAll } from '@jest/globals';
+import { recordedLog } from 'test-support/log-lines';
 import { type Runner, type RunnerOptions, startRunner } from '../../src/runner.ts';
-import { recordedLog } from './log-lines.ts';
 
 export const servedBeforeAll = (synthesize: () => string, options: Partial<RunnerOptions> = {}) => {
   let started: Runner | undefined;

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
+import { spawnInGroup, stopGroups } from 'test-support/process-group';
 
 const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {

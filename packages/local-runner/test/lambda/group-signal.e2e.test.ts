@@ -7,9 +7,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from '@jest/globals';
+import { signalGroup } from 'test-support/process-group';
 import { listenOnLoopback } from '../../src/http-server.ts';
 import { synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
-import { signalGroup } from '../helpers/process-group.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
 
 let cloudAssemblyDir: string;

@@ -9,9 +9,9 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeAll, expect, test } from '@jest/globals';
+import { recordedLog } from 'test-support/log-lines';
+import { spawnInGroup, stopGroups } from 'test-support/process-group';
 import { type RuntimeApi, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
-import { recordedLog } from '../helpers/log-lines.ts';
-import { spawnInGroup, stopGroups } from '../helpers/process-group.ts';
 
 const runtimeFile = new URL('../../src/lambda/runtime.py', import.meta.url).pathname;
 const fixtures = new URL('../fixtures/python', import.meta.url).pathname;

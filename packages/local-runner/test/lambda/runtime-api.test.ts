@@ -4,8 +4,8 @@
 // an invocation the runtime was not given, one too large, and a path that is not in the API.
 import { connect } from 'node:net';
 import { afterEach, expect, test } from '@jest/globals';
+import { parseRaw, rawExchange } from 'test-support/raw-http';
 import { type RuntimeApi, type RuntimeReports, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
-import { parseRaw, rawExchange } from '../helpers/raw-http.ts';
 
 let api: RuntimeApi | undefined;
 afterEach(() => api?.close());

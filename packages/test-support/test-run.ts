@@ -1,6 +1,6 @@
 // What a jest run checks of itself, from its global setup (startTestRun) to its teardown (endTestRun); the runner's
-// run (test/global-setup.ts, test/global-teardown.ts) and the repository's that serves apps with it both use it, so
-// that one cannot check less than the other. After the run: no process a test started may be left (each carries the
+// run (packages/local-runner/test/global-setup.ts, global-teardown.ts) and the run of an app's tests (the repository's
+// test/) both use it, so that one cannot check less than the other. After the run: no process a test started may be left (each carries the
 // run's mark in its environment, inherited by every process started after the setup; any still running is killed, and
 // the run fails naming it, rather than holding a pipe that would keep jest and CI waiting); every event the runners
 // delivered to a function is checked against the schemas of @aws-lambda-powertools/parser, written from events
@@ -33,12 +33,12 @@ const heldBefore = 'held-before.json';
  * Starts a run (from a global setup): marks it (processes started from now on inherit the mark), makes its temporary
  * folder and points TMPDIR at it (os.tmpdir() reads TMPDIR, which the test workers and their processes inherit), and
  * turns the runners' event log on in it (LOCAL_RUNNER_EVENT_LOG). `ownPrefixes`: how the folders the tests make in the
- * system's temporary folder begin, for endTestRun to name any left there.
+ * system's temporary folder begin, for endTestRun to name any left there; the run's own is the first's, then `run-`.
  */
 export const startTestRun = (ownPrefixes: string[]) => {
   process.env[markName] = randomUUID();
   const system = tmpdir();
-  const run = mkdtempSync(join(system, 'test-run-'));
+  const run = mkdtempSync(join(system, `${ownPrefixes[0] ?? ''}run-`));
   writeFileSync(join(run, heldBefore), JSON.stringify(readdirSync(system)));
   Object.assign(process.env, {
     [systemFolder]: system,
@@ -86,7 +86,7 @@ const checkProcesses = () => {
 };
 
 /**
- * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: src/lambda/event-log.ts) against the schema of its
+ * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
  * kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), an HTTP API's proxy event
  * (payload 2.0), else a REST API's. Answers how many were checked.
  */
@@ -133,8 +133,11 @@ const checkTemporaryFolder = () => {
   const before = new Set(JSON.parse(readFileSync(join(run, heldBefore), 'utf8')) as string[]);
   rmSync(run, { recursive: true, force: true });
   process.env.TMPDIR = system;
-  // The run's own names only: the system's folder is shared with everything else (other runs' folders included).
-  const ours = (name: string) => (JSON.parse(own) as string[]).some((prefix) => name.startsWith(prefix));
+  // The run's own names only, other runs' folders (<prefix>run-) aside: the system's folder is shared with everything
+  // else, other runs of the same tests included.
+  const names = JSON.parse(own) as string[];
+  const ours = (name: string) =>
+    names.some((prefix) => name.startsWith(prefix)) && !names.some((prefix) => name.startsWith(`${prefix}run-`));
   const left = readdirSync(system).filter((name) => ours(name) && !before.has(name));
   if (left.length > 0) {
     throw new Error(`the run left these in ${system}, outside its own temporary folder: ${left.join(', ')}`);
