@@ -16,7 +16,7 @@ const suites = [
   'test/local/auth-attacks.e2e.test.ts',
   'test/local/token-mutations.property.e2e.test.ts',
   'test/local/database-faults.e2e.test.ts',
-  'packages/local-runner/test/gateway-semantics.e2e.test.ts',
+  'packages/local-runner/test/gateway/gateway-semantics.e2e.test.ts',
   'test/functions/create-plant/handler-deadline.test.ts',
 ];
 const log = (line: string) => console.log(`${new Date().toISOString().slice(11, 19)} ${line}`);

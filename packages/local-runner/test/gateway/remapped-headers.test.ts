@@ -1,7 +1,7 @@
 // The headers of a Lambda proxy result that API Gateway keeps for itself, passed on as `x-amzn-Remapped-<name>`
 // ("Amazon API Gateway important notes for REST APIs"; cargo-lambda/cargo-lambda issue 862 shows Content-Length so
 // remapped on AWS): a web framework behind an adapter sends its own Content-Length, which the client must not get as
-// the response's (app-shapes.e2e.test.ts serves one: the stacks fixture's monolith).
+// the response's (app/app-shapes.e2e.test.ts serves one: the stacks fixture's monolith).
 import { expect, test } from '@jest/globals';
 import { proxyResultToResponse } from '../../src/gateway/responses.ts';
 

@@ -15,9 +15,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { rawExchange } from 'test-support/raw-http';
-import { serveJwks } from '../src/issuer/dev-issuer.ts';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
-import { servedBeforeAll } from './helpers/served-app.ts';
+import { serveJwks } from '../../src/issuer/dev-issuer.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
 interface Sent {
   status: number;

@@ -4,8 +4,8 @@
 // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), the Node.js runtime's bootstrap and
 // runtime interface client, API Gateway's developer guide, and events captured on AWS (fixtures/aws-event-shapes.ts).
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
-import { startApp, stopStarted } from './helpers/runner-process.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { startApp, stopStarted } from '../helpers/runner-process.ts';
 
 let url: string;
 
@@ -130,7 +130,7 @@ test("the deployed invoke URL's stage prefix is served: the same event", async (
 
 test('path parameters arrive percent-encoded, as sent, as a REST API delivers them', async () => {
   // A regional capture (hotsock/voker, vokerhttp/testdata/apigwv1-request.json at 59c7289): `/capture/space%20value`
-  // on `/{proxy+}` gives that path and `proxy: "capture/space%20value"` (event-conformance.e2e.test.ts checks it too).
+  // on `/{proxy+}` gives that path and `proxy: "capture/space%20value"` (gateway/event-conformance.e2e.test.ts checks it too).
   const greedy = (await echo('/routes/things/space%20value/a%2Fb')).event;
   expect(greedy.path).toBe('/routes/things/space%20value/a%2Fb');
   expect(greedy.pathParameters).toEqual({ proxy: 'space%20value/a%2Fb' });

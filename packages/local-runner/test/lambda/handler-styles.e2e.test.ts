@@ -3,8 +3,8 @@
 // through the runner, each answered as API Gateway answers it on AWS.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { recordedLog } from 'test-support/log-lines';
-import { type Runner, startRunner } from '../src/runner.ts';
-import { synthesizeHandlerStylesApp } from './fixtures/handler-styles-app.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { synthesizeHandlerStylesApp } from '../fixtures/handler-styles-app.ts';
 
 let api: Runner;
 const runnerLog = recordedLog();

@@ -8,8 +8,8 @@
 // another.
 import { describe, expect, test } from '@jest/globals';
 import { parseRaw, rawExchange } from 'test-support/raw-http';
-import { synthesizePathsApp } from './fixtures/paths-app.ts';
-import { servedBeforeAll } from './helpers/served-app.ts';
+import { synthesizePathsApp } from '../fixtures/paths-app.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizePathsApp);
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Runner } from '../src/runner.ts';
-import { foreignLayerArn, synthesizeRuntimesApp } from './fixtures/runtimes-app.ts';
-import { startApp, stopStarted } from './helpers/runner-process.ts';
-import { servedBeforeAll } from './helpers/served-app.ts';
+import type { Runner } from '../../src/runner.ts';
+import { foreignLayerArn, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
+import { startApp, stopStarted } from '../helpers/runner-process.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
-const greetingLayer = new URL('./fixtures/layers/greeting', import.meta.url).pathname;
+const greetingLayer = new URL('../fixtures/layers/greeting', import.meta.url).pathname;
 /** The node_modules folder this package's dependencies are installed in (the SDK's DynamoDB client among them). */
 const installedPackages = join(
   dirname(fileURLToPath(import.meta.resolve('@aws-sdk/client-dynamodb/package.json'))),

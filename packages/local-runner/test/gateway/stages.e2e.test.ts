@@ -2,8 +2,8 @@
 // variables, as API Gateway serves a stage at `https://<api>.execute-api.<region>.amazonaws.com/<stage>` ("Setting up
 // a stage for a REST API"; "Working with stages for HTTP APIs": `$default` at the base URL).
 import { describe, expect, test } from '@jest/globals';
-import { synthesizeStagedApp } from './fixtures/staged-app.ts';
-import { servedBeforeAll } from './helpers/served-app.ts';
+import { synthesizeStagedApp } from '../fixtures/staged-app.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeStagedApp);
 const get = async (apiId: string, path: string) => {

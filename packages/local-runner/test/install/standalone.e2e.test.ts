@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { type Launched, launch, launchedUntil, stopStarted } from './helpers/runner-process.ts';
+import { type Launched, launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const packageDir = fileURLToPath(new URL('../..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
   name: string;
   files: string[];

@@ -5,8 +5,8 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
-import { synthesizeTemplateValuesApp, templateValuesKey } from './fixtures/template-values-app.ts';
-import { servedBeforeAll } from './helpers/served-app.ts';
+import { synthesizeTemplateValuesApp, templateValuesKey } from '../fixtures/template-values-app.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
 let outdir: string | undefined;
 const served = servedBeforeAll(() => {

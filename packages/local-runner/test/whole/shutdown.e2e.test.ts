@@ -2,9 +2,9 @@
 // the grace period.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { RunnerError } from '../src/errors.ts';
-import { startRunner } from '../src/runner.ts';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
+import { RunnerError } from '../../src/errors.ts';
+import { startRunner } from '../../src/runner.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
 
 /** Synthesized once: the fixture's code assets belong to one stack. */
 let cloudAssemblyDir: string;

@@ -7,16 +7,16 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { recordedLog } from 'test-support/log-lines';
-import type { RestApi as ReadRestApi } from '../src/app/api.ts';
-import { localPoolId, poolIssuer } from '../src/app/user-pools.ts';
-import { RunnerError } from '../src/errors.ts';
-import { signPoolToken } from '../src/issuer/dev-issuer.ts';
-import { type Runner, startRunner } from '../src/runner.ts';
-import { synthesizeDirectIntegrationApp } from './fixtures/direct-integration-app.ts';
-import { synthesizeHttpShapesApp } from './fixtures/http-shapes-app.ts';
-import { synthesizePolyglotApp } from './fixtures/polyglot-app.ts';
-import { synthesizeRestShapesApp } from './fixtures/rest-shapes-app.ts';
-import { synthesizeStacksApp } from './fixtures/stacks-app.ts';
+import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
+import { localPoolId, poolIssuer } from '../../src/app/user-pools.ts';
+import { RunnerError } from '../../src/errors.ts';
+import { signPoolToken } from '../../src/issuer/dev-issuer.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { synthesizeDirectIntegrationApp } from '../fixtures/direct-integration-app.ts';
+import { synthesizeHttpShapesApp } from '../fixtures/http-shapes-app.ts';
+import { synthesizePolyglotApp } from '../fixtures/polyglot-app.ts';
+import { synthesizeRestShapesApp } from '../fixtures/rest-shapes-app.ts';
+import { synthesizeStacksApp } from '../fixtures/stacks-app.ts';
 
 /** A fixture's assembly, synthesized the first time a beforeAll asks for it. */
 const synthesizedOnce = (synthesize: () => string) => {

@@ -7,8 +7,8 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { recordedLog } from 'test-support/log-lines';
-import { type Runner, startRunner } from '../src/runner.ts';
-import { preflightOrigin, synthesizeBinaryMediaApp } from './fixtures/binary-media-app.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { preflightOrigin, synthesizeBinaryMediaApp } from '../fixtures/binary-media-app.ts';
 
 let api: Runner;
 let cloudAssemblyDir: string;

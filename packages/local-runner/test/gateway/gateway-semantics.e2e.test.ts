@@ -5,9 +5,9 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { recordedLog } from 'test-support/log-lines';
 import { parseRaw, rawExchange as sendRaw } from 'test-support/raw-http';
-import { listenOnLoopback } from '../src/http-server.ts';
-import { type Runner, startRunner } from '../src/runner.ts';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
+import { listenOnLoopback } from '../../src/http-server.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
 
 let api: Runner;
 const { lines: logLines, log, next: nextLogLine } = recordedLog();

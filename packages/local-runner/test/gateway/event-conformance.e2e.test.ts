@@ -12,9 +12,9 @@ import {
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { jsonTypes, restProxyBehindAuthorizer, tokenAuthorizerEvent } from './fixtures/aws-event-shapes.ts';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
-import { startApp, stopStarted } from './helpers/runner-process.ts';
+import { jsonTypes, restProxyBehindAuthorizer, tokenAuthorizerEvent } from '../fixtures/aws-event-shapes.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { startApp, stopStarted } from '../helpers/runner-process.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };

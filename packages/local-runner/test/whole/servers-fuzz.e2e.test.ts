@@ -10,9 +10,9 @@ import { connect } from 'node:net';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { serveJwks } from '../src/issuer/dev-issuer.ts';
-import { synthesizeFixtureApp } from './fixtures/fixture-app.ts';
-import { type Launched, startApp, stopStarted } from './helpers/runner-process.ts';
+import { serveJwks } from '../../src/issuer/dev-issuer.ts';
+import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { type Launched, startApp, stopStarted } from '../helpers/runner-process.ts';
 
 /** A request as bytes, and whether it is whole (then it must be answered) or ends early (the client half-closes). */
 interface RawRequest {
