@@ -25,6 +25,17 @@ export interface DatabaseGate {
   close(): Promise<void>;
 }
 
+/** The gates started and not closed yet, for closeGates. */
+const gates = new Set<DatabaseGate>();
+
+/**
+ * Closes every gate still open (a file's afterEach or afterAll): a test that fails before its own `close()` leaves no
+ * server listening, which would keep the jest process (or worker) from exiting.
+ */
+export const closeGates = async () => {
+  for (const gate of [...gates]) await gate.close();
+};
+
 export const startDatabaseGate = async (): Promise<DatabaseGate> => {
   let target = '';
   let isOpen = false;
@@ -65,7 +76,7 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
     return new Promise<void>((resolve) => server.close(() => resolve()));
   };
 
-  return {
+  const gate: DatabaseGate = {
     endpoint,
     actions,
     forwardTo: (endpoint) => {
@@ -85,7 +96,10 @@ export const startDatabaseGate = async (): Promise<DatabaseGate> => {
       await listenOnLoopback(server, port);
     },
     close: async () => {
+      gates.delete(gate);
       if (server.listening) await stopListening();
     },
   };
+  gates.add(gate);
+  return gate;
 };

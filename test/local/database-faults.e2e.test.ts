@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Runner, signDevToken, startRunner } from 'cdk-local-runner';
 import { recordedLog } from 'test-support/log-lines';
 import { plantStoreOptions } from '../helpers/cloud-assembly.ts';
-import { startDatabaseGate } from '../helpers/database-gate.ts';
+import { closeGates, startDatabaseGate } from '../helpers/database-gate.ts';
 import { createPlantRequest, responseContractViolations } from '../helpers/independent-contract.ts';
 import { postPlant } from '../helpers/post-plant.ts';
 
@@ -50,6 +50,7 @@ const serve = async (dataDir: string, createPlantEnvironment: Record<string, str
 
 const running: Runner[] = [];
 afterAll(async () => {
+  await closeGates();
   for (const api of running) await api.close();
 });
 

@@ -8,11 +8,14 @@ import { promisify } from 'node:util';
 import { afterEach, expect, test } from '@jest/globals';
 import { signalGroup } from 'test-support/process-group';
 import { projectRoot } from '../../infra/project-root.ts';
-import { startDatabaseGate } from '../helpers/database-gate.ts';
+import { closeGates, startDatabaseGate } from '../helpers/database-gate.ts';
 import { type Launched, launch, newDataDir, type Started, start, stopStarted, tokenOf } from '../helpers/npm-start.ts';
 import { postPlant } from '../helpers/post-plant.ts';
 
-afterEach(stopStarted);
+afterEach(async () => {
+  stopStarted();
+  await closeGates();
+});
 
 test('the curl line printed at start creates a plant', async () => {
   const server = await start(newDataDir());

@@ -11,18 +11,22 @@ import { type Runner, startRunner } from '../../src/runner.ts';
 import { preflightOrigin, synthesizeBinaryMediaApp } from '../fixtures/binary-media-app.ts';
 
 let api: Runner;
+let starting: Promise<Runner> | undefined;
 let cloudAssemblyDir: string;
 const { lines, log } = recordedLog();
 
 beforeAll(async () => {
   cloudAssemblyDir = synthesizeBinaryMediaApp();
-  api = await startRunner({ cloudAssemblyDir, port: 0, dataDir: undefined, maxWorkers: 1, log });
+  starting = startRunner({ cloudAssemblyDir, port: 0, dataDir: undefined, maxWorkers: 1, log });
+  api = await starting;
 }, 90_000);
 
+// Also after a beforeAll that timed out while the runner started: that start is awaited and closed, so that no runner
+// (its database process, its servers) outlives the file.
 afterAll(async () => {
-  await api?.close();
+  await (await starting?.catch(() => undefined))?.close();
   rmSync(cloudAssemblyDir, { recursive: true, force: true });
-});
+}, 90_000);
 
 // A preflight as Chromium sends it: no Content-Type, no body, an Accept of any media type.
 const preflight = (path: string) =>

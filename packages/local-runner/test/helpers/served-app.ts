@@ -6,12 +6,13 @@ import { type Runner, type RunnerOptions, startRunner } from '../../src/runner.t
 
 export const servedBeforeAll = (synthesize: () => string, options: Partial<RunnerOptions> = {}) => {
   let started: Runner | undefined;
+  let starting: Promise<Runner> | undefined;
   const log = recordedLog();
   const functionLog = recordedLog();
   // The bound on the synth and the start, not a measure: a fixture synthesized in the worker (aws-cdk-lib loaded) took
   // over 60 s with two workers on two cores, both busy.
   beforeAll(async () => {
-    started = await startRunner({
+    starting = startRunner({
       cloudAssemblyDir: synthesize(),
       port: 0,
       dataDir: undefined,
@@ -20,10 +21,13 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Runne
       functionLog: (functionId, line) => functionLog.log(`${functionId}: ${line}`),
       ...options,
     });
+    started = await starting;
   }, 120_000);
+  // Also after a beforeAll that timed out while the runner started: that start is awaited and closed, so that no
+  // runner (its database process, its servers) outlives the file.
   afterAll(async () => {
-    await started?.close();
-  });
+    await (await starting?.catch(() => undefined))?.close();
+  }, 120_000);
   return {
     log,
     functionLog,
