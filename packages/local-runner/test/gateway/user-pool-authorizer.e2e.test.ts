@@ -3,7 +3,7 @@
 // access token carrying one of them (re:Post, "need access token as header in cognito"; AWS::ApiGateway::Method's
 // AuthorizationScopes), anything else is 401 without the function; the function gets the token's claims. Locally the
 // development issuer signs each pool's tokens, under the pool's issuer URL; `cdk-local-runner token --pool` mints them.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -111,6 +111,25 @@ describe('served in process', () => {
   });
 });
 
+/**
+ * The runner's command, run without blocking this process: a synchronous run stops the event loop for its seconds, and
+ * fetch's keep-alive timers with it, so that the next request may take a socket the server closed (ECONNRESET).
+ */
+const run = (args: string[], cwd?: string) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+
 describe('`cdk-local-runner token --pool` (the command line)', () => {
   afterAll(stopStarted);
 
@@ -120,25 +139,17 @@ describe('`cdk-local-runner token --pool` (the command line)', () => {
     const started = launch(dataDir, { args: ['--app', app] });
     const output = await launchedUntil(started, /is serving at (http:\/\/127\.0\.0\.1:\d+)/);
     const url = /is serving at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    const mint = (...args: string[]) => {
-      const minted = spawnSync(
-        process.execPath,
-        [runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Users', ...args],
-        { encoding: 'utf8' },
-      );
+    const mint = async (...args: string[]) => {
+      const minted = await run([runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Users', ...args]);
       expect(minted.stderr).toBe('');
       return minted.stdout.trim();
     };
     const call = async (path: string, token: string) =>
       (await fetch(`${url}/v1${path}`, { headers: { Authorization: token } })).status;
-    expect(await call('/profile', mint())).toBe(200);
-    expect(await call('/plants', mint('--token-use', 'access'))).toBe(200);
-    expect(await call('/plants', mint())).toBe(401);
-    const refused = spawnSync(
-      process.execPath,
-      [runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Admins'],
-      { encoding: 'utf8' },
-    );
+    expect(await call('/profile', await mint())).toBe(200);
+    expect(await call('/plants', await mint('--token-use', 'access'))).toBe(200);
+    expect(await call('/plants', await mint())).toBe(401);
+    const refused = await run([runnerBin, 'token', '--app', app, '--data-dir', dataDir, '--pool', 'Admins']);
     expect(refused.stderr).toBe(
       "cdk-local-runner token failed: --pool Admins: no such user pool; the app's are Users\n",
     );
@@ -154,22 +165,18 @@ describe('`start --in-memory`, then `token --pool` in the same folder', () => {
     const app = synthesizeUserPoolApp();
     const project = mkdtempSync(join(tmpdir(), 'local-runner-in-memory-project-'));
     const { url } = await startApp(app, { cwd: project });
-    const mint = (...args: string[]) =>
-      spawnSync(process.execPath, [runnerBin, 'token', '--app', app, '--pool', 'Users', ...args], {
-        cwd: project,
-        encoding: 'utf8',
-      });
+    const mint = (...args: string[]) => run([runnerBin, 'token', '--app', app, '--pool', 'Users', ...args], project);
     const call = async (path: string, token: string) =>
       (await fetch(`${url}/v1${path}`, { headers: { Authorization: token } })).status;
-    const idToken = mint();
+    const idToken = await mint();
     expect(idToken.stderr).toBe('');
     expect(await call('/profile', idToken.stdout.trim())).toBe(200);
-    expect(await call('/plants', mint('--token-use', 'access').stdout.trim())).toBe(200);
+    expect(await call('/plants', (await mint('--token-use', 'access')).stdout.trim())).toBe(200);
     expect(readdirSync(project)).toEqual([]);
     expect(existsSync(join(project, '.local-runner'))).toBe(false);
 
     const second = await startApp(app, { cwd: project });
-    const refused = mint();
+    const refused = await mint();
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('cdk-local-runner token failed: 2 runners serve this folder in memory');
     expect(refused.stderr).toContain(url);
