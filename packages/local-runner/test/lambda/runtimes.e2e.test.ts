@@ -3,11 +3,12 @@
 // custom runtimes"), one that never asks for its next invocation (the invocation times out, as on Lambda), layers at
 // the paths Lambda's Node.js runtimes search ("Layer paths for each Lambda runtime"), and settings no local part
 // gives, said at start.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Runner } from '../../src/runner.ts';
 import { foreignLayerArn, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
@@ -128,8 +129,11 @@ describe('served as the template has it', () => {
     expect(body.remainingMs).toBeLessThanOrEqual(3_000);
   });
 
-  test("the machine's Python, when it is not the runtime's version, is said at start", () => {
-    const machine = /Python (\d+\.\d+)/.exec(execFileSync('python3', ['--version'], { encoding: 'utf8' }))?.[1];
+  test("the machine's Python, when it is not the runtime's version, is said at start", async () => {
+    // Asked asynchronously: a synchronous command stops this worker's event loop, where the runner serves, and the
+    // next request may then take a socket its server closed meanwhile (ECONNRESET, seen on busy cores).
+    const { stdout } = await promisify(execFile)('python3', ['--version'], { encoding: 'utf8' });
+    const machine = /Python (\d+\.\d+)/.exec(stdout)?.[1];
     const notice = `PythonFunction: it runs on this machine's Python ${machine}, not 3.12 as python3.12 does`;
     if (machine === '3.12') expect(runner.log.lines).not.toContain(notice);
     else expect(runner.log.lines).toContain(notice);
