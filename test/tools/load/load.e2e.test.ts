@@ -21,15 +21,15 @@ test('4 s at 8 connections: no 5xx or socket error, every answer as expected, th
 }, 180_000);
 
 test('a runner made to leak fails the memory check, which names the processes that leak and no other', async () => {
-  // fixtures/leak.mjs: each execution environment keeps heap per invocation, the runner Buffers per request, the
-  // database nothing. 12 s leave 10 samples after the warm-up (1 s apart), the fewest the check judges; on a busy
-  // machine a sample takes longer, and the load goes on until there are 10 (untilJudged).
+  // fixtures/leak.mjs: each execution environment keeps heap, the runner Buffers, both by time, the database
+  // nothing. Samples every 0.5 s: 10 after the warm-up are the fewest the check judges; on a busy machine a sample
+  // takes longer, and the load goes on until there are 10 (untilJudged). Two connections: the leak needs no more.
   const result = await runLoad({
-    seconds: 12,
+    seconds: 6,
     untilJudged: true,
-    sampleEverySeconds: 1,
-    connections: 8,
-    warmUpSeconds: 2,
+    sampleEverySeconds: 0.5,
+    connections: 2,
+    warmUpSeconds: 1,
     killRounds: 0,
     killAfterCreates: 0,
     imports: [join(import.meta.dirname, 'fixtures', 'leak.mjs')],
