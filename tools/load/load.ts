@@ -27,8 +27,9 @@ export interface LoadOptions {
    */
   imports?: string[];
   /**
-   * Keep the load on past `seconds` until every process can be judged: 10 rounds of samples after the warm-up (on a
-   * busy machine a round takes longer than its interval, and `seconds` alone would leave too few).
+   * Keep the load on past `seconds` until every process can be judged: 10 samples of each after the warm-up (on a
+   * busy machine a round takes longer than its interval, and an execution environment may start late; `seconds`
+   * alone would leave too few).
    */
   untilJudged?: boolean;
   /** Seconds between two rounds of memory samples; 2 by default. */
@@ -366,7 +367,12 @@ const measure = async (options: LoadOptions, dataDir: string): Promise<LoadResul
     (options.sampleEverySeconds ?? 2) * 1000,
   );
   const timeUp = seconds(options.seconds);
-  const judgeable = () => !options.untilJudged || roundsAfterWarmUp >= 2 * windowSamples;
+  // Every process judged, one that started after the warm-up (an execution environment a busy machine started late)
+  // included.
+  const judgeable = () =>
+    !options.untilJudged ||
+    (roundsAfterWarmUp >= 2 * windowSamples &&
+      [...processes.values()].every((one) => judged(one, options.warmUpSeconds * 1000).growth !== undefined));
   const load = await drive(runner, options.connections, () => timeUp() && judgeable(), 1);
   clearInterval(sampling);
   await probing;
