@@ -19,6 +19,7 @@ import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 
 // The mark of one jest run, in the environment of every process the run starts.
 const markName = 'TEST_RUN_MARK';
@@ -87,8 +88,8 @@ const checkProcesses = () => {
 
 /**
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
- * kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), an HTTP API's proxy event
- * (payload 2.0), else a REST API's. Answers how many were checked.
+ * kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0
+ * on a `lambda-url` domain), an HTTP API's proxy event (payload 2.0), else a REST API's. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -98,7 +99,7 @@ const checkEvents = (folder: string) => {
       if (line === '') continue;
       const { functionId, event } = JSON.parse(line) as {
         functionId: string;
-        event: { type?: unknown; version?: unknown };
+        event: { type?: unknown; version?: unknown; requestContext?: { domainName?: unknown } };
       };
       const schema =
         event.type === 'TOKEN'
@@ -108,7 +109,9 @@ const checkEvents = (folder: string) => {
               ? APIGatewayRequestAuthorizerEventV2Schema
               : APIGatewayRequestAuthorizerEventSchema
             : event.version === '2.0'
-              ? APIGatewayProxyEventV2Schema
+              ? String(event.requestContext?.domainName).includes('.lambda-url.')
+                ? LambdaFunctionUrlSchema
+                : APIGatewayProxyEventV2Schema
               : APIGatewayProxyEventSchema;
       const result = schema.safeParse(event);
       checked += 1;

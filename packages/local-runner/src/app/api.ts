@@ -4,6 +4,7 @@
 // URL, a WebSocket API) is one more member of `Api`.
 import type { ApiKey } from './api-keys.ts';
 import type { Stage } from './cfn.ts';
+import type { FunctionUrl } from './function-url.ts';
 import type { FunctionDefinition } from './functions.ts';
 import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer } from './http-api.ts';
 import type { ValueContext } from './intrinsics.ts';
@@ -60,4 +61,9 @@ export interface HttpApi extends ApiBase {
   authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
 }
 
-export type Api = RestApi | HttpApi;
+/** A function URL (AWS::Lambda::Url): `apiId` is its logical id; its one stage, `$default`. */
+export interface UrlApi extends ApiBase, FunctionUrl {
+  kind: 'url';
+}
+
+export type Api = RestApi | HttpApi | UrlApi;

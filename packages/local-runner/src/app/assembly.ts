@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { readFunctionUrl, urlNotices } from './function-url.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
 import { readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
@@ -151,8 +152,12 @@ interface ReadOptions {
   layerDirs?: LayerDirs;
 }
 
+/** The types of what the runner serves, each at an address of its own: REST and HTTP APIs, function URLs. */
+const servedTypes = ['AWS::ApiGateway::RestApi', 'AWS::ApiGatewayV2::Api', 'AWS::Lambda::Url'];
+const servedTypesShown = servedTypes.join(', ');
+
 const apiIdsOf = (resources: Record<string, CfnResource>) =>
-  [...ofType(resources, 'AWS::ApiGateway::RestApi'), ...ofType(resources, 'AWS::ApiGatewayV2::Api')].map(([id]) => id);
+  servedTypes.flatMap((type) => ofType(resources, type)).map(([id]) => id);
 
 /** What the runner serves of a cloud assembly. */
 export interface Assembly {
@@ -176,17 +181,12 @@ const functionKeysOf = (stacks: AssemblyStack[]) =>
     ofType(resources, 'AWS::Lambda::Function').flatMap(([id]) => [id, `${name}/${id}`]),
   );
 
-/** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage, a function URL. */
+/** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage. */
 const noticesOf = (stacks: AssemblyStack[]) =>
   stacks.flatMap(({ name, resources }) => [
     ...ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
       ([id]) =>
         `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,
-    ),
-    // A function URL is an address of its own that clients call: said by name, not only listed as unreached.
-    ...ofType(resources, 'AWS::Lambda::Url').map(
-      ([id, url]) =>
-        `${name}/${id}: a function URL (of ${getAttOf(props(url).TargetFunctionArn)?.[0] ?? refOf(props(url).TargetFunctionArn) ?? 'a function'}), which the runner does not serve`,
     ),
   ]);
 
@@ -227,7 +227,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
   if (withApis.length === 0)
     throw new UnsupportedTemplateError(
       apiName === undefined
-        ? `${cloudAssemblyDir}: none of its stacks (${names}) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`
+        ? `${cloudAssemblyDir}: none of its stacks (${names}) has an API (${servedTypesShown}) to serve`
         : `${cloudAssemblyDir}: none of its stacks (${names}) has an API ${apiName}`,
     );
   if (apiName !== undefined && withApis.length > 1)
@@ -303,15 +303,14 @@ const readApp = (
   { stackName, apiName, layerDirs = {} }: ReadOptions,
 ): Api => {
   const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
-  const restApis = ofType(resources, 'AWS::ApiGateway::RestApi').map(([id]) => id);
   const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
-  const allIds = [...restApis, ...httpApis];
+  const urls = ofType(resources, 'AWS::Lambda::Url').map(([id]) => id);
+  const allIds = apiIdsOf(resources);
   const chosen = apiName === undefined ? allIds : allIds.filter((id) => id === apiName);
   if (apiName !== undefined && chosen.length === 0)
     throw new UnsupportedTemplateError(`${name} has no API ${apiName}; its APIs: ${allIds.join(', ') || 'none'}`);
   const [apiId] = chosen;
-  if (apiId === undefined)
-    throw new UnsupportedTemplateError(`${name}: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`);
+  if (apiId === undefined) throw new UnsupportedTemplateError(`${name}: no API (${servedTypesShown}) to serve`);
   if (chosen.length > 1)
     throw new UnsupportedTemplateError(
       `${name} has ${chosen.length} APIs (${allIds.join(', ')}): the runner serves one at a time, choose one with --api ID`,
@@ -342,6 +341,21 @@ const readApp = (
         functions.set(fn.id, fn);
     return { functions, unreached: own.unreached, functionStacks: imported };
   };
+
+  if (urls.includes(apiId)) {
+    const url = readFunctionUrl(resources, apiId, functionOf);
+    const { functions, unreached, functionStacks } = readReached([url.functionId]);
+    return {
+      kind: 'url',
+      ...shared,
+      ...url,
+      stages: [{ name: '$default', variables: {}, deploymentId: 'local' }],
+      notices: urlNotices(name, apiId, url),
+      functions,
+      functionStacks,
+      unreachedFunctions: unreached,
+    };
+  }
 
   if (httpApis.includes(apiId)) {
     const httpApi = readHttpApi(resources, apiId, functionOf);

@@ -80,20 +80,33 @@ export interface HttpLambdaAuthorizer {
  * origin that begins with the scheme). What API Gateway does with another (`https://*.example.com`) we have not seen
  * documented: the runner refuses it rather than guess.
  */
-const documentedOrigin = (origin: string) => !origin.includes('*') || ['*', 'https://*', 'http://*'].includes(origin);
+const httpApiWildcards = {
+  service: 'API Gateway',
+  origins: ['*', 'https://*', 'http://*'],
+  page: '"Configure CORS for HTTP APIs"',
+};
 
-const corsOf = (value: unknown, apiId: string): HttpCors | undefined => {
+/**
+ * A CORS configuration of the template (an HTTP API's CorsConfiguration, a function URL's Cors: the same properties),
+ * `property` naming it; `wildcards`: the AllowOrigins wildcards the service documents, and the page that does.
+ */
+export const corsOf = (
+  value: unknown,
+  apiId: string,
+  property = 'CorsConfiguration',
+  wildcards = httpApiWildcards,
+): HttpCors | undefined => {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UnsupportedTemplateError(`${apiId}: CorsConfiguration ${shown(value)}, not an object`);
+    throw new UnsupportedTemplateError(`${apiId}: ${property} ${shown(value)}, not an object`);
   const cors = value as Record<string, unknown>;
-  const at = (property: string) => ({ resource: apiId, property: `CorsConfiguration.${property}` });
+  const at = (name: string) => ({ resource: apiId, property: `${property}.${name}` });
   const origins = stringsOf(cors.AllowOrigins, at('AllowOrigins'));
-  const undocumented = origins.find((origin) => !documentedOrigin(origin));
+  const undocumented = origins.find((origin) => origin.includes('*') && !wildcards.origins.includes(origin));
   if (undocumented !== undefined)
     throw new UnsupportedTemplateError(
-      `${apiId}: CorsConfiguration.AllowOrigins ${undocumented}, a wildcard API Gateway does not document ` +
-        '(only *, https://* and http://*, in "Configure CORS for HTTP APIs"); list the origins',
+      `${apiId}: ${property}.AllowOrigins ${undocumented}, a wildcard ${wildcards.service} does not document ` +
+        `(only ${wildcards.origins.join(', ')}, in ${wildcards.page}); list the origins`,
     );
   return {
     allowOrigins: origins,

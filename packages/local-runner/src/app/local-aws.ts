@@ -4,4 +4,10 @@ export const localAws = {
   accountId: '000000000000',
   partition: 'aws',
   urlSuffix: 'amazonaws.com',
+  /**
+   * The credentials the runner gives its functions (the local DynamoDB takes any), and the ones a function URL with
+   * AuthType AWS_IAM checks a request's SigV4 signature against. A role's credentials on Lambda are temporary, so they
+   * come with a session token.
+   */
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local', sessionToken: 'local' },
 };

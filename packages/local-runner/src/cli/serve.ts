@@ -2,6 +2,7 @@
 // is stopped.
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
+import type { UrlApi } from '../app/api.ts';
 import { userPoolsOf } from '../app/assembly.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
@@ -96,6 +97,17 @@ const stopOnSignals = (parent: number) => {
   return state;
 };
 
+/** How the banner names each kind of API. */
+const kindNames = { rest: 'REST API', http: 'HTTP API', url: 'Function URL' } as const;
+
+/** A function URL's settings, as the banner shows them. */
+const urlTraits = (url: UrlApi) =>
+  [
+    `AuthType ${url.authType}${url.authType === 'AWS_IAM' ? ': SigV4 with access key id local, secret local' : ''}`,
+    url.invokeMode,
+    ...(url.cors ? ['CORS'] : []),
+  ].join(', ');
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -113,14 +125,21 @@ const banner = async (
       : await signDevToken(api.signingKey, { sub: options.sub.default, scope, expiresIn: '12h' });
   // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
-  const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
+  const examples = curlExamples(
+    openapi ?? {},
+    api.url,
+    token ?? '$TOKEN',
+    api.app.kind === 'url' ? [] : api.app.routes,
+  );
   const routesOf = ({ url, app }: Runner['apis'][number]) =>
-    app.kind === 'http'
-      ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
-      : app.routes.map(
-          (route) =>
-            `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-        );
+    app.kind === 'url'
+      ? [`  function URL ${url}/ -> ${app.functionId}${app.qualifier ? `:${app.qualifier}` : ''} (${urlTraits(app)})`]
+      : app.kind === 'http'
+        ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+        : app.routes.map(
+            (route) =>
+              `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+          );
   const several = api.apis.length > 1;
   const chosen = !several && api.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
@@ -131,7 +150,7 @@ const banner = async (
     ...api.apis.flatMap((served) => [
       ...(several
         ? [
-            `${served.app.kind === 'http' ? 'HTTP' : 'REST'} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
+            `${kindNames[served.app.kind]} ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
           ]
         : []),
       ...routesOf(served),

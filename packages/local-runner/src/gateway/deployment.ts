@@ -2,7 +2,7 @@
 // functions' pools, its authorizers, and what its kind of pipeline makes once (a REST API's compiled routes); and the
 // shape every kind of API's pipeline has (listener.ts picks one).
 import type { IncomingMessage } from 'node:http';
-import type { HttpApi, RestApi } from '../app/api.ts';
+import type { Api, HttpApi, RestApi, UrlApi } from '../app/api.ts';
 import type { Stage } from '../app/cfn.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
@@ -27,17 +27,23 @@ export interface HttpDeployment extends DeploymentOf<HttpApi> {
   kind: 'http';
 }
 
-export type Deployment = RestDeployment | HttpDeployment;
+export interface UrlDeployment extends DeploymentOf<UrlApi> {
+  kind: 'url';
+}
+
+export type Deployment = RestDeployment | HttpDeployment | UrlDeployment;
 
 /** `api` as its gateway serves it, with its functions' pools and its authorizers. */
 export const deploymentOf = (
-  api: RestApi | HttpApi,
+  api: Api,
   pools: Map<string, FunctionPool>,
   authorizers: Map<string, Authorizer>,
 ): Deployment =>
   api.kind === 'rest'
     ? { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) }
-    : { kind: 'http', api, pools, authorizers };
+    : api.kind === 'http'
+      ? { kind: 'http', api, pools, authorizers }
+      : { kind: 'url', api, pools, authorizers };
 
 /** A request's response, and what its log line tells besides method, path, status and time. */
 interface Served {

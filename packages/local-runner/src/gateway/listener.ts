@@ -18,6 +18,7 @@ import { httpPipeline } from './http/pipeline.ts';
 import { errorResponse, type HttpResponse, renderGatewayResponse } from './responses.ts';
 import { restPipeline } from './rest/pipeline.ts';
 import { stageFor } from './stages.ts';
+import { urlPipeline } from './url/pipeline.ts';
 
 /** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
 const nodeMaxHeaderSize = 64 * 1024;
@@ -52,6 +53,8 @@ const serve = (request: IncomingMessage, deployment: Deployment) => {
       return restPipeline(request, url, deployment, stage);
     case 'http':
       return httpPipeline(request, url, deployment, stage);
+    case 'url':
+      return urlPipeline(request, url, deployment, stage);
   }
 };
 

@@ -39,11 +39,10 @@ export const functionVariables = (
     _HANDLER: fn.handler,
     AWS_REGION: localAws.region,
     AWS_DEFAULT_REGION: localAws.region,
-    // Local credentials: the local DynamoDB takes any, and no real AWS account is ever reached. A role's credentials
-    // on Lambda are temporary, so they come with a session token.
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    AWS_SESSION_TOKEN: 'local',
+    // Local credentials (local-aws.ts): no real AWS account is ever reached.
+    AWS_ACCESS_KEY_ID: localAws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localAws.credentials.secretAccessKey,
+    AWS_SESSION_TOKEN: localAws.credentials.sessionToken,
     AWS_LAMBDA_FUNCTION_NAME: fn.id,
     AWS_LAMBDA_FUNCTION_VERSION: fn.version,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),

@@ -257,10 +257,12 @@ describe('rest-shapes-app: five REST APIs in one stack', () => {
       expect(response.headers.get('www-authenticate')).toBeNull();
     });
 
-    test('today: its function URL is not served, and the runner says so at start', () => {
-      expect(app.log.lines).toContain(
-        'RestShapes/WelcomeUrl: a function URL (of WelcomeFunction), which the runner does not serve',
-      );
+    // "Invoking Lambda function URLs" (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html).
+    test('its function URL is served at an address of its own: the function answers', async () => {
+      expect(await call(apiOf(app, 'WelcomeUrl'), 'GET', '/')).toMatchObject({
+        status: 200,
+        body: 'welcome, gardener',
+      });
     });
   });
 
@@ -366,7 +368,9 @@ describe('stacks-app: seven stacks in one app', () => {
       expect(all.log.lines).toContain(notice);
       expect(edge.log.lines).toContain(notice);
       expect(served(edge).apis.map(({ app }) => `${app.stackName}/${app.apiId}`)).toEqual(['Edge/Proxy']);
-      expect(refusal(firewall)).toBe('Firewall: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve');
+      expect(refusal(firewall)).toBe(
+        'Firewall: no API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api, AWS::Lambda::Url) to serve',
+      );
     });
 
     test('GET /prod answers with the path "/", and the greedy proxy any path and method', async () => {
@@ -642,10 +646,11 @@ describe('http-shapes-app: HTTP APIs, a REST API with stage variables, a functio
     });
   });
 
-  test('today: the function URL is not served, and the runner says so at start', () => {
-    expect(app.log.lines).toContain(
-      'HttpShapes/RequestUrl: a function URL (of RequestFunction), which the runner does not serve',
-    );
+  // "Invoking Lambda function URLs" (https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html).
+  test('the function URL is served at an address of its own: the function answers, its event payload 2.0', async () => {
+    const response = await call(apiOf(app, 'RequestUrl'), 'POST', '/', { 'content-type': 'text/plain' }, 'hi');
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ method: 'POST', body: 'hi' });
   });
 
   test('REST API: ANY /v1/anything answers with the prod stage variables', async () => {

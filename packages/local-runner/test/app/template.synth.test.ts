@@ -69,7 +69,7 @@ test('--api ID: that REST API alone, with its stage and routes; the other API an
   const app = readApi(
     synthesize((cdkApp) => twoApis(new Stack(cdkApp, 'Case'))),
     { apiName: 'UsersApi' },
-  );
+  ) as ReadRestApi;
   expect(app).toMatchObject({ apiId: 'UsersApi', otherApiIds: ['OrdersApi'], stages: [{ name: 'users' }] });
   expect(app.routes.map(({ method, resourcePath }) => `${method} ${resourcePath}`)).toEqual(['GET /users']);
   expect([...app.functions.keys()]).toEqual(['UsersFunction']);
@@ -412,7 +412,7 @@ describe('readAssembly: several stacks at once', () => {
       for (const name of ['Users', 'Orders']) new Stack(app, name);
     });
     expect(() => readAssembly(empty)).toThrow(
-      `${empty}: none of its stacks (Users, Orders) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api) to serve`,
+      `${empty}: none of its stacks (Users, Orders) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api, AWS::Lambda::Url) to serve`,
     );
   });
 

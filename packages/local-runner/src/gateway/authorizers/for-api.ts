@@ -30,7 +30,7 @@ export const authorizersFor = (
           ? new UserPoolAuthorizer(authorizer, verify)
           : new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
       );
-  else
+  else if (api.kind === 'http')
     for (const authorizer of api.authorizers.values())
       authorizers.set(
         authorizer.id,

@@ -32,11 +32,11 @@ const isText = (contentType: string | undefined) =>
 
 /** The payload format 2.0 event ("Working with AWS Lambda proxy integrations for HTTP APIs"). */
 export const eventV2 = (
-  api: HttpApi,
-  stage: Stage,
+  api: Pick<HttpApi, 'apiId'>,
+  stage: Pick<Stage, 'name' | 'variables'>,
   request: IncomingMessage,
   url: URL,
-  route: HttpRoute,
+  route: Pick<HttpRoute, 'routeKey'>,
   parameters: Record<string, string>,
   body: Buffer,
 ) => {

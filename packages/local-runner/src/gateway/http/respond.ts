@@ -29,7 +29,7 @@ export const ownResponse = (status: 400 | 401 | 403 | 404 | 413 | 500 | 503): Ht
  * Set-Cookie, its body, base64-decoded when `isBase64Encoded`); any other JSON the function answers is the body, 200,
  * application/json; undefined when malformed.
  */
-const resultToResponse = (result: unknown): HttpResponse | undefined => {
+export const resultToResponse = (result: unknown): HttpResponse | undefined => {
   if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
     return {
       status: 200,

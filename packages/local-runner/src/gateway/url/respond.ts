@@ -1,0 +1,39 @@
+// A function URL's respond phase: the function's result as HTTP, by payload format 2.0's rules as an HTTP API applies
+// them ("Response payload format": the same schema; http/respond.ts), and the URL's own answers: 403
+// {"Message":"Forbidden"} (AccessDeniedException) to a request AWS_IAM refuses, 413 to a request over the 6 MB payload
+// quota, 502 "Internal Server Error" when the function fails or answers malformed.
+import type { UrlApi } from '../../app/api.ts';
+import type { InvocationReport } from '../../lambda/pool.ts';
+import { resultToResponse } from '../http/respond.ts';
+import type { HttpResponse } from '../responses.ts';
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+/** The function URL's own answer of `status`. */
+export const ownResponse = (status: 403 | 413 | 502): HttpResponse =>
+  status === 403
+    ? {
+        status,
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['x-amzn-ErrorType', 'AccessDeniedException'],
+        ],
+        body: json({ Message: 'Forbidden' }),
+      }
+    : status === 413
+      ? {
+          status,
+          headers: [['Content-Type', 'application/json']],
+          body: json({ Message: 'Request must be smaller than 6291456 bytes for the InvokeFunction operation' }),
+        }
+      : { status, headers: [['Content-Type', 'text/plain']], body: Buffer.from('Internal Server Error') };
+
+/** The function's answer as the URL's response: 502 when it failed or answered malformed (`notes` say). */
+export const respond = (api: UrlApi, { invocation }: InvocationReport, notes: string[]) => {
+  const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
+  if (!response)
+    notes.push(
+      `${api.functionId} ${invocation.outcome === 'result' ? 'malformed result' : invocation.outcome === 'error' ? `error: ${invocation.errorType}: ${invocation.message}` : `failure: ${invocation.reason}`}`,
+    );
+  return response ?? ownResponse(502);
+};
