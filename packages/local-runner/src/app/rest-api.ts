@@ -81,6 +81,8 @@ export interface ProxyRoute extends RouteBase {
   /** The alias API Gateway invokes (the URI's), if any. */
   qualifier?: string;
   integrationTimeoutMs: number;
+  /** ResponseTransferMode STREAM: the function's response streamed to the client as it comes. */
+  streamed: boolean;
 }
 
 /** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
@@ -270,6 +272,7 @@ const readRoutes = (
         integration: 'proxy',
         ...functionOf(integration.Uri, id),
         integrationTimeoutMs: numberOf(integration.TimeoutInMillis, at('Integration.TimeoutInMillis'), 29_000),
+        streamed: transferMode(integration.ResponseTransferMode, at('Integration.ResponseTransferMode')) === 'STREAM',
       },
     ];
   });
@@ -280,6 +283,14 @@ const readRoutes = (
       `the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:\n${refused.map((line) => `  ${line}`).join('\n')}`,
     );
   return routes;
+};
+
+/** An integration's ResponseTransferMode: BUFFERED (the default) or STREAM; anything else refused. */
+const transferMode = (value: unknown, where: Where) => {
+  const mode = stringOf(value, where, 'BUFFERED');
+  if (mode !== 'BUFFERED' && mode !== 'STREAM')
+    throw new UnsupportedTemplateError(`${where.resource}: ${where.property} ${mode} (BUFFERED or STREAM)`);
+  return mode;
 };
 
 /** An integration's Uri as text, its Fn::Join parts joined, any other intrinsic (a Ref, a GetAtt) as `*`. */
@@ -295,10 +306,9 @@ const uriText = (value: unknown): string => {
  */
 const unsupportedIntegration = (integration: Record<string, unknown>) => {
   const type = String(integration.Type);
-  // "Stream the integration response for your proxy integrations in API Gateway": the function's response
-  // streamed to the client as it writes it, which the runner's runtime clients do not do.
-  if (integration.ResponseTransferMode === 'STREAM')
-    return `a response-streaming integration (${type}, ResponseTransferMode STREAM), which the runner does not stream`;
+  // "Stream the integration response for your proxy integrations in API Gateway": a Lambda proxy integration's alone.
+  if (integration.ResponseTransferMode === 'STREAM' && type !== 'AWS_PROXY')
+    return `a response-streaming integration (${type}, ResponseTransferMode STREAM), which the runner streams from Lambda proxy integrations alone`;
   if (type === 'AWS_PROXY' || type === 'MOCK') return undefined;
   const uri = uriText(integration.Uri ?? '');
   if (type === 'AWS') {

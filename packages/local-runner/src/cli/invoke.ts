@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { readAssembly } from '../app/assembly.ts';
 import { namedFunction, servedFunctions, unreachedFunctions } from '../app/served-functions.ts';
 import { RunnerError } from '../errors.ts';
+import { failureOf } from '../lambda/pool.ts';
 import { startServices } from '../runner.ts';
 import { readConfig } from './config.ts';
 import {
@@ -113,7 +114,7 @@ try {
       JSON.stringify(
         invocation?.outcome === 'error'
           ? { errorType: invocation.errorType, errorMessage: invocation.message }
-          : { errorType: 'Runtime.Failure', errorMessage: invocation?.reason },
+          : { errorType: 'Runtime.Failure', errorMessage: invocation && failureOf(invocation) },
         null,
         2,
       ),

@@ -15,7 +15,7 @@ import {
 import { ClientAbortedError } from '../request-body.ts';
 import type { Deployment } from './deployment.ts';
 import { httpPipeline } from './http/pipeline.ts';
-import { errorResponse, type HttpResponse, renderGatewayResponse } from './responses.ts';
+import { type BufferedResponse, errorResponse, renderGatewayResponse } from './responses.ts';
 import { restPipeline } from './rest/pipeline.ts';
 import { stageFor } from './stages.ts';
 import { urlPipeline } from './url/pipeline.ts';
@@ -104,13 +104,31 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
         .then(({ response: { status, headers, body }, notes }) => {
           // Once the server is closing, close each connection after its response instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;
+          const logged = () => {
+            const milliseconds = Math.round(performance.now() - started);
+            logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+          };
+          // A streamed body is passed on as it comes (chunked); cut, it cuts the client's connection.
+          if (!Buffer.isBuffer(body)) {
+            response.writeHead(status, headers.flat());
+            body.once('error', (error) => {
+              notes.push(`the stream was cut: ${error.message}`);
+              response.destroy();
+            });
+            response.once('close', () => {
+              logged();
+              // A client gone before the end: the rest is read to no one, so that the function's stream ends.
+              body.resume();
+            });
+            body.pipe(response);
+            return;
+          }
           // RFC 9110 section 8.6: no Content-Length on a 204 (a preflight's) or a 304, which have no content.
           const hasContent = status !== 204 && status !== 304;
           const length: [string, string][] = hasContent ? [['Content-Length', String(body.length)]] : [];
           response.writeHead(status, [...headers, ...length].flat());
           response.end(hasContent ? body : undefined);
-          const milliseconds = Math.round(performance.now() - started);
-          logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
+          logged();
         })
         .catch((error: unknown) => {
           const milliseconds = Math.round(performance.now() - started);
@@ -131,7 +149,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
   // Requests Node's parser refuses (malformed, or headers over nodeMaxHeaderSize) get the Error shape too, as Node's
   // documentation shows for 'clientError', instead of Node's bare 400 or 431; CONNECT (a proxy tunnel) is no method of
   // any REST API: API Gateway answers it as an unknown route.
-  const raw = ({ status, headers, body }: HttpResponse) => rawResponse(status, headers, body);
+  const raw = ({ status, headers, body }: BufferedResponse) => rawResponse(status, headers, body);
   respondingToEveryRequest(server, {
     malformed: (status, error) => {
       log(`- - ${status} (malformed request: ${error.code ?? error.message})`);

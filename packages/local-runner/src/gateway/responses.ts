@@ -1,6 +1,7 @@
 // The responses the gateway writes: its own (from the template's gateway responses, or AWS's defaults), the runner's
 // for what API Gateway refuses before any gateway response applies, and a function's proxy result as HTTP.
 import { STATUS_CODES } from 'node:http';
+import type { Readable } from 'node:stream';
 import { isScalar, type Scalar } from '../app/cfn.ts';
 import type { GatewayResponse } from '../app/rest-api.ts';
 
@@ -26,8 +27,12 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
 export interface HttpResponse {
   status: number;
   headers: [string, string][];
-  body: Buffer;
+  /** The body whole, or as it comes (a streamed response: streamed-response.ts). */
+  body: Buffer | Readable;
 }
+
+/** A response whose body is whole. */
+export type BufferedResponse = HttpResponse & { body: Buffer };
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -47,7 +52,7 @@ export const renderGatewayResponse = (
   message: string,
   requestId: string,
   authorizer: Record<string, Scalar> = {},
-): HttpResponse => {
+): BufferedResponse => {
   const fallback = gatewayDefaults[type] ?? { status: 500, message };
   const configured = responses.get(type);
   const inherited = responses.get(fallback.status >= 500 ? 'DEFAULT_5XX' : 'DEFAULT_4XX');
@@ -83,7 +88,7 @@ export const errorResponse = (
   status: number,
   requestId?: string,
   message = STATUS_CODES[status] ?? 'Error',
-): HttpResponse => ({
+): BufferedResponse => ({
   status,
   headers: [
     ['Content-Type', 'application/json'],

@@ -25,15 +25,17 @@ const withinTime = async <T>(work: Promise<T>, ms: number): Promise<T | undefine
 
 /**
  * `pool`'s function invoked with `event` (`qualifier`: of that alias) within `ms`: undefined past it. A debugged
- * function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`).
+ * function may be paused at a breakpoint: the gateway waits (pool.ts, `debugged`). `streamed`: a streaming handler's
+ * response as it comes, `ms` counting to its start.
  */
 export const invokeWithin = (
   pool: FunctionPool,
   event: unknown,
   qualifier: string | undefined,
   ms: number,
+  streamed = false,
 ): Promise<InvocationReport | undefined> => {
-  const invoked = pool.invoke(event, qualifier ? { qualifier } : {});
+  const invoked = pool.invoke(event, { ...(qualifier && { qualifier }), streamed });
   return pool.debugged ? invoked : withinTime(invoked, ms);
 };
 
@@ -47,11 +49,11 @@ export const coldStartNotes = (functionId: string, report: InvocationReport | un
  */
 export const invokeIntegration = async (
   pool: FunctionPool,
-  route: { functionId: string; qualifier?: string | undefined; integrationTimeoutMs: number },
+  route: { functionId: string; qualifier?: string | undefined; integrationTimeoutMs: number; streamed?: boolean },
   event: unknown,
   notes: string[],
 ): Promise<InvocationReport | undefined> => {
-  const report = await invokeWithin(pool, event, route.qualifier, route.integrationTimeoutMs);
+  const report = await invokeWithin(pool, event, route.qualifier, route.integrationTimeoutMs, route.streamed);
   if (!report) notes.push(`${route.functionId} did not answer within ${route.integrationTimeoutMs} ms`);
   notes.push(...coldStartNotes(route.functionId, report));
   return report;

@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { localAws } from '../app/local-aws.ts';
 import { bootstrapOf, type Inspect } from './bootstrap.ts';
@@ -13,14 +14,27 @@ import { killGroup, spawnInOwnGroup } from './own-group.ts';
 import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
-type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string };
+type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string; streamed: boolean };
 
 type Invocation =
   | { outcome: 'result'; result: unknown }
+  /**
+   * A streaming handler's response, as it comes (runtime-api.ts: an error the function ends it with destroys `body`
+   * with a StreamedError). The environment is busy until it ends.
+   */
+  | { outcome: 'stream'; contentType: string; body: Readable }
   /** The handler threw or rejected. */
   | { outcome: 'error'; errorType: string; message: string }
   /** The environment died: init failure, crash, out of memory, or the function's timeout. */
   | { outcome: 'failure'; reason: string };
+
+/** Why an invocation that gave no result failed, as a log line says it. */
+export const failureOf = (invocation: Invocation) =>
+  invocation.outcome === 'error'
+    ? `${invocation.errorType}: ${invocation.message}`
+    : invocation.outcome === 'failure'
+      ? invocation.reason
+      : `a ${invocation.outcome} where none was asked for`;
 
 export interface InvocationReport {
   invocation: Invocation;
@@ -124,11 +138,17 @@ export class FunctionPool {
 
   /**
    * One invocation, with a request id of its own (Lambda's `awsRequestId`, never API Gateway's request id), of the
-   * alias `qualifier` when the caller names one (its ARN is then the function's, `:<alias>`).
+   * alias `qualifier` when the caller names one (its ARN is then the function's, `:<alias>`). `streamed`: a
+   * streaming handler's response is the outcome as it comes (InvokeWithResponseStream); else, as Lambda answers an
+   * Invoke of such a function, the stream's bytes read whole are the result.
    */
   invoke(
     event: unknown,
-    { requestId = randomUUID(), qualifier }: { requestId?: string; qualifier?: string } = {},
+    {
+      requestId = randomUUID(),
+      qualifier,
+      streamed = false,
+    }: { requestId?: string; qualifier?: string; streamed?: boolean } = {},
   ): Promise<InvocationReport> {
     this.#invocations += 1;
     this.#inFlight += 1;
@@ -136,7 +156,7 @@ export class FunctionPool {
     recordEvent(this.#fn.id, json);
     return new Promise((resolve) => {
       const pending = {
-        request: { event: json, requestId, ...(qualifier && { qualifier }), traceId: traceHeader(event) },
+        request: { event: json, requestId, ...(qualifier && { qualifier }), traceId: traceHeader(event), streamed },
         resolve,
         started: Date.now(),
         startsEnvironment: false,
@@ -188,6 +208,7 @@ export class FunctionPool {
           this.#answered(environment, requestId, { outcome: 'result', result: parsedResult(body) }),
         error: (requestId, errorType, message) =>
           this.#answered(environment, requestId, { outcome: 'error', errorType, message }),
+        stream: (requestId, contentType, body) => this.#streaming(environment, requestId, contentType, body),
       }),
       ready: ready.promise,
       current: undefined,
@@ -263,6 +284,33 @@ export class FunctionPool {
     if (!this.debugged) return this.#fail(environment, reason);
     const say = this.#logLine ?? console.error;
     say(`${reason} on AWS; debugged (--inspect), it goes on`);
+  }
+
+  /**
+   * The runtime began a streamed response to `requestId`: the invocation's outcome now (the gateway passes it on as it
+   * comes), the environment and the function's timeout held until the stream ends.
+   */
+  #streaming(environment: ExecutionEnvironment, requestId: string, contentType: string, body: Readable) {
+    const pending = environment.current;
+    if (pending?.request.requestId !== requestId) return void body.destroy();
+    if (!pending.request.streamed) {
+      const chunks: Buffer[] = [];
+      body.on('data', (chunk: Buffer) => chunks.push(chunk));
+      body.once('end', () =>
+        this.#answered(environment, requestId, {
+          outcome: 'result',
+          result: parsedResult(Buffer.concat(chunks).toString('utf8')),
+        }),
+      );
+      body.once('error', (error) => {
+        const { errorType = 'Runtime.StreamCut' } = error as { errorType?: string };
+        this.#answered(environment, requestId, { outcome: 'error', errorType, message: error.message });
+      });
+      return;
+    }
+    const invocation: Invocation = { outcome: 'stream', contentType, body };
+    pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs: pending.initMs });
+    body.once('close', () => this.#answered(environment, requestId, invocation));
   }
 
   /** The runtime answered `requestId`: the current invocation's outcome, if it is that one. */

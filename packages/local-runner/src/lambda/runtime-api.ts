@@ -4,6 +4,7 @@
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { afterBody, rawResponse, respondingToEveryRequest } from '../http-server.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 
@@ -26,6 +27,21 @@ export interface RuntimeReports {
   /** The response, as the runtime posted it (text: a JSON document for a function's result). */
   response: (requestId: string, body: string) => void;
   error: (requestId: string, errorType: string, message: string) => void;
+  /**
+   * A streamed response began (its chunks come in `body` as the runtime posts them); an error the runtime reports in
+   * its trailers destroys `body` with a StreamedError.
+   */
+  stream: (requestId: string, contentType: string, body: Readable) => void;
+}
+
+/** The error a streaming response ended with (the Runtime API's Lambda-Runtime-Function-Error-Type and -Body trailers). */
+export class StreamedError extends Error {
+  override name = 'StreamedError';
+  readonly errorType: string;
+  constructor(errorType: string, message: string) {
+    super(message);
+    this.errorType = errorType;
+  }
 }
 
 export interface RuntimeApi {
@@ -159,6 +175,8 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
     // An initialization error ends the environment: once it has asked for an invocation, its initialization is over.
     if (initError && initialized) throw forbidden('the runtime is initialized: no initialization error now');
     const id = encodedId === undefined ? undefined : decoded(encodedId);
+    if (outcome === 'response' && request.headers['lambda-runtime-function-response-mode'] === 'streaming')
+      return streamed(request, response, id);
     let read: Buffer | undefined;
     try {
       read = await readBody(request, maxResponseBytes);
@@ -183,6 +201,35 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
       const { errorType, message } = reportedError(request, body);
       reports.error(id ?? '', errorType, message);
     }
+  };
+
+  /**
+   * A streamed response ("Using the Lambda runtime API for custom runtimes", response streaming): its chunks passed on
+   * as they come; at its end, its trailers say whether it failed (Lambda-Runtime-Function-Error-Type, and the error
+   * body, base64, in Lambda-Runtime-Function-Error-Body). The 6 MB limit of a buffered response does not apply.
+   */
+  const streamed = (request: IncomingMessage, response: ServerResponse, id: string | undefined) => {
+    if (id !== current) throw new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${id}`);
+    current = undefined;
+    const body = new PassThrough();
+    let ended = false;
+    request.on('data', (chunk: Buffer) => body.write(chunk));
+    request.on('end', () => {
+      ended = true;
+      const errorType = request.trailers['lambda-runtime-function-error-type'];
+      if (errorType === undefined) body.end();
+      else {
+        const encoded = request.trailers['lambda-runtime-function-error-body'] ?? '';
+        const { message } = reportedError(request, Buffer.from(encoded, 'base64').toString('utf8'));
+        body.destroy(new StreamedError(errorType, message));
+      }
+      json(response, 202, { status: 'OK' });
+    });
+    // The runtime gone before the end (killed at its timeout): the stream is cut.
+    request.on('close', () => {
+      if (!ended) body.destroy(new StreamedError('Runtime.StreamCut', 'the runtime ended before its response'));
+    });
+    reports.stream(id ?? '', String(request.headers['content-type'] ?? 'application/octet-stream'), body);
   };
 
   const server = createServer(async (request, response) => {

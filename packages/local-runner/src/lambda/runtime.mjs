@@ -9,6 +9,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire, registerHooks } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join, posix } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API ?? '';
@@ -293,14 +294,42 @@ registerHooks({
   },
 });
 
+/**
+ * The `awslambda` global Lambda's Node.js runtime gives a function (aws/aws-lambda-nodejs-runtime-interface-client,
+ * src/UserFunction.js and src/stream/http-response-stream.ts): `streamifyResponse(handler)` marks the handler as a
+ * streaming one (the symbol below, which other libraries set and read too), so that it is called as
+ * `handler(event, responseStream, context)` and its response is streamed; `HttpResponseStream.from(stream, prelude)`
+ * makes the stream's content type `application/vnd.awslambda.http-integration-response` and writes, before its first
+ * chunk, the prelude as JSON (statusCode, headers, cookies) and 8 NUL bytes: what a function URL or API Gateway reads
+ * the response's status and headers from.
+ */
+const streamingMark = Symbol.for('aws.lambda.runtime.handler.streaming');
+const preludeContentType = 'application/vnd.awslambda.http-integration-response';
+globalThis.awslambda = {
+  streamifyResponse: (handler) => Object.assign(handler, { [streamingMark]: 'response' }),
+  HttpResponseStream: {
+    from: (stream, prelude) => {
+      stream.setContentType(preludeContentType);
+      stream._onBeforeFirstWrite = (write) => {
+        write(JSON.stringify(prelude));
+        write(new Uint8Array(8));
+      };
+      return stream;
+    },
+  },
+};
+
 let handler;
+let streams = false;
 try {
   // As the runtime loads it: a .cjs file, or a .js one in CommonJS scope, by require(); the rest by import().
   const required = modulePath.endsWith('.cjs') || (modulePath.endsWith('.js') && !isModuleScope(modulePath));
   const module = required ? createRequire(modulePath)(modulePath) : await import(pathToFileURL(modulePath).href);
   handler = module[exportName];
   if (typeof handler !== 'function') throw new Error(`${modulePath} exports no function ${exportName}`);
-  if (!takesCallbacks && handler.length >= 3)
+  streams = Boolean(handler[streamingMark]);
+  // A streaming handler's third parameter is the context, no callback.
+  if (!takesCallbacks && !streams && handler.length >= 3)
     throw runtimeError('Runtime.CallbackHandlerDeprecated', callbackHandlerRefused);
 } catch (thrown) {
   // As the runtime reports a module it cannot load (UserFunction.js): a syntax error as Runtime.UserCodeSyntaxError, a
@@ -354,6 +383,91 @@ const callbackStyle = (finish) => {
   };
 };
 
+/**
+ * The response stream of a streaming handler: the Runtime API's streaming response ("Using the Lambda runtime API for
+ * custom runtimes": `Lambda-Runtime-Function-Response-Mode: streaming`, a chunked POST to /response, an error as the
+ * trailers Lambda-Runtime-Function-Error-Type and -Body), its head sent at the first write or at the end, so that the
+ * content type may be set before. `answered`: the Runtime API's answer, once the stream has ended.
+ */
+const responseStream = (path) => {
+  let contentType = 'application/octet-stream';
+  let headSent = false;
+  let wrote = false;
+  const answered = Promise.withResolvers();
+  const head = () => {
+    if (headSent) return;
+    headSent = true;
+    awaited = answered.resolve;
+    connection.ref();
+    connection.write(
+      `POST /2018-06-01/runtime${path} HTTP/1.1\r\nHost: ${runtimeApi}\r\nLambda-Runtime-Function-Response-Mode: streaming\r\n` +
+        `Content-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n` +
+        'Trailer: Lambda-Runtime-Function-Error-Type, Lambda-Runtime-Function-Error-Body\r\n\r\n',
+    );
+  };
+  // A chunk of the chunked body; an empty one would end it.
+  const chunk = (data) => {
+    const bytes = Buffer.from(data);
+    if (bytes.length > 0)
+      connection.write(Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, Buffer.from('\r\n')]));
+  };
+  const stream = new Writable({
+    write(data, _encoding, callback) {
+      head();
+      if (!wrote) stream._onBeforeFirstWrite?.(chunk);
+      wrote = true;
+      chunk(data);
+      callback();
+    },
+    final(callback) {
+      head();
+      connection.write('0\r\n\r\n');
+      callback();
+    },
+  });
+  stream.setContentType = (type) => {
+    if (headSent) throw new Error('Cannot set content-type, too late.');
+    contentType = type;
+  };
+  /** Ends the stream with the error as its trailers (the standard error body, base64). */
+  const fail = (error) => {
+    head();
+    const { errorType, message } = reported(error);
+    const stackTrace = error instanceof Error && typeof error.stack === 'string' ? error.stack.split('\n') : [];
+    const body = Buffer.from(JSON.stringify({ errorMessage: message, errorType, stackTrace })).toString('base64');
+    connection.write(
+      `0\r\nLambda-Runtime-Function-Error-Type: ${errorType}\r\nLambda-Runtime-Function-Error-Body: ${body}\r\n\r\n`,
+    );
+    return answered.promise;
+  };
+  return { stream, fail, answered: answered.promise, ended: () => stream.writableFinished || stream.destroyed };
+};
+
+/**
+ * A streaming handler's invocation (the runtime client's StreamingInvokeProcessor): the handler must be async; once
+ * it settles, the invocation waits for the stream's end; a throw or a rejection ends the stream with the error.
+ */
+const invokeStreaming = async (parsed, context, path, requestId) => {
+  const { stream, fail, answered, ended } = responseStream(path);
+  let failed = false;
+  const failWith = async (error) => {
+    if (failed || ended()) return;
+    failed = true;
+    logError('Invoke Error', error instanceof Error ? error : new Error(String(error)), requestId);
+    await fail(error);
+  };
+  whenEventLoopEmpty(() => void failWith(runtimeError('Runtime.NodeJsExit', nodeJsExitMessage)));
+  try {
+    const result = handler(parsed, stream, context);
+    if (typeof result?.then !== 'function') throw new Error('Streaming does not support non-async handlers.');
+    await result;
+    await answered;
+  } catch (error) {
+    await failWith(error);
+  }
+  onEmptyLoop = () => undefined;
+};
+
 /** One invocation, from GET /invocation/next's answer; resolves once its outcome is posted. */
 const invoke = async ({ headers, body }) => {
   const posted = Promise.withResolvers();
@@ -373,6 +487,8 @@ const invoke = async ({ headers, body }) => {
     logStreamName: process.env.AWS_LAMBDA_LOG_STREAM_NAME,
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   };
+  if (streams)
+    return invokeStreaming(parsed, context, `/invocation/${encodeURIComponent(requestId)}/response`, requestId);
   let finished = false;
   /** The invocation's outcome, once: its result as JSON, or its error (logged as the runtime logs it). */
   const finish = (outcome) => {

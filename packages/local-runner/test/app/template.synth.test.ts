@@ -14,7 +14,6 @@ import {
   MockIntegration,
   PassthroughBehavior,
   RequestAuthorizer,
-  ResponseTransferMode,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import { CfnApi, CfnAuthorizer, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -146,16 +145,11 @@ describe('readApi refuses', () => {
         api.root.addMethod('GET', new HttpIntegration('https://example.com/'));
         api.root.addResource('lambda').addMethod('POST', new LambdaIntegration(fn, { proxy: false }));
         api.root.addResource('items').addMethod('PUT', new AwsIntegration({ service: 'dynamodb', action: 'PutItem' }));
-        const streamed = new LambdaIntegration(fn, { responseTransferMode: ResponseTransferMode.STREAM });
-        api.root.addResource('stream').addMethod('GET', streamed);
       });
     expect(refusal).toThrow(/the runner serves Lambda proxy \(AWS_PROXY\) and MOCK integrations; not these methods:/);
     expect(refusal).toThrow(/\(GET \/\): an HTTP integration \(HTTP_PROXY\) to https:\/\/example\.com\//);
     expect(refusal).toThrow(/\(POST \/lambda\): a non-proxy Lambda integration \(AWS, with mapping templates\)/);
     expect(refusal).toThrow(/\(PUT \/items\): a non-proxy integration \(AWS\) with dynamodb \(action\/PutItem\)/);
-    expect(refusal).toThrow(
-      /\(GET \/stream\): a response-streaming integration \(AWS_PROXY, ResponseTransferMode STREAM\), which the runner does not stream/,
-    );
   });
 
   test('an HTTP API\'s Lambda authorizer with simple responses on payload 1.0, which takes 2.0 ("must return an IAM policy")', () => {

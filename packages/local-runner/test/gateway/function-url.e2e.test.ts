@@ -3,9 +3,16 @@
 // judged by @aws-lambda-powertools/parser's LambdaFunctionUrlSchema), the response ("Response payload format": payload
 // 2.0's rules), AuthType AWS_IAM (the same page: "Lambda processes the request only if the signatures match"; signed
 // here with the aws4 package, a signer apart from the runner's), CORS ("Creating and managing Lambda function URLs",
-// https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html#urls-cors) and an alias's URL (Qualifier).
+// https://docs.aws.amazon.com/lambda/latest/dg/urls-configuration.html#urls-cors) and an alias's URL (Qualifier); and
+// response streaming ("Lambda response streaming",
+// https://docs.aws.amazon.com/lambda/latest/dg/configuration-response-streaming.html) behind a function URL with
+// InvokeMode RESPONSE_STREAM and a REST method with ResponseTransferMode STREAM ("Stream the integration response for
+// your proxy integrations in API Gateway",
+// https://docs.aws.amazon.com/apigateway/latest/developerguide/response-transfer-mode.html).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
-import { describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import aws4 from 'aws4';
 import { synthesizeFunctionUrlApp } from '../fixtures/function-url-app.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
@@ -46,6 +53,19 @@ const signed = (
 };
 const eventOf = (text: string) =>
   (JSON.parse(text) as { event: Record<string, unknown> & { requestContext: Record<string, unknown> } }).event;
+
+test('what is not applied locally is said at start, naming the URL', () => {
+  expect(served.log.lines).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(
+        /^Urls\/SignedUrl: a function URL with AuthType AWS_IAM: the runner checks .* not the caller's IAM permissions nor the signature's age$/,
+      ),
+      expect.stringMatching(
+        /^Urls\/StreamUrl: a streamed function URL: the 200 MB limit of a streamed response .* not applied$/,
+      ),
+    ]),
+  );
+});
 
 describe('the event ("Request payload format")', () => {
   test('payload 2.0 with the $default route key and stage, the lambda-url domain, no path parameters nor stage variables', async () => {
@@ -211,5 +231,91 @@ describe('CORS', () => {
     const headers = signed('/plants', { headers: { origin: 'https://elsewhere.example.com' } });
     const response = await send('SignedUrl', 'GET', '/plants', headers);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+/**
+ * A signal the streaming function waits for (its request's x-signal header names it): released by the test once it
+ * has read the first chunk, so that a chunk read before is one the function wrote before it ended.
+ */
+const signals = (() => {
+  let server: Server | undefined;
+  const waiting = new Map<string, () => void>();
+  const released = new Set<string>();
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const name = request.url ?? '';
+      const answer = () => response.end('go');
+      if (released.has(name)) answer();
+      else waiting.set(name, answer);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+  let next = 0;
+  return {
+    /** A new signal: its URL, and its release. */
+    make: () => {
+      next += 1;
+      const name = `/signal-${next}`;
+      if (!server) throw new Error('the signal server did not start');
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${name}`,
+        release: () => {
+          released.add(name);
+          waiting.get(name)?.();
+        },
+      };
+    },
+  };
+})();
+
+/** The response to GET `url`: its first chunk read while the function waits for the signal, then the rest. */
+const streamedThrough = async (url: string) => {
+  const signal = signals.make();
+  const response = await fetch(url, { headers: { 'x-signal': signal.url } });
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const first = await reader.read();
+  // The function has written its first chunk and is waiting for the signal: it has not ended.
+  const firstText = decoder.decode(first.value);
+  signal.release();
+  let rest = '';
+  for (let read = await reader.read(); !read.done; read = await reader.read()) rest += decoder.decode(read.value);
+  return { response, first: firstText, rest };
+};
+
+describe('response streaming', () => {
+  test.each([
+    ['a function URL with InvokeMode RESPONSE_STREAM', () => `${urlOf('StreamUrl').origin}/plants`],
+    ['a REST method with ResponseTransferMode STREAM', () => `${urlOf('StreamedApi').origin}/prod/plants`],
+  ])('%s: the first chunk reaches the client before the function ends, then the rest', async (_, target) => {
+    const { response, first, rest } = await streamedThrough(target());
+    expect(first).toBe('first\n');
+    expect(rest).toBe('second\n');
+    // The prelude's status, headers and cookies (HttpResponseStream.from), not the body.
+    expect(response.status).toBe(201);
+    expect(response.headers.get('content-type')).toBe('text/plain');
+    expect(response.headers.get('x-streamed')).toBe('yes');
+    expect(response.headers.get('set-cookie')).toBe('streamed=1');
+  });
+
+  test.each([
+    ['StreamUrl', '/fails-first'],
+    ['StreamedApi', '/prod/fails-first'],
+  ])('%s: a function that fails before its first byte: 502', async (id, path) => {
+    expect((await send(id, 'GET', path)).status).toBe(502);
+  });
+
+  test('a function that fails after its first chunk: the client gets that chunk, then its connection is cut', async () => {
+    const signal = signals.make();
+    const response = await fetch(`${urlOf('StreamUrl').origin}/fails-later`, { headers: { 'x-signal': signal.url } });
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('first\n');
+    signal.release();
+    await expect(reader.read()).rejects.toThrow();
   });
 });

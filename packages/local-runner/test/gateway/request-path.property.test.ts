@@ -19,6 +19,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   integration: 'proxy',
   resourcePath,
   method,
+  streamed: false,
   functionId: `${method} ${resourcePath}`,
   authorizerId: 'auth',
   validation: undefined,

@@ -15,6 +15,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   integration: 'proxy',
   resourcePath,
   method,
+  streamed: false,
   functionId: `${method} ${resourcePath}`,
   authorizerId: undefined,
   validation: undefined,

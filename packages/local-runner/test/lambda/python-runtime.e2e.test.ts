@@ -100,6 +100,7 @@ const environment = async (handler: string, extra: Record<string, string> = {}, 
     initError: (...values) => push(['initError', ...values]),
     response: (...values) => push(['response', ...values]),
     error: (...values) => push(['error', ...values]),
+    stream: (requestId, contentType) => push(['stream', requestId, contentType]),
   });
   closers.push(api.close);
   /** The first report that `matches`, made or to come. */

@@ -3,9 +3,10 @@
 // headers, a response, an error in the standard body or by its header alone, an initialization error, a response for
 // an invocation the runtime was not given, one too large, and a path that is not in the API.
 import { connect } from 'node:net';
+import type { Readable } from 'node:stream';
 import { afterEach, expect, test } from '@jest/globals';
 import { parseRaw, rawExchange } from 'test-support/raw-http';
-import { type RuntimeApi, type RuntimeReports, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
+import { type RuntimeApi, type RuntimeReports, StreamedError, startRuntimeApi } from '../../src/lambda/runtime-api.ts';
 
 let api: RuntimeApi | undefined;
 afterEach(() => api?.close());
@@ -18,6 +19,7 @@ const recorded = async () => {
     initError: (...values) => reports.push(['initError', ...values]),
     response: (...values) => reports.push(['response', ...values]),
     error: (...values) => reports.push(['error', ...values]),
+    stream: (...values) => reports.push(['stream', ...values]),
   };
   api = await startRuntimeApi(record);
   const url = (path: string) => `http://${api?.address}/2018-06-01/runtime${path}`;
@@ -235,4 +237,54 @@ test('an initialization error once the runtime has asked for an invocation is re
   expect(reports).toEqual([['ready']]);
   api?.deliver(invocation);
   expect((await waiting).status).toBe(200);
+});
+
+// "Using the Lambda runtime API for custom runtimes", response streaming
+// (https://docs.aws.amazon.com/lambda/latest/dg/runtimes-custom.html): Lambda-Runtime-Function-Response-Mode:
+// streaming, a chunked body, an error in the trailers Lambda-Runtime-Function-Error-Type and -Body (base64 of the
+// standard error body).
+test.each([
+  ['ends', '0\r\n\r\n', undefined],
+  [
+    'fails in its trailers',
+    `0\r\nLambda-Runtime-Function-Error-Type: Wilted\r\nLambda-Runtime-Function-Error-Body: ${Buffer.from(
+      JSON.stringify({ errorType: 'Wilted', errorMessage: 'no water' }),
+    ).toString('base64')}\r\n\r\n`,
+    ['Wilted', 'no water'],
+  ],
+])('a streamed response is passed on as it comes, and %s', async (_, end, failure) => {
+  const { reports, url } = await recorded();
+  api?.deliver(invocation);
+  await (await fetch(url('/invocation/next'))).text();
+  const socket = connect(Number(api?.address.split(':')[1]), '127.0.0.1');
+  const answer = new Promise<string>((resolve) => {
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk.toString();
+    });
+    socket.on('end', () => resolve(text));
+  });
+  socket.write(
+    `POST /2018-06-01/runtime/invocation/${invocation.requestId}/response HTTP/1.1\r\nHost: ${api?.address}\r\n` +
+      'Lambda-Runtime-Function-Response-Mode: streaming\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n' +
+      'Trailer: Lambda-Runtime-Function-Error-Type, Lambda-Runtime-Function-Error-Body\r\nConnection: close\r\n\r\n5\r\nfirst\r\n',
+  );
+  while (reports.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  const [what, requestId, contentType, body] = reports[1] as [string, string, string, Readable];
+  expect([what, requestId, contentType]).toEqual(['stream', invocation.requestId, 'text/plain']);
+  // The first chunk comes before the runtime has ended its response.
+  const first = await new Promise((resolve) => body.once('data', (chunk: Buffer) => resolve(chunk.toString())));
+  expect(first).toBe('first');
+  const ended = new Promise<unknown>((resolve) => {
+    body.once('end', () => resolve('ended'));
+    body.once('error', (error) => resolve(error));
+  });
+  socket.write(end);
+  const outcome = await ended;
+  if (failure === undefined) expect(outcome).toBe('ended');
+  else {
+    expect(outcome).toBeInstanceOf(StreamedError);
+    expect([(outcome as StreamedError).errorType, (outcome as StreamedError).message]).toEqual(failure);
+  }
+  expect(await answer).toMatch(/^HTTP\/1\.1 202 /);
 });

@@ -4,7 +4,7 @@
 
 import { isScalar } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
-import type { InvocationReport } from '../../lambda/pool.ts';
+import { failureOf, type InvocationReport } from '../../lambda/pool.ts';
 import { type HttpResponse, proxyResultToResponse } from '../responses.ts';
 
 const messages = {
@@ -70,7 +70,7 @@ export const respond = (route: HttpRoute, { invocation }: InvocationReport, note
         : resultToResponse(invocation.result);
   if (!response)
     notes.push(
-      `${route.functionId} ${invocation.outcome === 'result' ? 'malformed result' : invocation.outcome === 'error' ? `error: ${invocation.errorType}: ${invocation.message}` : `failure: ${invocation.reason}`}`,
+      `${route.functionId} ${invocation.outcome === 'result' ? 'malformed result' : `${invocation.outcome}: ${failureOf(invocation)}`}`,
     );
   return response ?? ownResponse(500);
 };

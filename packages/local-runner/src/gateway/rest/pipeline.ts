@@ -46,5 +46,5 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen));
   const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next));
   if ('responded' in report) return ended(report.responded);
-  return ended(respond(exchange, chosen, report.next));
+  return ended(await respond(exchange, chosen, report.next));
 };

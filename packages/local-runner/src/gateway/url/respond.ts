@@ -3,9 +3,11 @@
 // {"Message":"Forbidden"} (AccessDeniedException) to a request AWS_IAM refuses, 413 to a request over the 6 MB payload
 // quota, 502 "Internal Server Error" when the function fails or answers malformed.
 import type { UrlApi } from '../../app/api.ts';
-import type { InvocationReport } from '../../lambda/pool.ts';
+import { failureOf, type InvocationReport } from '../../lambda/pool.ts';
+import { StreamedError } from '../../lambda/runtime-api.ts';
 import { resultToResponse } from '../http/respond.ts';
 import type { HttpResponse } from '../responses.ts';
+import { streamedResponse } from '../streamed-response.ts';
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value));
 
@@ -33,7 +35,24 @@ export const respond = (api: UrlApi, { invocation }: InvocationReport, notes: st
   const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
   if (!response)
     notes.push(
-      `${api.functionId} ${invocation.outcome === 'result' ? 'malformed result' : invocation.outcome === 'error' ? `error: ${invocation.errorType}: ${invocation.message}` : `failure: ${invocation.reason}`}`,
+      `${api.functionId} ${invocation.outcome === 'result' ? 'malformed result' : `${invocation.outcome}: ${failureOf(invocation)}`}`,
     );
   return response ?? ownResponse(502);
+};
+
+/**
+ * A streamed response (InvokeMode RESPONSE_STREAM) as the URL's: its prelude's status and headers, its body as it
+ * comes; 502 when the function failed before its first byte or wrote a malformed prelude (`notes` say). A
+ * non-streaming handler's result: by the payload 2.0 rules, as a buffered URL's (what AWS does then is not documented).
+ */
+export const respondStreamed = async (api: UrlApi, report: InvocationReport, notes: string[]) => {
+  const { invocation } = report;
+  if (invocation.outcome !== 'stream') return respond(api, report, notes);
+  const streamed = await streamedResponse(invocation.contentType, invocation.body);
+  if ('response' in streamed) return streamed.response;
+  const { error } = streamed as { error?: Error };
+  notes.push(
+    `${api.functionId} ${error ? `error: ${error instanceof StreamedError ? `${error.errorType}: ` : ''}${error.message}` : 'malformed prelude'}`,
+  );
+  return ownResponse(502);
 };
