@@ -10,7 +10,7 @@ import type { HttpResponse } from '../responses.ts';
 import { signedCaller } from './authorize.ts';
 import { urlEvent } from './events.ts';
 import { integrate } from './integrate.ts';
-import { ownResponse, respondStreamed } from './respond.ts';
+import { ownResponse, respond } from './respond.ts';
 
 /** The request payload quota of a synchronous invocation ("Lambda quotas"): 6 MB. */
 const maxPayloadBytes = 6 * 1024 * 1024;
@@ -46,5 +46,5 @@ export const urlPipeline: Pipeline<UrlDeployment> = async (request, url, deploym
   if (!pool) return ended(ownResponse(502));
   const event = urlEvent(api, request, url, body, requestId, caller);
   const report = await integrate(pool, api, event, requestId, notes);
-  return ended(await respondStreamed(api, report, notes));
+  return ended(await respond(api, report, notes));
 };

@@ -30,8 +30,8 @@ export const ownResponse = (status: 403 | 413 | 502): HttpResponse =>
         }
       : { status, headers: [['Content-Type', 'text/plain']], body: Buffer.from('Internal Server Error') };
 
-/** The function's answer as the URL's response: 502 when it failed or answered malformed (`notes` say). */
-export const respond = (api: UrlApi, { invocation }: InvocationReport, notes: string[]) => {
+/** The function's result as the URL's response: 502 when it failed or answered malformed (`notes` say). */
+const buffered = (api: UrlApi, { invocation }: InvocationReport, notes: string[]) => {
   const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
   if (!response)
     notes.push(
@@ -41,13 +41,14 @@ export const respond = (api: UrlApi, { invocation }: InvocationReport, notes: st
 };
 
 /**
- * A streamed response (InvokeMode RESPONSE_STREAM) as the URL's: its prelude's status and headers, its body as it
- * comes; 502 when the function failed before its first byte or wrote a malformed prelude (`notes` say). A
- * non-streaming handler's result: by the payload 2.0 rules, as a buffered URL's (what AWS does then is not documented).
+ * The function's answer as the URL's response: a result by the payload 2.0 rules (also a non-streaming handler's
+ * behind InvokeMode RESPONSE_STREAM: what AWS does then is not documented); a stream (RESPONSE_STREAM) with its
+ * prelude's status and headers, its body as it comes; 502 when the function failed before its first byte or wrote a
+ * malformed prelude (`notes` say).
  */
-export const respondStreamed = async (api: UrlApi, report: InvocationReport, notes: string[]) => {
+export const respond = async (api: UrlApi, report: InvocationReport, notes: string[]) => {
   const { invocation } = report;
-  if (invocation.outcome !== 'stream') return respond(api, report, notes);
+  if (invocation.outcome !== 'stream') return buffered(api, report, notes);
   const streamed = await streamedResponse(invocation.contentType, invocation.body);
   if ('response' in streamed) return streamed.response;
   const { error } = streamed as { error?: Error };
