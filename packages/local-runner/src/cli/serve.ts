@@ -133,7 +133,9 @@ const banner = async (
   );
   const routesOf = ({ url, app }: Runner['apis'][number]) =>
     app.kind === 'url'
-      ? [`  function URL ${url}/ -> ${app.functionId}${app.qualifier ? `:${app.qualifier}` : ''} (${urlTraits(app)})`]
+      ? [
+          `  any method and path at ${url}/ -> ${app.functionId}${app.qualifier ? `:${app.qualifier}` : ''} (${urlTraits(app)})`,
+        ]
       : app.kind === 'http'
         ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
         : app.routes.map(
