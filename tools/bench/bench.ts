@@ -17,6 +17,7 @@ import { startDiscoveryIssuer } from '../../test/helpers/token-issuer.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
 import { monthlyRows, monthlyTable, storagePerGbMonth, xRayRecordedShare } from './cost-model.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
+import { measureFunctionUrl } from './function-url.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
@@ -260,6 +261,16 @@ await countingGate.close();
 await jwks.close();
 await discovered.close();
 
+// 4b. A function URL in front of a hello-world function: its first request and its throughput under the same load.
+progress('a function URL');
+const functionUrl = await measureFunctionUrl(scratch, maxWorkers, [1, 32], loadSeconds);
+const urlLoadRow = (connections: number) => {
+  const figures = functionUrl.load[connections];
+  return figures
+    ? `${figures.perSecond.toFixed(0)} req/s (p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms)`
+    : 'not measured';
+};
+
 // 5. Where the time goes when a cold-start target is missed: a CPU profile of one more cold start.
 const ratios = {
   createFloor: medianRatio(coldOf('createPlant').answeredMs, coldOf('floor').answeredMs),
@@ -458,11 +469,16 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | in-process ceiling, 1 connection | ${loadRow('ceiling', 1)} |
 | runner, 32 connections (${maxWorkers} workers a function) | ${loadRow('runner', 32)} |
 | in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
+| function URL (AuthType NONE, a hello-world function): start serving | ${(functionUrl.readyMs / 1000).toFixed(2)} s |
+| function URL: first request (the function cold) | ${functionUrl.firstRequestMs.toFixed(0)} ms |
+| function URL, 1 connection | ${urlLoadRow(1)} |
+| function URL, 32 connections (${maxWorkers} workers) | ${urlLoadRow(32)} |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
-rounds; the ratio is the median of the per-round ratios.
+rounds; the ratio is the median of the per-round ratios. The function URL (tools/bench/function-url.ts, synthesized
+in-process): the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up.
 
 ## DynamoDB requests
 

@@ -1,0 +1,78 @@
+// The local runner serving a function URL (AWS::Lambda::Url, AuthType NONE) in front of a hello-world function, for
+// `npm run bench`: its start, its first request (the function cold) and its throughput under the same closed-loop
+// load as the REST API's (http-load.ts, GET). The app is synthesized here, in-process: the product has no URL.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { App, Stack } from 'aws-cdk-lib';
+import { Code, FunctionUrlAuthType, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { startRunner } from 'cdk-local-runner';
+
+const here = new URL('./', import.meta.url).pathname;
+
+export interface FunctionUrlFigures {
+  readyMs: number;
+  firstRequestMs: number;
+  /** Requests per second and latencies at each number of connections, one round each. */
+  load: Record<number, { perSecond: number; p50: number; p99: number }>;
+}
+
+/** Serves a function URL from `scratch` with `maxWorkers` environments, and measures it. */
+export const measureFunctionUrl = async (
+  scratch: string,
+  maxWorkers: number,
+  connections: number[],
+  seconds: number,
+): Promise<FunctionUrlFigures> => {
+  const codeDir = join(scratch, 'url-function');
+  mkdirSync(codeDir, { recursive: true });
+  writeFileSync(
+    join(codeDir, 'index.mjs'),
+    'export const handler = async () => ({ statusCode: 200, body: \'{"hello":"world"}\' });\n',
+  );
+  const outdir = join(scratch, 'url-cdk.out');
+  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  const stack = new Stack(app, 'BenchUrl');
+  new LambdaFunction(stack, 'Hello', {
+    code: Code.fromAsset(codeDir),
+    handler: 'index.handler',
+    runtime: Runtime.NODEJS_24_X,
+  }).addFunctionUrl({ authType: FunctionUrlAuthType.NONE });
+  app.synth();
+  let started = performance.now();
+  const runner = await startRunner({
+    cloudAssemblyDir: outdir,
+    port: 0,
+    dataDir: undefined,
+    maxWorkers,
+    log: () => undefined,
+    functionLog: () => undefined,
+  });
+  const readyMs = performance.now() - started;
+  try {
+    started = performance.now();
+    const first = await fetch(`${runner.url}/`);
+    if (first.status !== 200) throw new Error(`the function URL's first request answered ${first.status}`);
+    await first.text();
+    const firstRequestMs = performance.now() - started;
+    const load: FunctionUrlFigures['load'] = {};
+    for (const count of connections) {
+      const run = (time: number) =>
+        promisify(execFile)(process.execPath, [
+          join(here, 'http-load.ts'),
+          `${runner.url}/`,
+          '',
+          String(count),
+          String(time),
+          '0',
+          'GET',
+        ]);
+      await run(1); // warm-up: every execution environment started
+      load[count] = JSON.parse((await run(seconds)).stdout) as FunctionUrlFigures['load'][number];
+    }
+    return { readyMs, firstRequestMs, load };
+  } finally {
+    await runner.close();
+  }
+};
