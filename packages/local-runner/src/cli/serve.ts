@@ -113,14 +113,27 @@ const banner = async (
       : await signDevToken(api.signingKey, { sub: options.sub.default, scope, expiresIn: '12h' });
   // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
   const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
-  const examples = curlExamples(openapi ?? {}, api.url, token ?? '$TOKEN', api.app.routes);
+  const examples = curlExamples(
+    openapi ?? {},
+    api.url,
+    token ?? '$TOKEN',
+    api.app.kind === 'websocket' ? [] : api.app.routes,
+  );
   const routesOf = ({ url, app }: Runner['apis'][number]) =>
-    app.kind === 'http'
-      ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
-      : app.routes.map(
-          (route) =>
-            `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-        );
+    app.kind === 'websocket'
+      ? [
+          ...app.stages.map(
+            ({ name }) =>
+              `  WebSocket ${url.replace(/^http:/, 'ws:')}/${name} (@connections at ${url}/${name}/@connections)`,
+          ),
+          ...app.routes.map((route) => `  ${route.routeKey} -> ${route.functionId}`),
+        ]
+      : app.kind === 'http'
+        ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+        : app.routes.map(
+            (route) =>
+              `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+          );
   const several = api.apis.length > 1;
   const chosen = !several && api.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
@@ -131,7 +144,7 @@ const banner = async (
     ...api.apis.flatMap((served) => [
       ...(several
         ? [
-            `${served.app.kind === 'http' ? 'HTTP' : 'REST'} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
+            `${{ http: 'HTTP', rest: 'REST', websocket: 'WebSocket' }[served.app.kind]} API ${served.app.apiId}${stacks.length > 1 ? ` of ${served.app.stackName}` : ''} at ${served.url}:`,
           ]
         : []),
       ...routesOf(served),

@@ -35,7 +35,7 @@ const poolToken = (assembly: Assembly, name: string) => {
   if (tokenUse !== 'id' && tokenUse !== 'access') throw new RunnerError(`--token-use ${tokenUse}: id or access`);
   // The scopes of the methods whose authorizer, in their own API, takes the pool's tokens.
   const methodScopes = assembly.apis.flatMap((api) =>
-    api.routes.flatMap((route) => {
+    (api.kind === 'websocket' ? [] : api.routes).flatMap((route) => {
       const authorizer = route.authorizerId === undefined ? undefined : api.authorizers.get(route.authorizerId);
       return authorizer?.type === 'COGNITO_USER_POOLS' && authorizer.poolIds.includes(pool.poolId)
         ? route.authorizationScopes

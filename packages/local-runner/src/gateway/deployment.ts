@@ -2,7 +2,7 @@
 // functions' pools, its authorizers, and what its kind of pipeline makes once (a REST API's compiled routes); and the
 // shape every kind of API's pipeline has (listener.ts picks one).
 import type { IncomingMessage } from 'node:http';
-import type { HttpApi, RestApi } from '../app/api.ts';
+import type { Api, HttpApi, RestApi, WebSocketApi } from '../app/api.ts';
 import type { Stage } from '../app/cfn.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
@@ -27,17 +27,27 @@ export interface HttpDeployment extends DeploymentOf<HttpApi> {
   kind: 'http';
 }
 
-export type Deployment = RestDeployment | HttpDeployment;
+export interface WebSocketDeployment extends DeploymentOf<WebSocketApi> {
+  kind: 'websocket';
+}
+
+export type Deployment = RestDeployment | HttpDeployment | WebSocketDeployment;
 
 /** `api` as its gateway serves it, with its functions' pools and its authorizers. */
 export const deploymentOf = (
-  api: RestApi | HttpApi,
+  api: Api,
   pools: Map<string, FunctionPool>,
   authorizers: Map<string, Authorizer>,
-): Deployment =>
-  api.kind === 'rest'
-    ? { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) }
-    : { kind: 'http', api, pools, authorizers };
+): Deployment => {
+  switch (api.kind) {
+    case 'rest':
+      return { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) };
+    case 'http':
+      return { kind: 'http', api, pools, authorizers };
+    case 'websocket':
+      return { kind: 'websocket', api, pools, authorizers };
+  }
+};
 
 /** A request's response, and what its log line tells besides method, path, status and time. */
 interface Served {

@@ -1,0 +1,67 @@
+// A WebSocket API's connect phase, before the upgrade is accepted: the `$connect` route's REQUEST authorizer
+// (authorizers/lambda-authorizer.ts, as a REST API's: identity sources missing 401, a Deny 403, a failure 500), then
+// its function, whose status other than 2xx refuses the connection with that status (the `$connect` route in
+// "Working with routes for WebSocket APIs"). A failed or timed-out function refuses it (502, 504).
+import type { IncomingMessage } from 'node:http';
+import { localAws } from '../../app/local-aws.ts';
+import type { WebSocketDeployment } from '../deployment.ts';
+import { headersAsSent } from '../proxy-event.ts';
+import { invokeIntegration } from '../time-limit.ts';
+import type { ConnectionContext } from './connections.ts';
+import { authorizerParts, connectEvent } from './events.ts';
+
+/** The ARN an authorizer's policy is judged against: `arn:aws:execute-api:{region}:{account}:{api}/{stage}/$connect`. */
+const connectArn = ({ apiId, stage }: ConnectionContext) =>
+  `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stage.name}/$connect`;
+
+export type Connected =
+  /** `authorizer`: what the `$connect` authorizer allowed, for every event of the connection. */
+  { accepted: true; authorizer: Record<string, unknown> | undefined } | { accepted: false; status: number };
+
+/** Whether the connection `connection` (not yet accepted) is; `notes` get its log line's notes. */
+export const connect = async (
+  deployment: WebSocketDeployment,
+  connection: ConnectionContext,
+  request: IncomingMessage,
+  url: URL,
+  notes: string[],
+): Promise<Connected> => {
+  const route = deployment.api.routes.find(({ routeKey }) => routeKey === '$connect');
+  if (!route) return { accepted: true, authorizer: undefined };
+  let authorizer: Record<string, unknown> | undefined;
+  if (route.authorizerId !== undefined) {
+    const asked = deployment.authorizers.get(route.authorizerId);
+    if (!asked) return { accepted: false, status: 500 };
+    const event = connectEvent(connection, request, url.searchParams);
+    const { decision, notes: authorizerNotes = [] } = await asked.authorize({
+      headers: headersAsSent(request).all,
+      query: url.searchParams,
+      methodArn: connectArn(connection),
+      stage: connection.stage.name,
+      parts: () => authorizerParts(event),
+    });
+    notes.push(...authorizerNotes);
+    if (!decision.allowed) {
+      notes.push(`authorizer: ${decision.message}`);
+      const status = { UNAUTHORIZED: 401, ACCESS_DENIED: 403 }[decision.responseType as string] ?? 500;
+      return { accepted: false, status };
+    }
+    authorizer = decision.authorizer;
+  }
+  const pool = deployment.pools.get(route.functionId);
+  if (!pool) return { accepted: false, status: 500 };
+  const event = connectEvent({ ...connection, authorizer }, request, url.searchParams);
+  const report = await invokeIntegration(pool, route, event, notes);
+  if (!report) return { accepted: false, status: 504 };
+  const { invocation } = report;
+  if (invocation.outcome !== 'result') {
+    notes.push(
+      `${route.functionId} failed: ${invocation.outcome === 'error' ? invocation.message : invocation.reason}`,
+    );
+    return { accepted: false, status: 502 };
+  }
+  // A result without a status (none at all, as many $connect functions return) accepts the connection.
+  const { statusCode } = (invocation.result ?? {}) as { statusCode?: unknown };
+  const status = typeof statusCode === 'number' ? statusCode : 200;
+  return status >= 200 && status < 300 ? { accepted: true, authorizer } : { accepted: false, status };
+};
