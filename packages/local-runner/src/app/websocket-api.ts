@@ -84,7 +84,7 @@ export const webSocketQuotas = {
 /** What the runner says at start of a WebSocket API it serves: the quotas applied and not, and @connections' reach. */
 export const webSocketNotices = (stackName: string, apiId: string) => [
   `${stackName}/${apiId}: a WebSocket API: idle connections close after ${webSocketQuotas.idleTimeoutMs / 60_000} minutes and any after ${webSocketQuotas.maxDurationMs / 3_600_000} hours, a message over ${webSocketQuotas.maxMessageBytes / 1024} KB closes its connection (1009), as AWS's quotas say; the ${webSocketQuotas.maxFrameBytes / 1024} KB frame quota is not applied`,
-  `${stackName}/${apiId}: its @connections API takes any signature (not checked), and a Node.js function's AWS SDK reaches it at https://${apiId}.execute-api.<region>.amazonaws.com/<stage> (the event's domainName); a Python function's does not`,
+  `${stackName}/${apiId}: its @connections API takes any signature (not checked); a function's AWS SDK reaches it at https://${apiId}.execute-api.<region>.amazonaws.com/<stage> (the event's domainName, CDK's callbackUrl): Node.js's through node:https, Python's through botocore, not another HTTP client (fetch)`,
 ];
 
 /** API Gateway's limit on a WebSocket API's integration (and its default): 29 s ("Amazon API Gateway quotas"). */

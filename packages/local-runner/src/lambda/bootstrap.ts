@@ -110,7 +110,7 @@ export const bootstrapOf = (
     case 'python':
       return {
         command: 'python3',
-        args: [pythonRuntime],
+        args: [pythonRuntime, JSON.stringify({ executeApi })],
         variables: { ...env, PYTHONPATH: pythonPath(fn) },
       };
     case 'provided':

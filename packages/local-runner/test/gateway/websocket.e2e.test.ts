@@ -284,20 +284,26 @@ describe('@connections', () => {
   });
 
   test.each([
-    ['the endpoint built from the event, https://{domainName}/{stage}', 'event'],
-    ["CDK's WebSocketStage.callbackUrl, in an environment variable", 'variable'],
-  ])("a function's SDK reaches it at %s: its own connection, then a closed one's 410", async (_case, endpoint) => {
-    const { client, connectionId } = await probeClient();
-    const gone = await probeClient();
-    gone.client.socket.close();
-    await gone.client.closed;
-    client.socket.send(JSON.stringify({ message: { action: 'post' }, endpoint }));
-    expect(await client.next((message) => message === 'posted')).toBe('posted');
-    expect(JSON.parse(await client.next())).toMatchObject({ sourceIp: '127.0.0.1' });
-    client.socket.send(JSON.stringify({ message: { action: 'post' }, endpoint, target: gone.connectionId }));
-    expect(JSON.parse(await client.next())).toEqual({ error: 'GoneException', status: 410 });
-    expect(connectionId).not.toBe(gone.connectionId);
-  });
+    ['Node.js', 'post', 'the endpoint built from the event, https://{domainName}/{stage}', 'event'],
+    ['Node.js', 'post', "CDK's WebSocketStage.callbackUrl, in an environment variable", 'variable'],
+    ['Python (boto3)', 'pypost', 'the endpoint built from the event', 'event'],
+    ['Python (boto3)', 'pypost', "CDK's callbackUrl", 'variable'],
+  ])(
+    "a %s function's SDK reaches it at %s: its own connection, then a closed one's 410",
+    async (_language, action, _case, endpoint) => {
+      const { client, connectionId } = await probeClient();
+      const gone = await probeClient();
+      gone.client.socket.close();
+      await gone.client.closed;
+      client.socket.send(JSON.stringify({ message: { action }, endpoint }));
+      expect(await client.next((message) => message === 'posted')).toBe('posted');
+      if (action === 'post') expect(JSON.parse(await client.next())).toMatchObject({ sourceIp: '127.0.0.1' });
+      else expect(JSON.parse(await client.next())).toEqual({ posted: true });
+      client.socket.send(JSON.stringify({ message: { action }, endpoint, target: gone.connectionId }));
+      expect(JSON.parse(await client.next())).toEqual({ error: 'GoneException', status: 410 });
+      expect(connectionId).not.toBe(gone.connectionId);
+    },
+  );
 });
 
 describe("the chat of AWS's tutorial", () => {
