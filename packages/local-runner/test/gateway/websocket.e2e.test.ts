@@ -251,6 +251,13 @@ describe('$connect: refused before the upgrade with the status AWS gives', () =>
     expect((await upgradeStatus(wsUrl('Probe', '/live?tenant=acme'), { Auth: 'allow' })).status).toBe(101);
   });
 
+  test('no opening handshake (RFC 6455 4.2.1: a key of 16 bytes): 400, and no function invoked', async () => {
+    const before = served.api.invocations('AuthorizerFunction');
+    const key = { Auth: 'allow', 'Sec-WebSocket-Key': 'short' };
+    expect((await upgradeStatus(wsUrl('Probe', '/live?tenant=acme'), key)).status).toBe(400);
+    expect(served.api.invocations('AuthorizerFunction')).toBe(before);
+  });
+
   test('a path that names no stage: 403; a Host that is not loopback: 403', async () => {
     expect((await upgradeStatus(wsUrl('Probe', '/other'))).status).toBe(403);
     expect(
@@ -260,6 +267,12 @@ describe('$connect: refused before the upgrade with the status AWS gives', () =>
 });
 
 describe('messages', () => {
+  test('a message over the 128 KB quota ("Amazon API Gateway quotas") closes its connection: 1009', async () => {
+    const { client } = await probeClient();
+    client.socket.send('x'.repeat(128 * 1024 + 1));
+    expect((await client.closed).code).toBe(1009);
+  });
+
   test('a failing function: API Gateway tells the client "Internal server error"', async () => {
     const { client, connectionId } = await probeClient();
     client.socket.send('{"message":{"action":"fail"}}');

@@ -22,6 +22,17 @@ const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
   socket.end(rawResponse(status, [['Content-Type', 'application/json']], JSON.stringify({ message })));
 };
 
+/**
+ * Whether the request is an opening handshake `ws` accepts (RFC 6455 section 4.2.1: GET, `Upgrade: websocket`, a
+ * 16-byte `Sec-WebSocket-Key`, version 13 or 8), checked before `$connect` runs: a handshake it would refuse must not
+ * invoke the function first.
+ */
+const isHandshake = (request: IncomingMessage) =>
+  request.method === 'GET' &&
+  request.headers.upgrade?.toLowerCase() === 'websocket' &&
+  /^[+/0-9A-Za-z]{22}==$/.test(request.headers['sec-websocket-key'] ?? '') &&
+  ['8', '13'].includes(request.headers['sec-websocket-version'] ?? '');
+
 const messages: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal server error' };
 
 /** What a WebSocket API's listener does with an upgrade request; `connections`: the API's open ones. */
@@ -35,6 +46,8 @@ export const webSocketGateway = (
 
   /** An upgrade request (its Host checked), to the path of one of the API's stages. */
   const upgrade = (request: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => {
+    // A connection reset while $connect runs is no error of the runner's: nothing listens for it until `ws` does.
+    socket.on('error', () => undefined);
     const started = performance.now();
     const served = deployment();
     const { api } = served;
@@ -45,9 +58,9 @@ export const webSocketGateway = (
       refuseUpgrade(socket, 403, 'Forbidden');
       return logLine('403 (no stage of that name)');
     }
-    if (request.headers.upgrade?.toLowerCase() !== 'websocket') {
+    if (!isHandshake(request)) {
       refuseUpgrade(socket, 400, 'Bad Request');
-      return logLine('400 (an upgrade to another protocol than websocket)');
+      return logLine('400 (not a WebSocket opening handshake, RFC 6455 section 4.2.1)');
     }
     const context: ConnectionContext = {
       connectionId: gatewayId(),
