@@ -281,6 +281,10 @@ describe('messages', () => {
 });
 
 describe('@connections', () => {
+  test("a role's execute-api:ManageConnections (grantManagementApiAccess) is not said to be unserved: it is", () => {
+    expect(served.log.lines.filter((line) => line.includes('SendMessageFunction: its role'))).toEqual([]);
+  });
+
   test('POST sends to the client, GET answers who and since when, DELETE closes (then 410 GoneException)', async () => {
     const { client, connectionId } = await probeClient();
     const api = management();
