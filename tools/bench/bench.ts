@@ -20,6 +20,7 @@ import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
+import { measureWebSocket } from './websocket-scenario.ts';
 
 const here = new URL('./', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
@@ -256,6 +257,11 @@ const runnerCeilingRatio = medianRatio(perSecond('runner-32'), perSecond('ceilin
 const runnerProfile = runnerCeilingRatio < 0.8 ? await profiling(() => load(api.url, 32, 3)) : undefined;
 warmChild.send('stop');
 await api.close();
+const webSocketRow = await measureWebSocket(
+  scratch,
+  { rounds: loadRounds, seconds: loadSeconds, maxWorkers },
+  progress,
+);
 await countingGate.close();
 await jwks.close();
 await discovered.close();
@@ -458,11 +464,16 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | in-process ceiling, 1 connection | ${loadRow('ceiling', 1)} |
 | runner, 32 connections (${maxWorkers} workers a function) | ${loadRow('runner', 32)} |
 | in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
+| WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
+| WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
-rounds; the ratio is the median of the per-round ratios.
+rounds; the ratio is the median of the per-round ratios. The WebSocket rows: a WebSocket API of its own whose
+\`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
+loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
+echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up.
 
 ## DynamoDB requests
 
