@@ -122,6 +122,7 @@ type SeenEvent = Record<string, unknown> & {
     routeKey: string;
     connectedAt: number;
     requestTimeEpoch: number;
+    requestId: string;
     messageId?: string;
   };
 };
@@ -187,6 +188,9 @@ describe('the events, as Powertools parser schema and the mapping reference give
     });
     expect(event.requestContext.requestTimeEpoch).toBeGreaterThanOrEqual(event.requestContext.connectedAt);
     expect(event).not.toHaveProperty('body');
+    // One request: its authorizer's event carries the same request id.
+    const asked = loggedEvents('AuthorizerFunction').find((seen) => seen.requestContext.connectionId === connectionId);
+    expect(asked?.requestContext.requestId).toBe(event.requestContext.requestId);
   });
 
   test('a message: its route, a message id, its body; the authorizer context on it too', async () => {

@@ -4,6 +4,7 @@
 // "Working with routes for WebSocket APIs"). A failed or timed-out function refuses it (502, 504).
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../../app/local-aws.ts';
+import type { RefusalType } from '../authorizers/authorizer.ts';
 import type { WebSocketDeployment } from '../deployment.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { invokeIntegration } from '../time-limit.ts';
@@ -13,6 +14,14 @@ import { authorizerParts, connectEvent } from './events.ts';
 /** The ARN an authorizer's policy is judged against: `arn:aws:execute-api:{region}:{account}:{api}/{stage}/$connect`. */
 const connectArn = ({ apiId, stage }: ConnectionContext) =>
   `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stage.name}/$connect`;
+
+/** The status of an authorizer's refusal before the upgrade: 401, 403, else 500. */
+const refusalStatus: Record<RefusalType, number> = {
+  UNAUTHORIZED: 401,
+  ACCESS_DENIED: 403,
+  AUTHORIZER_FAILURE: 500,
+  AUTHORIZER_CONFIGURATION_ERROR: 500,
+};
 
 export type Connected =
   /** `authorizer`: what the `$connect` authorizer allowed, for every event of the connection. */
@@ -28,11 +37,12 @@ export const connect = async (
 ): Promise<Connected> => {
   const route = deployment.api.routes.find(({ routeKey }) => routeKey === '$connect');
   if (!route) return { accepted: true, authorizer: undefined };
+  // One request: the authorizer's event and the function's have the same request id.
+  const event = connectEvent(connection, request, url.searchParams);
   let authorizer: Record<string, unknown> | undefined;
   if (route.authorizerId !== undefined) {
     const asked = deployment.authorizers.get(route.authorizerId);
     if (!asked) return { accepted: false, status: 500 };
-    const event = connectEvent(connection, request, url.searchParams);
     const { decision, notes: authorizerNotes = [] } = await asked.authorize({
       headers: headersAsSent(request).all,
       query: url.searchParams,
@@ -43,15 +53,14 @@ export const connect = async (
     notes.push(...authorizerNotes);
     if (!decision.allowed) {
       notes.push(`authorizer: ${decision.message}`);
-      const status = { UNAUTHORIZED: 401, ACCESS_DENIED: 403 }[decision.responseType as string] ?? 500;
-      return { accepted: false, status };
+      return { accepted: false, status: refusalStatus[decision.responseType] };
     }
     authorizer = decision.authorizer;
   }
   const pool = deployment.pools.get(route.functionId);
   if (!pool) return { accepted: false, status: 500 };
-  const event = connectEvent({ ...connection, authorizer }, request, url.searchParams);
-  const report = await invokeIntegration(pool, route, event, notes);
+  const authorized = authorizer ? { ...event, requestContext: { ...event.requestContext, authorizer } } : event;
+  const report = await invokeIntegration(pool, route, authorized, notes);
   if (!report) return { accepted: false, status: 504 };
   const { invocation } = report;
   if (invocation.outcome !== 'result') {

@@ -55,9 +55,10 @@ export class Connections {
     return connection;
   }
 
-  /** The open connection `id`, or undefined once it is gone (closed, or never opened). */
+  /** The open connection `id`, or undefined once it is gone (closed or closing, or never opened). */
   get(id: string) {
-    return this.#open.get(id);
+    const connection = this.#open.get(id);
+    return connection && connection.socket.readyState === connection.socket.OPEN ? connection : undefined;
   }
 
   /**
