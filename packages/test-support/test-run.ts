@@ -15,11 +15,23 @@ import {
   APIGatewayRequestAuthorizerEventSchema,
   APIGatewayTokenAuthorizerEventSchema,
 } from '@aws-lambda-powertools/parser/schemas/api-gateway';
+import { APIGatewayProxyWebsocketEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway-websocket';
 import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
+
+/**
+ * A WebSocket API's proxy event (CONNECT, MESSAGE, DISCONNECT) as Powertools' one WebSocket schema allows it: that
+ * schema is written from the `$connect` authorizer's event, whose `type` and `methodArn` the proxy events lack, and
+ * which always has the headers and query string a message's event (no headers) or a connection without a query
+ * string (no parameters) goes without.
+ */
+export const webSocketProxyEventSchema = APIGatewayProxyWebsocketEventSchema.omit({
+  type: true,
+  methodArn: true,
+}).partial({ multiValueHeaders: true, queryStringParameters: true, multiValueQueryStringParameters: true });
 
 // The mark of one jest run, in the environment of every process the run starts.
 const markName = 'TEST_RUN_MARK';
@@ -88,8 +100,9 @@ const checkProcesses = () => {
 
 /**
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
- * kind: a TOKEN or REQUEST authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0
- * on a `lambda-url` domain), an HTTP API's proxy event (payload 2.0), else a REST API's. Answers how many were checked.
+ * kind: a WebSocket API's (its `eventType`: the $connect authorizer's, or a proxy event), a TOKEN or REQUEST
+ * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
+ * domain), an HTTP API's proxy event (payload 2.0), else a REST API's. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -99,20 +112,24 @@ const checkEvents = (folder: string) => {
       if (line === '') continue;
       const { functionId, event } = JSON.parse(line) as {
         functionId: string;
-        event: { type?: unknown; version?: unknown; requestContext?: { domainName?: unknown } };
+        event: { type?: unknown; version?: unknown; requestContext?: { eventType?: unknown; domainName?: unknown } };
       };
       const schema =
-        event.type === 'TOKEN'
-          ? APIGatewayTokenAuthorizerEventSchema
-          : event.type === 'REQUEST'
-            ? event.version === '2.0'
-              ? APIGatewayRequestAuthorizerEventV2Schema
-              : APIGatewayRequestAuthorizerEventSchema
-            : event.version === '2.0'
-              ? String(event.requestContext?.domainName).includes('.lambda-url.')
-                ? LambdaFunctionUrlSchema
-                : APIGatewayProxyEventV2Schema
-              : APIGatewayProxyEventSchema;
+        event.requestContext?.eventType !== undefined
+          ? event.type === 'REQUEST'
+            ? APIGatewayProxyWebsocketEventSchema
+            : webSocketProxyEventSchema
+          : event.type === 'TOKEN'
+            ? APIGatewayTokenAuthorizerEventSchema
+            : event.type === 'REQUEST'
+              ? event.version === '2.0'
+                ? APIGatewayRequestAuthorizerEventV2Schema
+                : APIGatewayRequestAuthorizerEventSchema
+              : event.version === '2.0'
+                ? String(event.requestContext?.domainName).includes('.lambda-url.')
+                  ? LambdaFunctionUrlSchema
+                  : APIGatewayProxyEventV2Schema
+                : APIGatewayProxyEventSchema;
       const result = schema.safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {

@@ -21,6 +21,7 @@ import { measureFunctionUrl } from './function-url.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
+import { measureWebSocket } from './websocket-scenario.ts';
 
 const here = new URL('./', import.meta.url).pathname;
 const scratch = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
@@ -257,6 +258,11 @@ const runnerCeilingRatio = medianRatio(perSecond('runner-32'), perSecond('ceilin
 const runnerProfile = runnerCeilingRatio < 0.8 ? await profiling(() => load(api.url, 32, 3)) : undefined;
 warmChild.send('stop');
 await api.close();
+const webSocketRow = await measureWebSocket(
+  scratch,
+  { rounds: loadRounds, seconds: loadSeconds, maxWorkers },
+  progress,
+);
 await countingGate.close();
 await jwks.close();
 await discovered.close();
@@ -473,12 +479,17 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | function URL: first request (the function cold) | ${functionUrl.firstRequestMs.toFixed(0)} ms |
 | function URL, 1 connection | ${urlLoadRow(1)} |
 | function URL, 32 connections (${maxWorkers} workers) | ${urlLoadRow(32)} |
+| WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
+| WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
 rounds; the ratio is the median of the per-round ratios. The function URL (tools/bench/function-url.ts, synthesized
-in-process): the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up.
+in-process): the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up. The WebSocket rows: a WebSocket API of its own whose
+\`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
+loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
+echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up.
 
 ## DynamoDB requests
 

@@ -20,6 +20,7 @@ import { authorizersFor } from './gateway/authorizers/for-api.ts';
 import { type Deployment, deploymentOf } from './gateway/deployment.ts';
 import { createGateway, type RunnerPages } from './gateway/listener.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
+import { domainNameOf } from './gateway/websocket/events.ts';
 import { listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
@@ -185,6 +186,8 @@ export const startServices = async (
   options: Omit<RunnerOptions, 'port' | 'cloudAssemblyDir'> & {
     /** Use the database a running `start` serves the data folder with, if one does (the invoke command). */
     joinRunningDatabase?: boolean;
+    /** The WebSocket APIs' @connections endpoints, filled once they listen (lambda/bootstrap.ts, `executeApi`). */
+    executeApi?: ReadonlyMap<string, string>;
   },
 ) => {
   if (options.envVars) refuseUnknownFunctions(options.envVars, assembly);
@@ -228,6 +231,7 @@ export const startServices = async (
           ...(logLine && { logLine }),
           ...(options.runtimeSdk && { runtimeSdk: options.runtimeSdk }),
           ...(inspect && { inspect }),
+          ...(options.executeApi && { executeApi: options.executeApi }),
         }),
       );
     }
@@ -284,7 +288,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
     );
   for (const notice of assembly.notices) options.log(notice);
-  const services = await startServices(assembly, options);
+  // Each WebSocket API's execute-api host name to its address, once it listens: its functions' SDK calls reach it.
+  const executeApi = new Map<string, string>();
+  const services = await startServices(assembly, { ...options, executeApi });
   let pools = services.pools;
   /** The assembly served (another after a reload). */
   let served = assembly;
@@ -318,6 +324,8 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       throw new RunnerError(`port ${options.port + urls.length} is in use: choose another, or 0 for any free one`);
     throw error;
   }
+  for (const [index, api] of assembly.apis.entries())
+    if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const first = () => deployments[0] as Deployment;
   return {
     url: urls[0] as string,

@@ -1,7 +1,8 @@
 // The model every other part reads: one API served, read once per deployment from the assembly (assembly.ts) into the
 // type of its kind, each with only its own fields: a REST API (rest-api.ts reads its routes, authorizers, gateway
-// responses and API keys) or an HTTP API (http-api.ts: its routes, authorizers and CORS). A new kind of API (a function
-// URL, a WebSocket API) is one more member of `Api`.
+// responses and API keys), an HTTP API (http-api.ts: its routes, authorizers and CORS) or a WebSocket API
+// (websocket-api.ts: its routes, selection expression and $connect authorizer). A new kind of API (a function URL) is
+// one more member of `Api`.
 import type { ApiKey } from './api-keys.ts';
 import type { Stage } from './cfn.ts';
 import type { FunctionUrl } from './function-url.ts';
@@ -10,6 +11,7 @@ import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer } from '.
 import type { ValueContext } from './intrinsics.ts';
 import type { GatewayResponse, RestAuthorizer, RestRoute } from './rest-api.ts';
 import type { UserPool } from './user-pools.ts';
+import type { WebSocketAuthorizer, WebSocketRoute } from './websocket-api.ts';
 
 export interface Table {
   id: string;
@@ -66,4 +68,13 @@ export interface UrlApi extends ApiBase, FunctionUrl {
   kind: 'url';
 }
 
-export type Api = RestApi | HttpApi | UrlApi;
+/** A WebSocket API (AWS::ApiGatewayV2::Api, ProtocolType WEBSOCKET): websocket-api.ts reads it. */
+export interface WebSocketApi extends ApiBase {
+  kind: 'websocket';
+  /** Its RouteSelectionExpression `$request.body.<path>`, as the path into a message's JSON body. */
+  routeSelectionPath: string[];
+  routes: WebSocketRoute[];
+  authorizers: Map<string, WebSocketAuthorizer>;
+}
+
+export type Api = RestApi | HttpApi | UrlApi | WebSocketApi;

@@ -1,6 +1,6 @@
 // Reads a synthesized cloud assembly (cdk.out) into what the runner serves: its manifest and stacks (their templates,
 // exports and DynamoDB tables), each API of a stack as one Api (api.ts: a REST API read by rest-api.ts, an HTTP API by
-// http-api.ts), the Lambda functions their routes and authorizers reach (functions.ts: their bundled assets), and the
+// http-api.ts, a WebSocket API by websocket-api.ts), the Lambda functions their routes and authorizers reach (functions.ts: their bundled assets), and the
 // user pools of the APIs served. Which of those functions are served, by what name: served-functions.ts. Anything the
 // runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueCon
 import { readRestApi } from './rest-api.ts';
 import { readUserPools } from './user-pools.ts';
 import { type DeployedTemplate, deployedResources } from './values.ts';
+import { readWebSocketApi, webSocketNotices } from './websocket-api.ts';
 
 interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
@@ -351,6 +352,23 @@ const readApp = (
       ...url,
       stages: [{ name: '$default', variables: {}, deploymentId: 'local' }],
       notices: urlNotices(name, apiId, url),
+      functions,
+      functionStacks,
+      unreachedFunctions: unreached,
+    };
+  }
+
+  if (httpApis.includes(apiId) && props(resources[apiId] as CfnResource).ProtocolType === 'WEBSOCKET') {
+    const webSocketApi = readWebSocketApi(resources, apiId, functionOf);
+    const { functions, unreached, functionStacks } = readReached([
+      ...webSocketApi.routes.map(({ functionId }) => functionId),
+      ...[...webSocketApi.authorizers.values()].map(({ functionId }) => functionId),
+    ]);
+    return {
+      kind: 'websocket',
+      ...shared,
+      ...webSocketApi,
+      notices: webSocketNotices(name, apiId),
       functions,
       functionStacks,
       unreachedFunctions: unreached,

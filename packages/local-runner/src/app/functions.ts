@@ -190,7 +190,7 @@ const settingNotices = (properties: Record<string, unknown>) => [
 /**
  * Services besides DynamoDB that the function's role lets it call (its role's inline policies and the
  * AWS::IAM::Policy resources attached to it, by the service prefix of each allowed action), and CloudWatch Logs and
- * X-Ray, whose calls the runtime makes, not the function. Locally those calls fail at once (NotServedLocally:
+ * X-Ray, whose calls the runtime makes, not the function, and a WebSocket API's @connections. Locally those calls fail at once (NotServedLocally:
  * aws/unserved-services.ts); said at start, since the template shows them.
  */
 const unservedServicesOf = (properties: Record<string, unknown>, resources: Record<string, CfnResource>) => {
@@ -206,6 +206,10 @@ const unservedServicesOf = (properties: Record<string, unknown>, resources: Reco
       )
       .map(([, policy]) => props(policy).PolicyDocument),
   ];
+  // A WebSocket API's @connections (execute-api:ManageConnections) is served with the API (gateway/websocket/).
+  const servesConnections = ofType(resources, 'AWS::ApiGatewayV2::Api').some(
+    ([, api]) => props(api).ProtocolType === 'WEBSOCKET',
+  );
   const services = new Set<string>();
   for (const document of documents) {
     const statements =
@@ -213,6 +217,8 @@ const unservedServicesOf = (properties: Record<string, unknown>, resources: Reco
     for (const { Effect: effect, Action: action } of statements) {
       if (effect !== 'Allow') continue;
       for (const name of [action].flat()) {
+        if (servesConnections && typeof name === 'string' && name.toLowerCase() === 'execute-api:manageconnections')
+          continue;
         const service = typeof name === 'string' ? name.split(':')[0] : undefined;
         if (service && !['dynamodb', 'logs', 'xray'].includes(service)) services.add(service);
       }

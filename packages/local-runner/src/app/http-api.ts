@@ -122,7 +122,7 @@ export const corsOf = (
  * The integration a route's Target names: `integrations/<id>` ("AWS::ApiGatewayV2::Route", Target), its id a Ref or
  * the GetAtt IntegrationId of an Integration of the template, joined with Fn::Join.
  */
-const integrationOf = (target: unknown, resources: Record<string, CfnResource>, where: Where) => {
+export const integrationOf = (target: unknown, resources: Record<string, CfnResource>, where: Where) => {
   const join = (target as { 'Fn::Join'?: unknown } | undefined)?.['Fn::Join'];
   const [separator, parts] = Array.isArray(join) ? (join as [unknown, unknown]) : [];
   if (separator !== '' || !Array.isArray(parts) || parts.length !== 2 || parts[0] !== 'integrations/')

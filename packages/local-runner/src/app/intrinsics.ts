@@ -80,5 +80,7 @@ const resolveRef = (id: string, app: ValueContext): string => {
   const type = app.resources[id]?.Type;
   if (type === 'AWS::Lambda::Function' || type === 'AWS::Cognito::UserPoolClient') return id;
   if (type === 'AWS::Cognito::UserPool') return localPoolId(id);
+  // An HTTP or WebSocket API's, its id, which locally is its logical id (its events' apiId).
+  if (type === 'AWS::ApiGatewayV2::Api') return id;
   throw new UnresolvableValueError(`{"Ref":"${id}"}`);
 };

@@ -98,7 +98,7 @@ const stopOnSignals = (parent: number) => {
 };
 
 /** How the banner names each kind of API. */
-const kindNames = { rest: 'REST API', http: 'HTTP API', url: 'Function URL' } as const;
+const kindNames = { rest: 'REST API', http: 'HTTP API', url: 'Function URL', websocket: 'WebSocket API' } as const;
 
 /** A function URL's settings, as the banner shows them. */
 const urlTraits = (url: UrlApi) =>
@@ -129,25 +129,33 @@ const banner = async (
     openapi ?? {},
     api.url,
     token ?? '$TOKEN',
-    api.app.kind === 'url' ? [] : api.app.routes,
+    api.app.kind === 'url' || api.app.kind === 'websocket' ? [] : api.app.routes,
   );
   const routesOf = ({ url, app }: Runner['apis'][number]) =>
     app.kind === 'url'
       ? [
           `  any method and path at ${url}/ -> ${app.functionId}${app.qualifier ? `:${app.qualifier}` : ''} (${urlTraits(app)})`,
         ]
-      : app.kind === 'http'
-        ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
-        : app.routes.map(
-            (route) =>
-              `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-          );
+      : app.kind === 'websocket'
+        ? [
+            ...app.stages.map(
+              ({ name }) =>
+                `  WebSocket ${url.replace(/^http:/, 'ws:')}/${name} (@connections at ${url}/${name}/@connections)`,
+            ),
+            ...app.routes.map((route) => `  ${route.routeKey} -> ${route.functionId}`),
+          ]
+        : app.kind === 'http'
+          ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+          : app.routes.map(
+              (route) =>
+                `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
+            );
   const several = api.apis.length > 1;
   const chosen = !several && api.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
   return [
     '',
-    `${openapi?.info?.title ?? 'The API'} (${stacks.length > 1 ? 'stacks' : 'stack'} ${stacks.join(', ')}${chosen ? `, REST API ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    `${openapi?.info?.title ?? 'The API'} (${stacks.length > 1 ? 'stacks' : 'stack'} ${stacks.join(', ')}${chosen ? `, ${kindNames[api.app.kind]} ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
     // Several APIs, each at its own address, each with its routes.
     ...api.apis.flatMap((served) => [
       ...(several

@@ -35,7 +35,7 @@ const poolToken = (assembly: Assembly, name: string) => {
   if (tokenUse !== 'id' && tokenUse !== 'access') throw new RunnerError(`--token-use ${tokenUse}: id or access`);
   // The scopes of the methods whose authorizer, in their own API, takes the pool's tokens.
   const methodScopes = assembly.apis.flatMap((api) =>
-    api.kind === 'url'
+    api.kind === 'websocket' || api.kind === 'url'
       ? []
       : api.routes.flatMap((route) => {
           const authorizer = route.authorizerId === undefined ? undefined : api.authorizers.get(route.authorizerId);

@@ -2,7 +2,7 @@
 // functions' pools, its authorizers, and what its kind of pipeline makes once (a REST API's compiled routes); and the
 // shape every kind of API's pipeline has (listener.ts picks one).
 import type { IncomingMessage } from 'node:http';
-import type { Api, HttpApi, RestApi, UrlApi } from '../app/api.ts';
+import type { Api, HttpApi, RestApi, UrlApi, WebSocketApi } from '../app/api.ts';
 import type { Stage } from '../app/cfn.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
@@ -31,19 +31,29 @@ export interface UrlDeployment extends DeploymentOf<UrlApi> {
   kind: 'url';
 }
 
-export type Deployment = RestDeployment | HttpDeployment | UrlDeployment;
+export interface WebSocketDeployment extends DeploymentOf<WebSocketApi> {
+  kind: 'websocket';
+}
+
+export type Deployment = RestDeployment | HttpDeployment | UrlDeployment | WebSocketDeployment;
 
 /** `api` as its gateway serves it, with its functions' pools and its authorizers. */
 export const deploymentOf = (
   api: Api,
   pools: Map<string, FunctionPool>,
   authorizers: Map<string, Authorizer>,
-): Deployment =>
-  api.kind === 'rest'
-    ? { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) }
-    : api.kind === 'http'
-      ? { kind: 'http', api, pools, authorizers }
-      : { kind: 'url', api, pools, authorizers };
+): Deployment => {
+  switch (api.kind) {
+    case 'rest':
+      return { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) };
+    case 'http':
+      return { kind: 'http', api, pools, authorizers };
+    case 'url':
+      return { kind: 'url', api, pools, authorizers };
+    case 'websocket':
+      return { kind: 'websocket', api, pools, authorizers };
+  }
+};
 
 /** A request's response, and what its log line tells besides method, path, status and time. */
 interface Served {

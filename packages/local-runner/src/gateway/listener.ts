@@ -1,9 +1,11 @@
 // The gateway's listener: an HTTP server on loopback for one API, which refuses what no API would see (a wrong Host,
 // bytes Node cannot parse), serves the runner's own pages, and passes each request to its kind of API's pipeline
-// (rest/pipeline.ts, http/pipeline.ts), served by the deployment of the moment, then writes the response and its log
-// line. A new kind of API (a function URL, a WebSocket API) is a pipeline of its own, one more case in `serve`.
+// (rest/pipeline.ts, http/pipeline.ts, websocket/management.ts), served by the deployment of the moment, then writes the
+// response and its log line; a WebSocket API's upgrade requests go to its pipeline (websocket/pipeline.ts). A new kind
+// of API (a function URL) is a pipeline of its own, one more case in `serve`.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   afterBody,
   hostIsServed,
@@ -13,12 +15,15 @@ import {
   respondingToEveryRequest,
 } from '../http-server.ts';
 import { ClientAbortedError } from '../request-body.ts';
-import type { Deployment } from './deployment.ts';
+import type { Deployment, WebSocketDeployment } from './deployment.ts';
 import { httpPipeline } from './http/pipeline.ts';
 import { type BufferedResponse, errorResponse, renderGatewayResponse } from './responses.ts';
 import { restPipeline } from './rest/pipeline.ts';
 import { stageFor } from './stages.ts';
 import { urlPipeline } from './url/pipeline.ts';
+import { Connections } from './websocket/connections.ts';
+import { managementPipeline } from './websocket/management.ts';
+import { webSocketGateway } from './websocket/pipeline.ts';
 
 /** Node's own limit on a request's header section, above the quota so the quota decides (with names, CRLFs). */
 const nodeMaxHeaderSize = 64 * 1024;
@@ -44,8 +49,11 @@ export const requestUrl = (request: IncomingMessage) => {
   return target.startsWith('/') ? new URL(`http://localhost${target}`) : new URL(target, 'http://localhost');
 };
 
-/** A request through the pipeline of its API's kind, on the stage its path names (stages.ts). */
-const serve = (request: IncomingMessage, deployment: Deployment) => {
+/**
+ * A request through the pipeline of its API's kind, on the stage its path names (stages.ts); `connections`: a
+ * WebSocket API's open ones.
+ */
+const serve = (request: IncomingMessage, deployment: Deployment, connections: Connections) => {
   const url = requestUrl(request);
   const stage = stageFor(deployment.api, url.pathname);
   switch (deployment.kind) {
@@ -55,6 +63,8 @@ const serve = (request: IncomingMessage, deployment: Deployment) => {
       return httpPipeline(request, url, deployment, stage);
     case 'url':
       return urlPipeline(request, url, deployment, stage);
+    case 'websocket':
+      return managementPipeline(request, url, deployment, connections);
   }
 };
 
@@ -88,6 +98,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
     );
     log(`${request.method} - ${status} (${why})`);
   };
+  const connections = new Connections();
   const server = createServer(
     { maxHeaderSize: nodeMaxHeaderSize, requireHostHeader: false },
     (request, response: ServerResponse) => {
@@ -100,7 +111,7 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
       const started = performance.now();
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
-      serve(request, deployment())
+      serve(request, deployment(), connections)
         .then(({ response: { status, headers, body }, notes }) => {
           // Once the server is closing, close each connection after its response instead of keeping it alive.
           if (!server.listening) response.shouldKeepAlive = false;
@@ -172,5 +183,27 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
       return raw(unknownRoute);
     },
   });
+  if (deployment().kind === 'websocket') {
+    const upgrade = webSocketGateway(() => deployment() as WebSocketDeployment, log, connections);
+    // The same Host checks as every request's, before the WebSocket API's pipeline.
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const host = requestHost(request);
+      const refusal = hostIsWrong(request)
+        ? { status: 400, why: 'no Host header, or more than one', message: undefined }
+        : hostIsServed(host, allowedHosts)
+          ? undefined
+          : { status: 403, why: `Host ${host} refused`, message: hostRefusal(host ?? '') };
+      if (!refusal) return upgrade(request, socket, head, requestUrl(request));
+      socket.on('error', () => undefined);
+      socket.end(raw(errorResponse(refusal.status, undefined, refusal.message)));
+      log(`UPGRADE - ${refusal.status} (${refusal.why})`);
+    });
+    // Upgraded connections keep a server from closing: the runner's close ends them (1001, going away).
+    const close = server.close.bind(server);
+    server.close = ((callback?: (error?: Error) => void) => {
+      connections.closeAll();
+      return close(callback);
+    }) as Server['close'];
+  }
   return server;
 };

@@ -20,6 +20,11 @@ interface NodeRuntimeSettings {
   layerDirs: string[];
   /** Where the runtime's SDK is (`--runtime-sdk`); else the app's own node_modules. */
   runtimeSdk: string | undefined;
+  /**
+   * The @connections endpoint of each WebSocket API served: its execute-api host name (lower case) to its loopback
+   * address, where runtime.mjs sends the function's node:https requests to that host.
+   */
+  executeApi: Record<string, string>;
 }
 
 const nodeRuntime = new URL('./runtime.mjs', import.meta.url).pathname;
@@ -72,14 +77,24 @@ const pythonPath = (fn: FunctionDefinition) =>
 export const bootstrapOf = (
   fn: FunctionDefinition,
   variables: Record<string, string>,
-  { inspect, runtimeSdk }: { inspect?: Inspect | undefined; runtimeSdk?: string | undefined } = {},
+  {
+    inspect,
+    runtimeSdk,
+    executeApi = {},
+  }: { inspect?: Inspect | undefined; runtimeSdk?: string | undefined; executeApi?: Record<string, string> } = {},
 ) => {
   const path = [variables.PATH, ...underLayers(fn, 'bin')].filter(Boolean).join(':');
   const env = { ...variables, PATH: path };
   switch (fn.code.language) {
     case 'nodejs': {
       const { modulePath, exportName } = fn.code;
-      const settings: NodeRuntimeSettings = { modulePath, exportName, layerDirs: fn.layerDirs, runtimeSdk };
+      const settings: NodeRuntimeSettings = {
+        modulePath,
+        exportName,
+        layerDirs: fn.layerDirs,
+        runtimeSdk,
+        executeApi,
+      };
       return {
         command: process.execPath,
         args: [
@@ -95,7 +110,7 @@ export const bootstrapOf = (
     case 'python':
       return {
         command: 'python3',
-        args: [pythonRuntime],
+        args: [pythonRuntime, JSON.stringify({ executeApi })],
         variables: { ...env, PYTHONPATH: pythonPath(fn) },
       };
     case 'provided':

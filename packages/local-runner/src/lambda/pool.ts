@@ -98,6 +98,7 @@ export class FunctionPool {
   readonly #logLine: ((line: string) => void) | undefined;
   readonly #inspect: Inspect | undefined;
   readonly #runtimeSdk: string | undefined;
+  readonly #executeApi: ReadonlyMap<string, string> | undefined;
 
   /**
    * `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this
@@ -111,13 +112,22 @@ export class FunctionPool {
       logLine,
       inspect,
       runtimeSdk,
-    }: { maxWorkers: number; logLine?: (line: string) => void; inspect?: Inspect; runtimeSdk?: string },
+      executeApi,
+    }: {
+      maxWorkers: number;
+      logLine?: (line: string) => void;
+      inspect?: Inspect;
+      runtimeSdk?: string;
+      /** The WebSocket APIs' @connections endpoints (bootstrap.ts), read as each environment starts. */
+      executeApi?: ReadonlyMap<string, string>;
+    },
   ) {
     this.#fn = fn;
     this.#variables = variables;
     this.#logLine = logLine;
     this.#inspect = inspect;
     this.#runtimeSdk = runtimeSdk;
+    this.#executeApi = executeApi;
     this.#maxWorkers = inspect === undefined ? maxWorkers : 1;
     if (inspect !== undefined) this.#warm();
   }
@@ -237,6 +247,7 @@ export class FunctionPool {
     const { command, args, variables } = bootstrapOf(this.#fn, this.#variables, {
       inspect: this.#inspect,
       runtimeSdk: this.#runtimeSdk,
+      executeApi: Object.fromEntries(this.#executeApi ?? []),
     });
     // In a process group of its own: a signal to the runner's group (Ctrl-C) leaves it to finish its invocation.
     const child = spawnInOwnGroup(command, args, {

@@ -319,6 +319,47 @@ globalThis.awslambda = {
   },
 };
 
+/**
+ * The @connections endpoints of the WebSocket APIs the runner serves (bootstrap.ts, NodeRuntimeSettings): a request
+ * with node:https (the AWS SDK's HTTP handler's) to `{api-id}.execute-api.{region}.amazonaws.com`, the domain name the
+ * events carry and CDK's `callbackUrl` names, goes over plain HTTP to the API's address on loopback instead: on
+ * Lambda, that name is the API's. Loaded only when the app has a WebSocket API, so other functions' cold starts pay
+ * nothing for it.
+ */
+const executeApi = settings.executeApi ?? {};
+if (Object.keys(executeApi).length > 0) {
+  const { default: https } = await import('node:https');
+  const { default: http } = await import('node:http');
+  const { syncBuiltinESMExports } = await import('node:module');
+  const sendHttps = https.request;
+  https.request = function request(...args) {
+    const [first, second] = args;
+    const fromUrl = typeof first === 'string' || first instanceof URL ? new URL(first) : undefined;
+    const options = fromUrl
+      ? {
+          hostname: fromUrl.hostname,
+          port: fromUrl.port,
+          path: `${fromUrl.pathname}${fromUrl.search}`,
+          ...(typeof second === 'object' ? second : {}),
+        }
+      : first;
+    const host = String(options?.hostname ?? options?.host ?? '')
+      .toLowerCase()
+      .replace(/:\d+$/, '');
+    const target = Object.hasOwn(executeApi, host) ? new URL(executeApi[host]) : undefined;
+    if (!target) return sendHttps.apply(this, args);
+    const headers = Object.fromEntries(
+      Object.entries(options.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'host'),
+    );
+    const { agent: _agent, ...rest } = options;
+    return http.request(
+      { ...rest, protocol: 'http:', host: target.hostname, hostname: target.hostname, port: target.port, headers },
+      args.find((arg) => typeof arg === 'function'),
+    );
+  };
+  syncBuiltinESMExports();
+}
+
 let handler;
 let streams = false;
 try {

@@ -30,6 +30,7 @@ import sys
 import sysconfig
 import time
 import traceback
+import urllib.parse
 
 RUNTIME_FILE = os.path.abspath(__file__)
 
@@ -544,6 +545,39 @@ def invoke(api, handler, headers, event_body):
     api.post_error(request_id, body, to_json(cause))
 
 
+# The @connections endpoints of the WebSocket APIs the runner serves (bootstrap.ts passes them as this script's
+# argument, JSON): each API's execute-api host name, lower case, to its loopback address. runtime.mjs does the same for
+# Node.js functions.
+EXECUTE_API = json.loads(sys.argv[1]).get("executeApi", {}) if len(sys.argv) > 1 else {}
+_execute_api_routed = False
+
+
+def route_execute_api():
+    """Once botocore's HTTP session is loaded (by the handler's module, or later by the handler itself), a request it
+    sends to `{api-id}.execute-api.{region}.amazonaws.com` (the event's domainName, CDK's callbackUrl) goes over plain
+    HTTP to that API's loopback address instead, its Host header dropped so that urllib3 names the address: on Lambda,
+    that name is the API's. Nothing is imported for it."""
+    global _execute_api_routed
+    if _execute_api_routed or not EXECUTE_API:
+        return
+    httpsession = sys.modules.get("botocore.httpsession")
+    if httpsession is None:
+        return
+    send = httpsession.URLLib3Session.send
+
+    def send_to_runner(self, request):
+        parts = urllib.parse.urlsplit(request.url)
+        target = EXECUTE_API.get((parts.hostname or "").lower())
+        if target is not None:
+            request.url = urllib.parse.urlunsplit(urllib.parse.urlsplit(target)[:2] + parts[2:])
+            for name in [name for name in request.headers.keys() if name.lower() == "host"]:
+                del request.headers[name]
+        return send(self, request)
+
+    httpsession.URLLib3Session.send = send_to_runner
+    _execute_api_routed = True
+
+
 def main():
     global current_request_id, current_tenant_id
     address = os.environ.get("AWS_LAMBDA_RUNTIME_API")
@@ -588,6 +622,7 @@ def main():
             os.environ["_X_AMZN_TRACE_ID"] = trace_id
         else:
             os.environ.pop("_X_AMZN_TRACE_ID", None)
+        route_execute_api()
         invoke(api, handler, headers, event_body)
 
 

@@ -70,6 +70,7 @@ test('--api ID: that REST API alone, with its stage and routes; the other API an
     { apiName: 'UsersApi' },
   ) as ReadRestApi;
   expect(app).toMatchObject({ apiId: 'UsersApi', otherApiIds: ['OrdersApi'], stages: [{ name: 'users' }] });
+  if (app.kind !== 'rest') throw new Error('a REST API');
   expect(app.routes.map(({ method, resourcePath }) => `${method} ${resourcePath}`)).toEqual(['GET /users']);
   expect([...app.functions.keys()]).toEqual(['UsersFunction']);
   expect(app.unreachedFunctions).toEqual(['OrdersFunction']);
@@ -202,7 +203,7 @@ describe('readApi refuses', () => {
       ).toThrow(`: a mock's request templates ${shown} (only an application/json template, or none)`);
   });
 
-  test('a WebSocket API, saying what it is', () => {
+  test('a WebSocket API without a stage, which no client can reach, saying so', () => {
     expect(() =>
       readCase((stack) => {
         new CfnApi(stack, 'Chat', {
@@ -211,7 +212,7 @@ describe('readApi refuses', () => {
           routeSelectionExpression: '$request.body.action',
         });
       }),
-    ).toThrow(/^Chat: a WEBSOCKET API, which the runner does not serve$/);
+    ).toThrow(/^Chat: a WebSocket API with no stage \(AWS::ApiGatewayV2::Stage\)/);
   });
 
   test('an HTTP API CORS origin with a wildcard other than the documented *, https://* and http://* ("Configure CORS for HTTP APIs")', () => {

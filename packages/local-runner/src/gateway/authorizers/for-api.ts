@@ -1,5 +1,6 @@
 // An API's authorizers, each the object of its kind (authorizer.ts), made once per deployment: one verifier for its
-// token authorizers (REST's user pools, HTTP's JWT), each Lambda authorizer with its function's pool.
+// token authorizers (REST's user pools, HTTP's JWT), each Lambda authorizer with its function's pool (a WebSocket
+// API's REQUEST authorizer is a REST API's in shape: lambda-authorizer.ts).
 import type { Api } from '../../app/api.ts';
 import { RunnerError } from '../../errors.ts';
 import type { FunctionPool } from '../../lambda/pool.ts';
@@ -30,6 +31,9 @@ export const authorizersFor = (
           ? new UserPoolAuthorizer(authorizer, verify)
           : new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)),
       );
+  else if (api.kind === 'websocket')
+    for (const authorizer of api.authorizers.values())
+      authorizers.set(authorizer.id, new LambdaAuthorizer(authorizer, poolOf(authorizer.id, authorizer.functionId)));
   else if (api.kind === 'http')
     for (const authorizer of api.authorizers.values())
       authorizers.set(

@@ -1,0 +1,203 @@
+// A WebSocket API of the template (AWS::ApiGatewayV2::Api, ProtocolType WEBSOCKET) as the runner serves it: its
+// routes (`$connect`, `$disconnect`, `$default` and custom route keys, "Working with routes for WebSocket APIs"), the
+// RouteSelectionExpression that picks a message's route (`$request.body.<path>`), their Lambda proxy integrations
+// (AWS_PROXY), a route response where the route asks for one, its stages, and a REQUEST authorizer on `$connect`
+// ("Control access to WebSocket APIs with AWS Lambda REQUEST authorizers"). What the runner does not serve of it is
+// refused, naming the resource and the property.
+import { type CfnResource, type IdentitySource, ofType, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
+import { integrationOf } from './http-api.ts';
+import type { LambdaAuthorizerDefinition } from './rest-api.ts';
+import { readStages } from './stages.ts';
+import {
+  booleanOf,
+  names,
+  numberOf,
+  referencedId,
+  refuseAuthorizerWithoutType,
+  stringOf,
+  stringsOf,
+} from './values.ts';
+
+export interface WebSocketRoute {
+  /** `$connect`, `$disconnect`, `$default`, or a custom key a message's selection expression names. */
+  routeKey: string;
+  functionId: string;
+  qualifier?: string;
+  integrationTimeoutMs: number;
+  /** The `$connect` route's REQUEST authorizer, if any (AWS takes one on `$connect` alone). */
+  authorizerId: string | undefined;
+  /**
+   * Whether the function's result goes back to the client (RouteResponseSelectionExpression `$default`, which the
+   * CDK's `returnResponse` sets: "Set up a route response for a WebSocket API").
+   */
+  routeResponse: boolean;
+}
+
+/** A WebSocket API's REQUEST authorizer: a REST API's REQUEST authorizer in shape, without a result cache. */
+export type WebSocketAuthorizer = Extract<LambdaAuthorizerDefinition, { type: 'REQUEST' }>;
+
+/**
+ * The path into a message's JSON body that RouteSelectionExpression `$request.body.<path>` names (`$request.body.action`:
+ * `['action']`, `$request.body.message.type`: `['message', 'type']`), the form "Working with routes for WebSocket
+ * APIs" documents. Any other expression is refused.
+ */
+const selectionPathOf = (expression: string, apiId: string): string[] => {
+  const path = /^\$request\.body\.([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)$/.exec(expression)?.[1];
+  if (path === undefined)
+    throw new UnsupportedTemplateError(
+      `${apiId}: RouteSelectionExpression ${expression}, which the runner does not read (only $request.body.<path>, such as $request.body.action)`,
+    );
+  return path.split('.');
+};
+
+/**
+ * Where a WebSocket authorizer's identity source is read: `route.request.header.X`, `route.request.querystring.X`,
+ * `stageVariables.X`, `context.X` (the page above, "Identity sources").
+ */
+const identitySourceOf = (source: string, id: string): IdentitySource => {
+  const [, prefix = '', name = ''] =
+    /^(route\.request\.header|route\.request\.querystring|context|stageVariables)\.(.+)$/.exec(source) ?? [];
+  const from = (
+    {
+      'route.request.header': 'header',
+      'route.request.querystring': 'querystring',
+      context: 'context',
+      stageVariables: 'stageVariable',
+    } as const
+  )[prefix];
+  if (!from) throw new UnsupportedTemplateError(`${id}: IdentitySource ${source}, which the runner does not read`);
+  return { from, name };
+};
+
+/**
+ * The quotas of a WebSocket API the gateway applies ("Amazon API Gateway quotas", WebSocket APIs): a connection idle
+ * for 10 minutes, or open for 2 hours, is closed; a message over 128 KB closes its connection (1009). The 32 KB frame
+ * quota is not applied (a message's frames are not counted one by one).
+ */
+export const webSocketQuotas = {
+  idleTimeoutMs: 10 * 60 * 1000,
+  maxDurationMs: 2 * 60 * 60 * 1000,
+  maxMessageBytes: 128 * 1024,
+  maxFrameBytes: 32 * 1024,
+};
+
+/** What the runner says at start of a WebSocket API it serves: the quotas applied and not, and @connections' reach. */
+export const webSocketNotices = (stackName: string, apiId: string) => [
+  `${stackName}/${apiId}: a WebSocket API: idle connections close after ${webSocketQuotas.idleTimeoutMs / 60_000} minutes and any after ${webSocketQuotas.maxDurationMs / 3_600_000} hours, a message over ${webSocketQuotas.maxMessageBytes / 1024} KB closes its connection (1009), as AWS's quotas say; the ${webSocketQuotas.maxFrameBytes / 1024} KB frame quota is not applied`,
+  `${stackName}/${apiId}: its @connections API takes any signature (not checked); a function's AWS SDK reaches it at https://${apiId}.execute-api.<region>.amazonaws.com/<stage> (the event's domainName, CDK's callbackUrl): Node.js's through node:https, Python's through botocore, not another HTTP client (fetch)`,
+];
+
+/** API Gateway's limit on a WebSocket API's integration (and its default): 29 s ("Amazon API Gateway quotas"). */
+const maxIntegrationMs = 29_000;
+
+/** The WebSocket API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
+export const readWebSocketApi = (
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
+): {
+  routeSelectionPath: string[];
+  stages: Stage[];
+  routes: WebSocketRoute[];
+  authorizers: Map<string, WebSocketAuthorizer>;
+} => {
+  const ofApi = (type: string) =>
+    ofType(resources, type).filter(([id, resource]) =>
+      names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
+    );
+  const api = props(resources[apiId] ?? { Type: '' });
+  const apiAt = (property: string) => ({ resource: apiId, property });
+  const expression = stringOf(api.RouteSelectionExpression, apiAt('RouteSelectionExpression'), undefined);
+  if (expression === undefined)
+    throw new UnsupportedTemplateError(`${apiId}: a WebSocket API without RouteSelectionExpression`);
+  if (booleanOf(api.DisableExecuteApiEndpoint, apiAt('DisableExecuteApiEndpoint'), false))
+    throw new UnsupportedTemplateError(
+      `${apiId}: DisableExecuteApiEndpoint true (clients reach it through a custom domain, which the runner does not serve)`,
+    );
+  const stageResources = ofApi('AWS::ApiGatewayV2::Stage');
+  if (stageResources.length === 0)
+    throw new UnsupportedTemplateError(
+      `${apiId}: a WebSocket API with no stage (AWS::ApiGatewayV2::Stage): clients connect to a stage by its name`,
+    );
+  const stages = readStages(stageResources, resources, apiId, 'AWS::ApiGatewayV2::Stage');
+
+  const authorizers = new Map<string, WebSocketAuthorizer>();
+  for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
+    const properties = props(resource);
+    const at = (property: string) => ({ resource: id, property });
+    const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
+    if (type !== 'REQUEST')
+      throw new UnsupportedTemplateError(
+        `${id}: AuthorizerType ${String(type)} (a WebSocket API's authorizers are REQUEST ones)`,
+      );
+    // "Supported only for HTTP API Lambda authorizers" (AWS::ApiGatewayV2::Authorizer, AuthorizerResultTtlInSeconds).
+    if (numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0) !== 0)
+      throw new UnsupportedTemplateError(
+        `${id}: AuthorizerResultTtlInSeconds ${String(properties.AuthorizerResultTtlInSeconds)}, which AWS supports for HTTP API authorizers alone`,
+      );
+    authorizers.set(id, {
+      type: 'REQUEST',
+      id,
+      ...functionOfUri(properties.AuthorizerUri, id),
+      identitySources: stringsOf(properties.IdentitySource, at('IdentitySource')).map((source) =>
+        identitySourceOf(source, id),
+      ),
+      ttlSeconds: 0,
+    });
+  }
+
+  const routes = ofApi('AWS::ApiGatewayV2::Route').map(([id, resource]): WebSocketRoute => {
+    const properties = props(resource);
+    const at = (property: string) => ({ resource: id, property });
+    const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
+    const where = `${id} (${routeKey})`;
+    for (const property of ['RequestModels', 'RequestParameters', 'ModelSelectionExpression'])
+      if (properties[property] !== undefined)
+        throw new UnsupportedTemplateError(`${where}: ${property}, which the runner does not apply`);
+    if (booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false))
+      throw new UnsupportedTemplateError(`${where}: ApiKeyRequired true (the runner serves no WebSocket API keys)`);
+    const responseSelection = stringOf(
+      properties.RouteResponseSelectionExpression,
+      at('RouteResponseSelectionExpression'),
+      undefined,
+    );
+    if (responseSelection !== undefined && responseSelection !== '$default')
+      throw new UnsupportedTemplateError(
+        `${where}: RouteResponseSelectionExpression ${responseSelection} (only $default, a Lambda proxy integration's)`,
+      );
+    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
+    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM');
+    if (authorization !== 'NONE' && (authorization !== 'CUSTOM' || routeKey !== '$connect'))
+      throw new UnsupportedTemplateError(
+        `${where}: AuthorizationType ${authorization} (the runner serves a CUSTOM authorizer on $connect alone)`,
+      );
+    const authorizerId =
+      authorization === 'CUSTOM'
+        ? referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), ['AWS::ApiGatewayV2::Authorizer'])
+        : undefined;
+    if (authorizerId !== undefined && !authorizers.has(authorizerId))
+      throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
+    const integration = integrationOf(properties.Target, resources, at('Target'));
+    const integrationAt = (property: string) => ({ resource: integration.id, property });
+    const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
+    if (type !== 'AWS_PROXY')
+      throw new UnsupportedTemplateError(
+        `${integration.id}: IntegrationType ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`,
+      );
+    for (const property of ['ContentHandlingStrategy', 'RequestTemplates', 'TemplateSelectionExpression'])
+      if (integration.properties[property] !== undefined)
+        throw new UnsupportedTemplateError(`${integration.id}: ${property}, which the runner does not apply`);
+    return {
+      routeKey,
+      ...functionOfUri(integration.properties.IntegrationUri, where),
+      integrationTimeoutMs: numberOf(
+        integration.properties.TimeoutInMillis,
+        integrationAt('TimeoutInMillis'),
+        maxIntegrationMs,
+      ),
+      authorizerId,
+      routeResponse: responseSelection === '$default',
+    };
+  });
+  return { routeSelectionPath: selectionPathOf(expression, apiId), stages, routes, authorizers };
+};

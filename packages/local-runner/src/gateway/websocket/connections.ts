@@ -1,0 +1,80 @@
+// A WebSocket API's open connections, by id: what its events and its @connections API read of each (who, since when,
+// what the authorizer allowed), its socket, and the quotas that close it (idle 10 minutes, 2 hours at most). Kept by
+// the API's listener, across reloads: a connection outlives the deployment it was opened on.
+import type { WebSocket } from 'ws';
+import type { Stage } from '../../app/cfn.ts';
+import { webSocketQuotas } from '../../app/websocket-api.ts';
+
+/** What API Gateway knows of a connection: the `requestContext` of each of its events, and @connections' GET. */
+export interface ConnectionContext {
+  connectionId: string;
+  connectedAt: number;
+  sourceIp: string;
+  userAgent: string | undefined;
+  stage: Stage;
+  apiId: string;
+  domainName: string;
+  /** What the `$connect` authorizer allowed (its principal and context), given to every later event. */
+  authorizer: Record<string, unknown> | undefined;
+}
+
+export interface Connection extends ConnectionContext {
+  socket: WebSocket;
+  lastActiveAt: number;
+}
+
+/** The close code of a connection the gateway ends (idle, too old, the runner stopping): RFC 6455 7.4.1, going away. */
+const goingAway = 1001;
+
+export class Connections {
+  readonly #open = new Map<string, Connection>();
+
+  /**
+   * Keeps `connection` until its socket closes; closes it once idle for the quota's time (each message it sends
+   * restarts that clock) or open for the longest time a connection may be.
+   */
+  add(context: ConnectionContext, socket: WebSocket) {
+    const connection: Connection = { ...context, socket, lastActiveAt: Date.now() };
+    this.#open.set(context.connectionId, connection);
+    const idle = setTimeout(() => this.close(connection, goingAway, 'Idle timeout'), webSocketQuotas.idleTimeoutMs);
+    const tooOld = setTimeout(
+      () => this.close(connection, goingAway, 'Maximum connection duration'),
+      webSocketQuotas.maxDurationMs,
+    );
+    idle.unref();
+    tooOld.unref();
+    socket.on('message', () => {
+      connection.lastActiveAt = Date.now();
+      idle.refresh();
+    });
+    socket.once('close', () => {
+      clearTimeout(idle);
+      clearTimeout(tooOld);
+      this.#open.delete(context.connectionId);
+    });
+    return connection;
+  }
+
+  /** The open connection `id`, or undefined once it is gone (closed or closing, or never opened). */
+  get(id: string) {
+    const connection = this.#open.get(id);
+    return connection && connection.socket.readyState === connection.socket.OPEN ? connection : undefined;
+  }
+
+  /**
+   * Closes `connection` from the gateway's side (@connections' DELETE, a quota): gone at once for @connections, before
+   * the client answers the close frame.
+   */
+  close(connection: Connection, code: number, reason: string) {
+    this.#open.delete(connection.connectionId);
+    connection.socket.close(code, reason);
+  }
+
+  /** Closes every connection (the runner stopping): a close frame, then the socket ended if the client is slow. */
+  closeAll() {
+    for (const connection of [...this.#open.values()]) {
+      this.close(connection, goingAway, 'Going away');
+      setTimeout(() => connection.socket.terminate(), 1_000).unref();
+    }
+  }
+}
