@@ -8,8 +8,9 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { projectRoot } from '../infra/project-root.ts';
 
 type Thresholds = Record<string, unknown>;
-/** jest.config.js's coverageThreshold: the project's floors. */
+/** jest.config.js's coverageThreshold: the project's floors; and its coverage provider, which counts. */
 let floors: Thresholds = {};
+let provider = '';
 
 /** A module of `count` one-line functions, each exported. */
 const functions = (count: number) =>
@@ -25,8 +26,11 @@ const calls = (modules: Record<string, number>) => {
 
 let dir = '';
 beforeAll(async () => {
-  const config = (await import(join(projectRoot, 'jest.config.js'))) as { default: { coverageThreshold: Thresholds } };
+  const config = (await import(join(projectRoot, 'jest.config.js'))) as {
+    default: { coverageThreshold: Thresholds; coverageProvider: string };
+  };
   floors = config.default.coverageThreshold;
+  provider = config.default.coverageProvider;
   dir = mkdtempSync(join(tmpdir(), 'plant-store-coverage-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +50,7 @@ const coverage = (name: string, files: Record<string, string>, thresholds?: Thre
         rootDir: root,
         testEnvironment: 'node',
         transform: {},
-        coverageProvider: 'v8',
+        coverageProvider: provider,
         collectCoverageFrom: ['functions/**/*.js', 'infra/**/*.js', 'packages/**/*.js'],
         coverageReporters: ['text-summary'],
         coverageThreshold: thresholds ?? floors,
