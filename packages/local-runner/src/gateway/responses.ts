@@ -117,6 +117,24 @@ const remapped = ([name, value]: [string, string]): [string, string] =>
   remappedHeaders.has(name.toLowerCase()) ? [`x-amzn-Remapped-${name}`, value] : [name, value];
 
 /**
+ * A result's `headers` (name to value) and `multiValueHeaders` (name to values) as header pairs, merged: for a name in
+ * both, `multiValueHeaders` wins. Undefined when either is not of that shape (a malformed result).
+ */
+export const headerPairs = (headers: unknown, multiValueHeaders: unknown): [string, string][] | undefined => {
+  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
+  if (typeof multiValueHeaders !== 'object' || multiValueHeaders === null) return undefined;
+  const multi = Object.entries(multiValueHeaders);
+  if (!multi.every(([, values]) => Array.isArray(values) && values.every(isScalar))) return undefined;
+  const multiNames = new Set(multi.map(([name]) => name.toLowerCase()));
+  return [
+    ...Object.entries(headers as Record<string, Scalar>)
+      .filter(([name]) => !multiNames.has(name.toLowerCase()))
+      .map(([name, value]): [string, string] => [name, String(value)]),
+    ...multi.flatMap(([name, values]) => (values as Scalar[]).map((value): [string, string] => [name, String(value)])),
+  ];
+};
+
+/**
  * A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). A body the function
  * marks `isBase64Encoded` is decoded only when `acceptIsBinary` (the request's first Accept is a binary media type);
  * otherwise the client gets the base64 text ("Return binary media from a Lambda proxy integration"; LocalStack's
@@ -134,21 +152,10 @@ export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean):
   if (Object.keys(result).some((key) => !proxyResultKeys.has(key))) return undefined;
   const status = Number(statusCode);
   if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
-  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
-  if (typeof multiValueHeaders !== 'object' || multiValueHeaders === null) return undefined;
-  const multi = Object.entries(multiValueHeaders);
-  if (!multi.every(([, values]) => Array.isArray(values) && values.every(isScalar))) return undefined;
+  const merged = headerPairs(headers, multiValueHeaders);
+  if (!merged) return undefined;
   if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
   if (typeof isBase64Encoded !== 'boolean') return undefined;
-
-  // `headers` and `multiValueHeaders` merge; for a name in both, `multiValueHeaders` wins.
-  const multiNames = new Set(multi.map(([name]) => name.toLowerCase()));
-  const merged: [string, string][] = [
-    ...Object.entries(headers as Record<string, Scalar>)
-      .filter(([name]) => !multiNames.has(name.toLowerCase()))
-      .map(([name, value]): [string, string] => [name, String(value)]),
-    ...multi.flatMap(([name, values]) => (values as Scalar[]).map((value): [string, string] => [name, String(value)])),
-  ];
   const text = typeof body === 'string' ? body : '';
   return {
     status,

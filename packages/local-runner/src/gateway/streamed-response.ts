@@ -6,7 +6,7 @@
 // it comes. Without a prelude, the stream's own content type and 200.
 import { PassThrough, type Readable } from 'node:stream';
 import { isScalar } from '../app/cfn.ts';
-import type { HttpResponse } from './responses.ts';
+import { type HttpResponse, headerPairs } from './responses.ts';
 
 const preludeContentType = 'application/vnd.awslambda.http-integration-response';
 const delimiter = Buffer.alloc(8);
@@ -52,24 +52,9 @@ const preludeOf = (text: string): Pick<HttpResponse, 'status' | 'headers'> | und
   const { statusCode = 200, headers = {}, multiValueHeaders = {}, cookies = [] } = prelude as Record<string, unknown>;
   const status = Number(statusCode);
   if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
-  if (typeof headers !== 'object' || headers === null || !Object.values(headers).every(isScalar)) return undefined;
-  if (typeof multiValueHeaders !== 'object' || multiValueHeaders === null) return undefined;
-  const multi = Object.entries(multiValueHeaders);
-  if (!multi.every(([, values]) => Array.isArray(values) && values.every(isScalar))) return undefined;
-  if (!Array.isArray(cookies) || !cookies.every(isScalar)) return undefined;
-  return {
-    status,
-    headers: [
-      ...Object.entries(headers as Record<string, unknown>).map(([name, value]): [string, string] => [
-        name,
-        String(value),
-      ]),
-      ...multi.flatMap(([name, values]) =>
-        (values as unknown[]).map((value): [string, string] => [name, String(value)]),
-      ),
-      ...cookies.map((cookie): [string, string] => ['Set-Cookie', String(cookie)]),
-    ],
-  };
+  const pairs = headerPairs(headers, multiValueHeaders);
+  if (!pairs || !Array.isArray(cookies) || !cookies.every(isScalar)) return undefined;
+  return { status, headers: [...pairs, ...cookies.map((cookie): [string, string] => ['Set-Cookie', String(cookie)])] };
 };
 
 /**

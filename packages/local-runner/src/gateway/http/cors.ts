@@ -52,3 +52,10 @@ export const isPreflight = (request: IncomingMessage) =>
   request.method === 'OPTIONS' &&
   Boolean(request.headers.origin) &&
   Boolean(request.headers['access-control-request-method']);
+
+/** A preflight `answeredBy` answers itself, the function not invoked: 204 with the CORS headers. */
+export const preflightAnswer = (cors: HttpCors, request: IncomingMessage, answeredBy: string) => {
+  request.resume();
+  const response: HttpResponse = { status: 204, headers: corsHeaders(cors, request, true), body: Buffer.alloc(0) };
+  return { response, notes: [`CORS preflight, answered by ${answeredBy}`] };
+};

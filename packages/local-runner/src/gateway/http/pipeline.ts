@@ -6,7 +6,7 @@ import { readBody } from '../../request-body.ts';
 import type { HttpDeployment, Pipeline } from '../deployment.ts';
 import type { HttpResponse } from '../responses.ts';
 import { authorize } from './authorize.ts';
-import { corsHeaders, isPreflight, withCors } from './cors.ts';
+import { isPreflight, preflightAnswer, withCors } from './cors.ts';
 import { eventV2 } from './events.ts';
 import { integrate } from './integrate.ts';
 import { ownResponse, respond } from './respond.ts';
@@ -18,13 +18,7 @@ const maxPayloadBytes = 10 * 1024 * 1024;
 export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deployment, stage) => {
   const { api } = deployment;
   const { cors } = api;
-  if (cors && isPreflight(request)) {
-    request.resume();
-    return {
-      response: { status: 204, headers: corsHeaders(cors, request, true), body: Buffer.alloc(0) },
-      notes: ['CORS preflight, answered by API Gateway'],
-    };
-  }
+  if (cors && isPreflight(request)) return preflightAnswer(cors, request, 'API Gateway');
   const notes: string[] = [];
   const requestId = randomUUID();
   const ended = (response: HttpResponse) => ({

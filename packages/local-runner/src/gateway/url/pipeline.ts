@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readBody } from '../../request-body.ts';
 import type { Pipeline, UrlDeployment } from '../deployment.ts';
-import { corsHeaders, isPreflight, withCors } from '../http/cors.ts';
+import { isPreflight, preflightAnswer, withCors } from '../http/cors.ts';
 import type { HttpResponse } from '../responses.ts';
 import { signedCaller } from './authorize.ts';
 import { urlEvent } from './events.ts';
@@ -18,13 +18,7 @@ const maxPayloadBytes = 6 * 1024 * 1024;
 export const urlPipeline: Pipeline<UrlDeployment> = async (request, url, deployment) => {
   const { api } = deployment;
   const { cors } = api;
-  if (cors && isPreflight(request)) {
-    request.resume();
-    return {
-      response: { status: 204, headers: corsHeaders(cors, request, true), body: Buffer.alloc(0) },
-      notes: ['CORS preflight, answered by the function URL'],
-    };
-  }
+  if (cors && isPreflight(request)) return preflightAnswer(cors, request, 'the function URL');
   const notes: string[] = [];
   const requestId = randomUUID();
   const ended = (response: HttpResponse) => ({
