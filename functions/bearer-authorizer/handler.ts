@@ -10,6 +10,17 @@ import { createTokenVerifier, InvalidTokenError } from './token-verifier.ts';
 
 const verify = createTokenVerifier(config);
 
+/**
+ * The failure API Gateway answers 401 for: exactly this message (any other error is a 500). Lambda's Node.js runtime
+ * logs every failed invocation itself, at ERROR with the error's stack ("Invoke Error"); a refused token is no fault of
+ * this code, so the error carries no stack, and that log line is one line (docs/operations.md).
+ */
+const unauthorized = (): Error => {
+  const error = new Error('Unauthorized');
+  delete error.stack;
+  return error;
+};
+
 const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   try {
     const result = await authorize(event, { verify, routes: config.routes });
@@ -21,8 +32,7 @@ const authorizeOrRefuse = async (event: APIGatewayTokenAuthorizerEvent): Promise
     if (error instanceof InvalidTokenError) {
       // The access log records the 401 already; the reason helps when debugging an issuer.
       logDebug('Token refused', { reason: error.message });
-      // API Gateway answers 401 for exactly this error message, and 500 for any other error.
-      throw new Error('Unauthorized');
+      throw unauthorized();
     }
     logger.error(authorizerFailedMessage, { error: error as Error });
     throw new Error(authorizerFailedMessage);

@@ -116,9 +116,18 @@ describe("the authorizer's log, as the alarms see it", () => {
     expect(lines.filter((line) => matchesFilterPattern('{ $.level = "ERROR" }', line))).toEqual([
       expect.stringContaining('"errorMessage":"Unauthorized"'),
     ]);
+    // One line, with no stack: a refused token is no fault of the authorizer's code (the only line it writes at INFO).
+    expect(lines).toEqual([expect.stringContaining('"stackTrace":[]')]);
     for (const { pattern } of alarmedFiltersOf('BearerAuthorizerFunction')) {
       expect(lines.filter((line) => matchesFilterPattern(pattern, line))).toEqual([]);
     }
+  }, 30_000);
+
+  test("the README's placeholder token: 401 from API Gateway's validation expression, the authorizer not invoked", async () => {
+    const { status, lines } = await authorizerLines(async () => 'eyJhbGciOiJFUzI1NiIs...');
+
+    expect(status).toBe(401);
+    expect(lines).toEqual([]);
   }, 30_000);
 
   test("the issuer's keys unreachable: 500, and the authorizer-failure filter counts it once", async () => {

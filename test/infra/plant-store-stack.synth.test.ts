@@ -134,6 +134,18 @@ describe('the API', () => {
     expect(new RegExp(bearerHeaderPattern).test('bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
     expect(new RegExp(bearerHeaderPattern).test('BEARER  eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(true);
     expect(new RegExp(bearerHeaderPattern).test('Bearer\teyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln')).toBe(false);
+    // RFC 7515 section 7.1: a JWS's compact form is three non-empty base64url parts. Anything else is answered 401
+    // without an invocation: the README's placeholder, an opaque token, a JWE's five parts, padding.
+    for (const token of [
+      'eyJhbGciOiJFUzI1NiIs...',
+      'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+      'opaque-access-token',
+      'eyJhbGciOiJSU0EtT0FFUCJ9.a.b.c.d',
+      'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln==',
+      'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0+.c2ln',
+    ]) {
+      expect([token, new RegExp(bearerHeaderPattern).test(`Bearer ${token}`)]).toEqual([token, false]);
+    }
   });
 
   test('takes another cache TTL and throttling when given', () => {
