@@ -56,6 +56,12 @@ afterEach(stopStarted);
     await operation.waitFor();
     expect(await operation.locator('.opblock-summary-path').innerText()).toBe('/plants');
     expect(await operation.locator('.opblock-summary-method').innerText()).toBe('POST');
+    // The description names `GET /openapi.yaml`; the page's only link to a document is that one.
+    expect(await page.locator('.info .description').innerText()).toContain('GET /openapi.yaml');
+    const documentLinks = await page
+      .locator('a[href*="openapi"], a[href$=".json"], a[href$=".yaml"]')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href')));
+    expect(documentLinks).toEqual(['/openapi.yaml']);
 
     await page.locator('.auth-wrapper button.authorize').click();
     await page.locator('.modal-ux input[type=text], .modal-ux input:not([type])').first().fill(tokenOf(server));

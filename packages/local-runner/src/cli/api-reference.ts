@@ -1,7 +1,7 @@
 // The API reference: GET /docs renders the project's OpenAPI document with Swagger UI, whose files come from
 // node_modules (swagger-ui-dist), so the page works offline; its "Authorize" button takes the development token and
-// "Try it out" sends requests to this runner. GET /openapi.yaml serves the document as written. Neither needs a
-// token, and neither exists on AWS.
+// "Try it out" sends requests to this runner. GET /openapi.yaml serves the document as written, and the page's one
+// link to a document is that one. Neither needs a token, and neither exists on AWS.
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
@@ -19,6 +19,7 @@ const page = (title: string) => `<!doctype html>
   <link rel="stylesheet" href="/docs/swagger-ui.css">
 </head>
 <body>
+  <p style="font-family: sans-serif; margin: 1em 20px 0">The document as written: <a href="/openapi.yaml">GET /openapi.yaml</a></p>
   <div id="reference"></div>
   <script src="/docs/swagger-ui-bundle.js"></script>
   <script src="/docs/reference.js"></script>
@@ -26,9 +27,11 @@ const page = (title: string) => `<!doctype html>
 </html>
 `;
 
+// The document is given inline (`spec`), with this runner (as the request reached it) as its server: given by `url`,
+// Swagger UI would link that copy under the title, beside a description that names GET /openapi.yaml.
 // validatorUrl: null keeps Swagger UI from asking validator.swagger.io about the document (it would leave loopback).
-const script = `window.ui = SwaggerUIBundle({
-  url: '/docs/openapi.json',
+const script = (document: Record<string, unknown>) => `window.ui = SwaggerUIBundle({
+  spec: ${JSON.stringify(document)},
   dom_id: '#reference',
   validatorUrl: null,
   tryItOutEnabled: true,
@@ -39,7 +42,7 @@ const script = `window.ui = SwaggerUIBundle({
 const send = (response: ServerResponse, contentType: string, body: string | Buffer) =>
   response.writeHead(200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' }).end(body);
 
-/** The pages for `openApiPath`; the page's copy of the document has this runner (as the request reached it) as its server. */
+/** The pages for `openApiPath`. */
 export const apiReference = (openApiPath: string): RunnerPages => {
   const assets: Record<string, [string, string]> = {
     '/docs/swagger-ui.css': ['text/css; charset=utf-8', 'swagger-ui.css'],
@@ -54,11 +57,10 @@ export const apiReference = (openApiPath: string): RunnerPages => {
     else if (pathname === '/docs' || pathname === '/docs/') {
       const { info } = parseYaml(readFileSync(openApiPath, 'utf8')) as { info?: { title?: string } };
       send(response, 'text/html; charset=utf-8', page(info?.title ?? 'The API'));
-    } else if (pathname === '/docs/reference.js') send(response, 'text/javascript; charset=utf-8', script);
-    else if (pathname === '/docs/openapi.json') {
+    } else if (pathname === '/docs/reference.js') {
       const document = parseYaml(readFileSync(openApiPath, 'utf8')) as Record<string, unknown>;
       const servers = [{ url: `http://${request.headers.host}`, description: 'This local runner' }];
-      send(response, 'application/json', JSON.stringify({ ...document, servers }));
+      send(response, 'text/javascript; charset=utf-8', script({ ...document, servers }));
     } else if (asset) send(response, asset[0], readFileSync(join(swaggerUiDir, asset[1])));
     else return false;
     return true;
