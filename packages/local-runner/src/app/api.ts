@@ -7,7 +7,7 @@ import type { ApiKey } from './api-keys.ts';
 import type { Stage } from './cfn.ts';
 import type { FunctionUrl } from './function-url.ts';
 import type { FunctionDefinition } from './functions.ts';
-import type { HttpCors, HttpLambdaAuthorizer, HttpRoute, JwtAuthorizer } from './http-api.ts';
+import type { HttpAuthorizer, HttpCors, HttpRoute } from './http-api.ts';
 import type { ValueContext } from './intrinsics.ts';
 import type { GatewayResponse, RestAuthorizer, RestRoute } from './rest-api.ts';
 import type { UserPool } from './user-pools.ts';
@@ -60,7 +60,7 @@ export interface HttpApi extends ApiBase {
   kind: 'http';
   cors: HttpCors | undefined;
   routes: HttpRoute[];
-  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
+  authorizers: Map<string, HttpAuthorizer>;
 }
 
 /** A function URL (AWS::Lambda::Url): `apiId` is its logical id; its one stage, `$default`. */

@@ -40,7 +40,7 @@ export interface HttpRoute {
   payloadVersion: '1.0' | '2.0';
 }
 
-export interface JwtAuthorizer {
+export interface JwtAuthorizerDefinition {
   type: 'JWT';
   id: string;
   /** The header the token is in ($request.header.NAME). */
@@ -60,9 +60,8 @@ export interface HttpCors {
   allowCredentials: boolean;
 }
 
-/** Where a Lambda authorizer's identity source is read (`$request.header.X`, `$request.querystring.X`, ...). */
 /** A Lambda authorizer of an HTTP API. */
-export interface HttpLambdaAuthorizer {
+export interface HttpLambdaAuthorizerDefinition {
   type: 'REQUEST';
   id: string;
   /** AuthorizerPayloadFormatVersion: 2.0, or 1.0 (a REST API's REQUEST authorizer event; an IAM policy answers). */
@@ -74,6 +73,9 @@ export interface HttpLambdaAuthorizer {
   simpleResponses: boolean;
   ttlSeconds: number;
 }
+
+/** An HTTP API's authorizer, of either kind. */
+export type HttpAuthorizer = JwtAuthorizerDefinition | HttpLambdaAuthorizerDefinition;
 
 /**
  * The wildcards "Configure CORS for HTTP APIs" documents in AllowOrigins: `*`, and `https://*` and `http://*` (any
@@ -143,7 +145,7 @@ export const readHttpApi = (
   /** Its stages, `$default` first if it has one; every one serves the template's routes. */
   stages: Stage[];
   routes: HttpRoute[];
-  authorizers: Map<string, JwtAuthorizer | HttpLambdaAuthorizer>;
+  authorizers: Map<string, HttpAuthorizer>;
 } => {
   const ofApi = (type: string) =>
     ofType(resources, type).filter(([id, resource]) =>
@@ -157,7 +159,7 @@ export const readHttpApi = (
   const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, 'AWS::ApiGatewayV2::Stage').sort(
     (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
   );
-  const authorizers = new Map<string, JwtAuthorizer | HttpLambdaAuthorizer>();
+  const authorizers = new Map<string, HttpAuthorizer>();
   for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
     const properties = props(resource);
     const at = (property: string) => ({ resource: id, property });

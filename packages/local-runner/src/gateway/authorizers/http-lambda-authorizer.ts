@@ -5,7 +5,7 @@
 // `identitySource` and `authorizationToken` (the values joined by commas), the answer an IAM policy. A policy is
 // evaluated against the route's ARN, a refusal 403; an error, a time-out (10 s) or a malformed answer 500; the result
 // cached by the identity sources' values for its TTL. The function gets the context under `authorizer.lambda`.
-import type { HttpLambdaAuthorizer as HttpLambdaAuthorizerDefinition } from '../../app/http-api.ts';
+import type { HttpLambdaAuthorizerDefinition } from '../../app/http-api.ts';
 import type { FunctionPool } from '../../lambda/pool.ts';
 import { ResultCache } from '../result-cache.ts';
 import { authorizerTimeoutMs, invokeWithin } from '../time-limit.ts';

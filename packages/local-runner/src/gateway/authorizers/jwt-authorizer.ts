@@ -6,7 +6,7 @@
 // 401. A route's scopes: one of them in the token's `scope` or `scp`, else 403. Locally the development issuer signs
 // the issuer's tokens (`cdk-local-runner token --issuer`, or `--pool` for a Cognito issuer).
 import type { JWTPayload } from 'jose';
-import type { JwtAuthorizer as JwtAuthorizerDefinition } from '../../app/http-api.ts';
+import type { JwtAuthorizerDefinition } from '../../app/http-api.ts';
 import { resolveValue, type ValueContext } from '../../app/intrinsics.ts';
 import { bearerToken, claimsAsText, type TokenVerifier } from '../token-verification.ts';
 import {
