@@ -135,11 +135,154 @@ export const integrationOf = (target: unknown, resources: Record<string, CfnReso
   return { id, properties: props(resources[id] as CfnResource) };
 };
 
+/** Finds the function an integration's or authorizer's URI names (assembly.ts), `where` naming the resource. */
+export type FunctionOfUri = (uri: unknown, where: string) => { functionId: string; qualifier?: string };
+
+/** The resources of `type` that belong to the API `apiId` (their ApiId names it): its stages, authorizers, routes. */
+export const resourcesOfApi = (resources: Record<string, CfnResource>, apiId: string, type: string) =>
+  ofType(resources, type).filter(([id, resource]) =>
+    names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
+  );
+
+/** Where a Lambda authorizer's identity source is read (`$request.header.X`, `$request.querystring.X`, ...). */
+const identitySourceOf = (source: string, id: string): IdentitySource => {
+  const [, prefix = '', name = ''] =
+    /^\$(request\.header|request\.querystring|context|stageVariables)\.(.+)$/.exec(source) ?? [];
+  const from = (
+    {
+      'request.header': 'header',
+      'request.querystring': 'querystring',
+      context: 'context',
+      stageVariables: 'stageVariable',
+    } as const
+  )[prefix];
+  if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${source}`);
+  return { from, name };
+};
+
+/** The Lambda authorizer `id` (AuthorizerType REQUEST), of `properties`. */
+const lambdaAuthorizerOf = (
+  id: string,
+  properties: Record<string, unknown>,
+  identitySource: string[],
+  functionOfUri: FunctionOfUri,
+): HttpLambdaAuthorizerDefinition => {
+  const at = (property: string) => ({ resource: id, property });
+  const version = stringOf(properties.AuthorizerPayloadFormatVersion, at('AuthorizerPayloadFormatVersion'), '');
+  if (version !== '2.0' && version !== '1.0')
+    throw new UnsupportedTemplateError(`${id}: a Lambda authorizer's payload format ${version} (1.0 or 2.0)`);
+  const simpleResponses = booleanOf(properties.EnableSimpleResponses, at('EnableSimpleResponses'), false);
+  // "If you choose the 1.0 format version, Lambda authorizers must return an IAM policy" (the same page).
+  if (version === '1.0' && simpleResponses)
+    throw new UnsupportedTemplateError(`${id}: simple responses with payload format 1.0, which take 2.0`);
+  return {
+    type: 'REQUEST',
+    id,
+    payloadVersion: version,
+    ...functionOfUri(properties.AuthorizerUri, id),
+    identitySources: identitySource.map((source) => identitySourceOf(source, id)),
+    simpleResponses,
+    ttlSeconds: numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0),
+  };
+};
+
+/** The JWT authorizer `id`, of `properties`: one header its identity source, an Issuer and a list of Audience. */
+const jwtAuthorizerOf = (
+  id: string,
+  properties: Record<string, unknown>,
+  identitySource: string[],
+): JwtAuthorizerDefinition => {
+  const [source, ...others] = identitySource;
+  const headerName = /^\$request\.header\.(.+)$/.exec(String(source))?.[1];
+  if (!headerName || others.length > 0)
+    throw new UnsupportedTemplateError(`${id}: identity source ${shown(properties.IdentitySource)}`);
+  const configuration = properties.JwtConfiguration;
+  if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))
+    throw new UnsupportedTemplateError(`${id}: JwtConfiguration ${shown(configuration)}`);
+  const { Issuer: issuer, Audience: audience = [] } = configuration as Record<string, unknown>;
+  if (issuer === undefined || !Array.isArray(audience))
+    throw new UnsupportedTemplateError(
+      `${id}: JwtConfiguration ${shown(configuration)} (an Issuer and a list of Audience)`,
+    );
+  return { type: 'JWT', id, headerName, issuer, audience };
+};
+
+/** The authorizer `id` of an HTTP API: a Lambda one (REQUEST) or a JWT one; any other type is refused. */
+const authorizerOf = (id: string, resource: CfnResource, functionOfUri: FunctionOfUri): HttpAuthorizer => {
+  const properties = props(resource);
+  const at = (property: string) => ({ resource: id, property });
+  const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
+  const identitySource = stringsOf(properties.IdentitySource, at('IdentitySource'));
+  if (type === 'REQUEST') return lambdaAuthorizerOf(id, properties, identitySource, functionOfUri);
+  if (type !== 'JWT')
+    throw new UnsupportedTemplateError(`${id}: an HTTP API authorizer of type ${String(type)} (only JWT and REQUEST)`);
+  return jwtAuthorizerOf(id, properties, identitySource);
+};
+
+/** Why the runner does not serve a route as AWS does, if it does not: its integration's type, format, authorization. */
+const routeProblem = (type: string, version: string, authorization: string) =>
+  type !== 'AWS_PROXY'
+    ? `an integration of type ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`
+    : version !== '2.0' && version !== '1.0'
+      ? `payload format version ${version}`
+      : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
+        ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
+        : undefined;
+
+/**
+ * The route `id` of an HTTP API whose authorizers are `authorizers`; a route the runner does not serve as AWS does
+ * is added to `refused` instead, to be refused with the others.
+ */
+const routeOf = (
+  [id, resource]: [string, CfnResource],
+  resources: Record<string, CfnResource>,
+  authorizers: Map<string, HttpAuthorizer>,
+  functionOfUri: FunctionOfUri,
+  refused: string[],
+): HttpRoute[] => {
+  const properties = props(resource);
+  const at = (property: string) => ({ resource: id, property });
+  const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
+  const where = `${id} (${routeKey})`;
+  const integration = integrationOf(properties.Target, resources, at('Target'));
+  const integrationAt = (property: string) => ({ resource: integration.id, property });
+  const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
+  const version = stringOf(integration.properties.PayloadFormatVersion, integrationAt('PayloadFormatVersion'), '1.0');
+  const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
+  const problem = routeProblem(type, version, authorization);
+  if (problem !== undefined) {
+    refused.push(`${where}: ${problem}`);
+    return [];
+  }
+  refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or JWT');
+  let authorizerId: string | undefined;
+  if (authorization !== 'NONE') {
+    authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
+      'AWS::ApiGatewayV2::Authorizer',
+    ]);
+    if (!authorizers.has(authorizerId))
+      throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
+  }
+  const [method = '', path = ''] = routeKey === '$default' ? ['ANY', '$default'] : routeKey.split(' ');
+  return [
+    {
+      routeKey,
+      resourcePath: path,
+      method,
+      ...functionOfUri(integration.properties.IntegrationUri, where),
+      authorizerId,
+      authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
+      integrationTimeoutMs: numberOf(integration.properties.TimeoutInMillis, integrationAt('TimeoutInMillis'), 30_000),
+      payloadVersion: version === '1.0' ? '1.0' : '2.0',
+    },
+  ];
+};
+
 /** The HTTP API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
 export const readHttpApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
-  functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
+  functionOfUri: FunctionOfUri,
 ): {
   cors: HttpCors | undefined;
   /** Its stages, `$default` first if it has one; every one serves the template's routes. */
@@ -147,10 +290,7 @@ export const readHttpApi = (
   routes: HttpRoute[];
   authorizers: Map<string, HttpAuthorizer>;
 } => {
-  const ofApi = (type: string) =>
-    ofType(resources, type).filter(([id, resource]) =>
-      names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
-    );
+  const ofApi = (type: string) => resourcesOfApi(resources, apiId, type);
   const api = props(resources[apiId] ?? { Type: '' });
   const protocol = stringOf(api.ProtocolType, { resource: apiId, property: 'ProtocolType' }, undefined);
   if (protocol !== 'HTTP')
@@ -159,113 +299,13 @@ export const readHttpApi = (
   const stages = readStages(ofApi('AWS::ApiGatewayV2::Stage'), resources, apiId, 'AWS::ApiGatewayV2::Stage').sort(
     (a, b) => Number(b.name === '$default') - Number(a.name === '$default'),
   );
-  const authorizers = new Map<string, HttpAuthorizer>();
-  for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
-    const properties = props(resource);
-    const at = (property: string) => ({ resource: id, property });
-    const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
-    const identitySource = stringsOf(properties.IdentitySource, at('IdentitySource'));
-    if (type === 'REQUEST') {
-      const version = stringOf(properties.AuthorizerPayloadFormatVersion, at('AuthorizerPayloadFormatVersion'), '');
-      if (version !== '2.0' && version !== '1.0')
-        throw new UnsupportedTemplateError(`${id}: a Lambda authorizer's payload format ${version} (1.0 or 2.0)`);
-      const simpleResponses = booleanOf(properties.EnableSimpleResponses, at('EnableSimpleResponses'), false);
-      // "If you choose the 1.0 format version, Lambda authorizers must return an IAM policy" (the same page).
-      if (version === '1.0' && simpleResponses)
-        throw new UnsupportedTemplateError(`${id}: simple responses with payload format 1.0, which take 2.0`);
-      authorizers.set(id, {
-        type: 'REQUEST',
-        id,
-        payloadVersion: version,
-        ...functionOfUri(properties.AuthorizerUri, id),
-        identitySources: identitySource.map((source) => {
-          const [, prefix = '', name = ''] =
-            /^\$(request\.header|request\.querystring|context|stageVariables)\.(.+)$/.exec(source) ?? [];
-          const from = (
-            {
-              'request.header': 'header',
-              'request.querystring': 'querystring',
-              context: 'context',
-              stageVariables: 'stageVariable',
-            } as const
-          )[prefix];
-          if (!from) throw new UnsupportedTemplateError(`${id}: identity source ${source}`);
-          return { from, name };
-        }),
-        simpleResponses,
-        ttlSeconds: numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0),
-      });
-      continue;
-    }
-    if (type !== 'JWT')
-      throw new UnsupportedTemplateError(
-        `${id}: an HTTP API authorizer of type ${String(type)} (only JWT and REQUEST)`,
-      );
-    const [source, ...others] = identitySource;
-    const headerName = /^\$request\.header\.(.+)$/.exec(String(source))?.[1];
-    if (!headerName || others.length > 0)
-      throw new UnsupportedTemplateError(`${id}: identity source ${shown(properties.IdentitySource)}`);
-    const configuration = properties.JwtConfiguration;
-    if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration))
-      throw new UnsupportedTemplateError(`${id}: JwtConfiguration ${shown(configuration)}`);
-    const { Issuer: issuer, Audience: audience = [] } = configuration as Record<string, unknown>;
-    if (issuer === undefined || !Array.isArray(audience))
-      throw new UnsupportedTemplateError(
-        `${id}: JwtConfiguration ${shown(configuration)} (an Issuer and a list of Audience)`,
-      );
-    authorizers.set(id, { type: 'JWT', id, headerName, issuer, audience });
-  }
-
+  const authorizers = new Map(
+    ofApi('AWS::ApiGatewayV2::Authorizer').map(([id, resource]) => [id, authorizerOf(id, resource, functionOfUri)]),
+  );
   const refused: string[] = [];
-  const routes = ofApi('AWS::ApiGatewayV2::Route').flatMap(([id, resource]): HttpRoute[] => {
-    const properties = props(resource);
-    const at = (property: string) => ({ resource: id, property });
-    const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
-    const where = `${id} (${routeKey})`;
-    const integration = integrationOf(properties.Target, resources, at('Target'));
-    const integrationAt = (property: string) => ({ resource: integration.id, property });
-    const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
-    const version = stringOf(integration.properties.PayloadFormatVersion, integrationAt('PayloadFormatVersion'), '1.0');
-    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
-    const problem =
-      type !== 'AWS_PROXY'
-        ? `an integration of type ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`
-        : version !== '2.0' && version !== '1.0'
-          ? `payload format version ${version}`
-          : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
-            ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
-            : undefined;
-    if (problem !== undefined) {
-      refused.push(`${where}: ${problem}`);
-      return [];
-    }
-    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or JWT');
-    let authorizerId: string | undefined;
-    if (authorization !== 'NONE') {
-      authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
-        'AWS::ApiGatewayV2::Authorizer',
-      ]);
-      if (!authorizers.has(authorizerId))
-        throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
-    }
-    const [method = '', path = ''] = routeKey === '$default' ? ['ANY', '$default'] : routeKey.split(' ');
-    return [
-      {
-        routeKey,
-        resourcePath: path,
-        method,
-        ...functionOfUri(integration.properties.IntegrationUri, where),
-        authorizerId,
-        authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
-        integrationTimeoutMs: numberOf(
-          integration.properties.TimeoutInMillis,
-          integrationAt('TimeoutInMillis'),
-          30_000,
-        ),
-        payloadVersion: version === '1.0' ? '1.0' : '2.0',
-      },
-    ];
-  });
+  const routes = ofApi('AWS::ApiGatewayV2::Route').flatMap((route) =>
+    routeOf(route, resources, authorizers, functionOfUri, refused),
+  );
   if (refused.length > 0)
     throw new UnsupportedTemplateError(
       `${apiId}: the runner serves these HTTP API routes as AWS does only in part; not these:\n${refused.map((line) => `  ${line}`).join('\n')}`,
