@@ -4,19 +4,11 @@
 // (AWS_PROXY), a route response where the route asks for one, its stages, and a REQUEST authorizer on `$connect`
 // ("Control access to WebSocket APIs with AWS Lambda REQUEST authorizers"). What the runner does not serve of it is
 // refused, naming the resource and the property.
-import { type CfnResource, type IdentitySource, ofType, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
-import { integrationOf } from './http-api.ts';
+import { type CfnResource, type IdentitySource, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
+import { type FunctionOfUri, integrationOf, resourcesOfApi } from './http-api.ts';
 import type { LambdaAuthorizerDefinition } from './rest-api.ts';
 import { readStages } from './stages.ts';
-import {
-  booleanOf,
-  names,
-  numberOf,
-  referencedId,
-  refuseAuthorizerWithoutType,
-  stringOf,
-  stringsOf,
-} from './values.ts';
+import { booleanOf, numberOf, referencedId, refuseAuthorizerWithoutType, stringOf, stringsOf } from './values.ts';
 
 export interface WebSocketRoute {
   /** `$connect`, `$disconnect`, `$default`, or a custom key a message's selection expression names. */
@@ -90,21 +82,143 @@ export const webSocketNotices = (stackName: string, apiId: string) => [
 /** API Gateway's limit on a WebSocket API's integration (and its default): 29 s ("Amazon API Gateway quotas"). */
 const maxIntegrationMs = 29_000;
 
+/** The REQUEST authorizer `id` of a WebSocket API; any other type, or a result cache, is refused. */
+const authorizerOf = (id: string, resource: CfnResource, functionOfUri: FunctionOfUri): WebSocketAuthorizer => {
+  const properties = props(resource);
+  const at = (property: string) => ({ resource: id, property });
+  const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
+  if (type !== 'REQUEST')
+    throw new UnsupportedTemplateError(
+      `${id}: AuthorizerType ${String(type)} (a WebSocket API's authorizers are REQUEST ones)`,
+    );
+  // "Supported only for HTTP API Lambda authorizers" (AWS::ApiGatewayV2::Authorizer, AuthorizerResultTtlInSeconds).
+  if (numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0) !== 0)
+    throw new UnsupportedTemplateError(
+      `${id}: AuthorizerResultTtlInSeconds ${String(properties.AuthorizerResultTtlInSeconds)}, which AWS supports for HTTP API authorizers alone`,
+    );
+  return {
+    type: 'REQUEST',
+    id,
+    ...functionOfUri(properties.AuthorizerUri, id),
+    identitySources: stringsOf(properties.IdentitySource, at('IdentitySource')).map((source) =>
+      identitySourceOf(source, id),
+    ),
+    ttlSeconds: 0,
+  };
+};
+
+/**
+ * Whether the route `where` asks for a route response (RouteResponseSelectionExpression `$default`); what the runner
+ * does not apply of a route (models, parameters, API keys, another selection expression) is refused.
+ */
+const routeResponseOf = (properties: Record<string, unknown>, id: string, where: string) => {
+  const at = (property: string) => ({ resource: id, property });
+  for (const property of ['RequestModels', 'RequestParameters', 'ModelSelectionExpression'])
+    if (properties[property] !== undefined)
+      throw new UnsupportedTemplateError(`${where}: ${property}, which the runner does not apply`);
+  if (booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false))
+    throw new UnsupportedTemplateError(`${where}: ApiKeyRequired true (the runner serves no WebSocket API keys)`);
+  const responseSelection = stringOf(
+    properties.RouteResponseSelectionExpression,
+    at('RouteResponseSelectionExpression'),
+    undefined,
+  );
+  if (responseSelection !== undefined && responseSelection !== '$default')
+    throw new UnsupportedTemplateError(
+      `${where}: RouteResponseSelectionExpression ${responseSelection} (only $default, a Lambda proxy integration's)`,
+    );
+  return responseSelection === '$default';
+};
+
+/** The authorizer of the route `where` (`routeKey`): a CUSTOM one, on `$connect` alone, one of `authorizers`. */
+const routeAuthorizerOf = (
+  properties: Record<string, unknown>,
+  { id, routeKey, where }: { id: string; routeKey: string; where: string },
+  resources: Record<string, CfnResource>,
+  authorizers: Map<string, WebSocketAuthorizer>,
+) => {
+  const at = (property: string) => ({ resource: id, property });
+  const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
+  refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM');
+  if (authorization !== 'NONE' && (authorization !== 'CUSTOM' || routeKey !== '$connect'))
+    throw new UnsupportedTemplateError(
+      `${where}: AuthorizationType ${authorization} (the runner serves a CUSTOM authorizer on $connect alone)`,
+    );
+  const authorizerId =
+    authorization === 'CUSTOM'
+      ? referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), ['AWS::ApiGatewayV2::Authorizer'])
+      : undefined;
+  if (authorizerId !== undefined && !authorizers.has(authorizerId))
+    throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
+  return authorizerId;
+};
+
+/** The Lambda proxy integration a route's Target names; another type, or what the runner does not apply, is refused. */
+const proxyIntegrationOf = (target: unknown, resources: Record<string, CfnResource>, id: string) => {
+  const integration = integrationOf(target, resources, { resource: id, property: 'Target' });
+  const type = stringOf(
+    integration.properties.IntegrationType,
+    { resource: integration.id, property: 'IntegrationType' },
+    '',
+  );
+  if (type !== 'AWS_PROXY')
+    throw new UnsupportedTemplateError(
+      `${integration.id}: IntegrationType ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`,
+    );
+  for (const property of ['ContentHandlingStrategy', 'RequestTemplates', 'TemplateSelectionExpression'])
+    if (integration.properties[property] !== undefined)
+      throw new UnsupportedTemplateError(`${integration.id}: ${property}, which the runner does not apply`);
+  return integration;
+};
+
+/** The route `id` of a WebSocket API whose authorizers are `authorizers`. */
+const routeOf = (
+  [id, resource]: [string, CfnResource],
+  resources: Record<string, CfnResource>,
+  authorizers: Map<string, WebSocketAuthorizer>,
+  functionOfUri: FunctionOfUri,
+): WebSocketRoute => {
+  const properties = props(resource);
+  const routeKey = stringOf(properties.RouteKey, { resource: id, property: 'RouteKey' }, '');
+  const where = `${id} (${routeKey})`;
+  const routeResponse = routeResponseOf(properties, id, where);
+  const authorizerId = routeAuthorizerOf(properties, { id, routeKey, where }, resources, authorizers);
+  const integration = proxyIntegrationOf(properties.Target, resources, id);
+  return {
+    routeKey,
+    ...functionOfUri(integration.properties.IntegrationUri, where),
+    integrationTimeoutMs: numberOf(
+      integration.properties.TimeoutInMillis,
+      { resource: integration.id, property: 'TimeoutInMillis' },
+      maxIntegrationMs,
+    ),
+    authorizerId,
+    routeResponse,
+  };
+};
+
+/** The API's stages: a WebSocket API without one is refused (clients connect to a stage by its name). */
+const stagesOf = (resources: Record<string, CfnResource>, apiId: string) => {
+  const stageResources = resourcesOfApi(resources, apiId, 'AWS::ApiGatewayV2::Stage');
+  if (stageResources.length === 0)
+    throw new UnsupportedTemplateError(
+      `${apiId}: a WebSocket API with no stage (AWS::ApiGatewayV2::Stage): clients connect to a stage by its name`,
+    );
+  return readStages(stageResources, resources, apiId, 'AWS::ApiGatewayV2::Stage');
+};
+
 /** The WebSocket API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
 export const readWebSocketApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
-  functionOfUri: (uri: unknown, where: string) => { functionId: string; qualifier?: string },
+  functionOfUri: FunctionOfUri,
 ): {
   routeSelectionPath: string[];
   stages: Stage[];
   routes: WebSocketRoute[];
   authorizers: Map<string, WebSocketAuthorizer>;
 } => {
-  const ofApi = (type: string) =>
-    ofType(resources, type).filter(([id, resource]) =>
-      names(props(resource).ApiId, apiId, resources, { resource: id, property: 'ApiId' }, ['AWS::ApiGatewayV2::Api']),
-    );
+  const ofApi = (type: string) => resourcesOfApi(resources, apiId, type);
   const api = props(resources[apiId] ?? { Type: '' });
   const apiAt = (property: string) => ({ resource: apiId, property });
   const expression = stringOf(api.RouteSelectionExpression, apiAt('RouteSelectionExpression'), undefined);
@@ -114,90 +228,12 @@ export const readWebSocketApi = (
     throw new UnsupportedTemplateError(
       `${apiId}: DisableExecuteApiEndpoint true (clients reach it through a custom domain, which the runner does not serve)`,
     );
-  const stageResources = ofApi('AWS::ApiGatewayV2::Stage');
-  if (stageResources.length === 0)
-    throw new UnsupportedTemplateError(
-      `${apiId}: a WebSocket API with no stage (AWS::ApiGatewayV2::Stage): clients connect to a stage by its name`,
-    );
-  const stages = readStages(stageResources, resources, apiId, 'AWS::ApiGatewayV2::Stage');
-
-  const authorizers = new Map<string, WebSocketAuthorizer>();
-  for (const [id, resource] of ofApi('AWS::ApiGatewayV2::Authorizer')) {
-    const properties = props(resource);
-    const at = (property: string) => ({ resource: id, property });
-    const type = stringOf(properties.AuthorizerType, at('AuthorizerType'), undefined);
-    if (type !== 'REQUEST')
-      throw new UnsupportedTemplateError(
-        `${id}: AuthorizerType ${String(type)} (a WebSocket API's authorizers are REQUEST ones)`,
-      );
-    // "Supported only for HTTP API Lambda authorizers" (AWS::ApiGatewayV2::Authorizer, AuthorizerResultTtlInSeconds).
-    if (numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0) !== 0)
-      throw new UnsupportedTemplateError(
-        `${id}: AuthorizerResultTtlInSeconds ${String(properties.AuthorizerResultTtlInSeconds)}, which AWS supports for HTTP API authorizers alone`,
-      );
-    authorizers.set(id, {
-      type: 'REQUEST',
-      id,
-      ...functionOfUri(properties.AuthorizerUri, id),
-      identitySources: stringsOf(properties.IdentitySource, at('IdentitySource')).map((source) =>
-        identitySourceOf(source, id),
-      ),
-      ttlSeconds: 0,
-    });
-  }
-
-  const routes = ofApi('AWS::ApiGatewayV2::Route').map(([id, resource]): WebSocketRoute => {
-    const properties = props(resource);
-    const at = (property: string) => ({ resource: id, property });
-    const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
-    const where = `${id} (${routeKey})`;
-    for (const property of ['RequestModels', 'RequestParameters', 'ModelSelectionExpression'])
-      if (properties[property] !== undefined)
-        throw new UnsupportedTemplateError(`${where}: ${property}, which the runner does not apply`);
-    if (booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false))
-      throw new UnsupportedTemplateError(`${where}: ApiKeyRequired true (the runner serves no WebSocket API keys)`);
-    const responseSelection = stringOf(
-      properties.RouteResponseSelectionExpression,
-      at('RouteResponseSelectionExpression'),
-      undefined,
-    );
-    if (responseSelection !== undefined && responseSelection !== '$default')
-      throw new UnsupportedTemplateError(
-        `${where}: RouteResponseSelectionExpression ${responseSelection} (only $default, a Lambda proxy integration's)`,
-      );
-    const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
-    refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM');
-    if (authorization !== 'NONE' && (authorization !== 'CUSTOM' || routeKey !== '$connect'))
-      throw new UnsupportedTemplateError(
-        `${where}: AuthorizationType ${authorization} (the runner serves a CUSTOM authorizer on $connect alone)`,
-      );
-    const authorizerId =
-      authorization === 'CUSTOM'
-        ? referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), ['AWS::ApiGatewayV2::Authorizer'])
-        : undefined;
-    if (authorizerId !== undefined && !authorizers.has(authorizerId))
-      throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
-    const integration = integrationOf(properties.Target, resources, at('Target'));
-    const integrationAt = (property: string) => ({ resource: integration.id, property });
-    const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
-    if (type !== 'AWS_PROXY')
-      throw new UnsupportedTemplateError(
-        `${integration.id}: IntegrationType ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`,
-      );
-    for (const property of ['ContentHandlingStrategy', 'RequestTemplates', 'TemplateSelectionExpression'])
-      if (integration.properties[property] !== undefined)
-        throw new UnsupportedTemplateError(`${integration.id}: ${property}, which the runner does not apply`);
-    return {
-      routeKey,
-      ...functionOfUri(integration.properties.IntegrationUri, where),
-      integrationTimeoutMs: numberOf(
-        integration.properties.TimeoutInMillis,
-        integrationAt('TimeoutInMillis'),
-        maxIntegrationMs,
-      ),
-      authorizerId,
-      routeResponse: responseSelection === '$default',
-    };
-  });
+  const stages = stagesOf(resources, apiId);
+  const authorizers = new Map(
+    ofApi('AWS::ApiGatewayV2::Authorizer').map(([id, resource]) => [id, authorizerOf(id, resource, functionOfUri)]),
+  );
+  const routes = ofApi('AWS::ApiGatewayV2::Route').map((route) =>
+    routeOf(route, resources, authorizers, functionOfUri),
+  );
   return { routeSelectionPath: selectionPathOf(expression, apiId), stages, routes, authorizers };
 };
