@@ -9,7 +9,7 @@ import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
-import { readHttpApi } from './http-api.ts';
+import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
 import { readUserPools } from './user-pools.ts';
@@ -297,39 +297,41 @@ export const userPoolsOf = (apis: Api[]) => [
 export const readApi = (cloudAssemblyDir: string, options: ReadOptions = {}): Api =>
   readApp(cloudAssemblyDir, assemblyOf(cloudAssemblyDir), options);
 
-/** readApi, of an assembly already read (`assembly`: its stacks and exports, read once). */
-const readApp = (
-  cloudAssemblyDir: string,
-  assembly: ReturnType<typeof assemblyOf>,
-  { stackName, apiName, layerDirs = {} }: ReadOptions,
-): Api => {
-  const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
-  const httpApis = ofType(resources, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
-  const urls = ofType(resources, 'AWS::Lambda::Url').map(([id]) => id);
+/** The API of `resources` that `apiName` names, or its one API; another API of the stack is refused, naming them. */
+const chosenApi = (resources: Record<string, CfnResource>, stackName: string, apiName: string | undefined) => {
   const allIds = apiIdsOf(resources);
   const chosen = apiName === undefined ? allIds : allIds.filter((id) => id === apiName);
   if (apiName !== undefined && chosen.length === 0)
-    throw new UnsupportedTemplateError(`${name} has no API ${apiName}; its APIs: ${allIds.join(', ') || 'none'}`);
+    throw new UnsupportedTemplateError(`${stackName} has no API ${apiName}; its APIs: ${allIds.join(', ') || 'none'}`);
   const [apiId] = chosen;
-  if (apiId === undefined) throw new UnsupportedTemplateError(`${name}: no API (${servedTypesShown}) to serve`);
+  if (apiId === undefined) throw new UnsupportedTemplateError(`${stackName}: no API (${servedTypesShown}) to serve`);
   if (chosen.length > 1)
     throw new UnsupportedTemplateError(
-      `${name} has ${chosen.length} APIs (${allIds.join(', ')}): the runner serves one at a time, choose one with --api ID`,
+      `${stackName} has ${chosen.length} APIs (${allIds.join(', ')}): the runner serves one at a time, choose one with --api ID`,
     );
-  const otherApiIds = allIds.filter((id) => id !== apiId);
-  const shared = {
-    stackName: name,
-    apiId,
-    otherApiIds,
-    userPools: readUserPools(resources),
-    tables,
-    resources,
-    exports,
-  };
+  return { apiId, otherApiIds: allIds.filter((id) => id !== apiId) };
+};
 
-  const { functionOf, imported } = functionFinder(shared);
-  /** The functions `reached` names, each read from its own stack (`imported`: another's), and this stack's others. */
-  const readReached = (reached: string[]) => {
+/** What every kind of API has, read from its stack before its kind's reader runs. */
+type SharedFields = Pick<Api, 'stackName' | 'apiId' | 'otherApiIds' | 'userPools' | 'tables' | 'resources' | 'exports'>;
+
+/** What a kind's reader is given: the fields every API has, and how to find and read its functions. */
+interface ApiReading {
+  shared: SharedFields;
+  functionOf: FunctionOfUri;
+  /** The functions `reached` names, each read from its own stack (another's when imported), and this stack's others. */
+  readReached: (reached: string[]) => Pick<Api, 'functions' | 'functionStacks'> & { unreached: string[] };
+}
+
+/** readReached of ApiReading, for `resources` and the functions of other stacks `imported` (by id). */
+const reachedReader =
+  (
+    resources: Record<string, CfnResource>,
+    cloudAssemblyDir: string,
+    imported: Map<string, ValueContext>,
+    layerDirs: LayerDirs,
+  ): ApiReading['readReached'] =>
+  (reached) => {
     const own = readFunctions(
       resources,
       cloudAssemblyDir,
@@ -343,58 +345,65 @@ const readApp = (
     return { functions, unreached: own.unreached, functionStacks: imported };
   };
 
-  if (urls.includes(apiId)) {
-    const url = readFunctionUrl(resources, apiId, functionOf);
-    const { functions, unreached, functionStacks } = readReached([url.functionId]);
-    return {
-      kind: 'url',
-      ...shared,
-      ...url,
-      stages: [{ name: '$default', variables: {}, deploymentId: 'local' }],
-      notices: urlNotices(name, apiId, url),
-      functions,
-      functionStacks,
-      unreachedFunctions: unreached,
-    };
-  }
+/** A function URL's Api (function-url.ts reads it). */
+const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
+  const { resources, apiId, stackName: name } = shared;
+  const url = readFunctionUrl(resources, apiId, functionOf);
+  const { functions, unreached, functionStacks } = readReached([url.functionId]);
+  return {
+    kind: 'url',
+    ...shared,
+    ...url,
+    stages: [{ name: '$default', variables: {}, deploymentId: 'local' }],
+    notices: urlNotices(name, apiId, url),
+    functions,
+    functionStacks,
+    unreachedFunctions: unreached,
+  };
+};
 
-  if (httpApis.includes(apiId) && props(resources[apiId] as CfnResource).ProtocolType === 'WEBSOCKET') {
-    const webSocketApi = readWebSocketApi(resources, apiId, functionOf);
-    const { functions, unreached, functionStacks } = readReached([
-      ...webSocketApi.routes.map(({ functionId }) => functionId),
-      ...[...webSocketApi.authorizers.values()].map(({ functionId }) => functionId),
-    ]);
-    return {
-      kind: 'websocket',
-      ...shared,
-      ...webSocketApi,
-      notices: webSocketNotices(name, apiId),
-      functions,
-      functionStacks,
-      unreachedFunctions: unreached,
-    };
-  }
+/** A WebSocket API's Api (websocket-api.ts reads it). */
+const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
+  const { resources, apiId, stackName: name } = shared;
+  const webSocketApi = readWebSocketApi(resources, apiId, functionOf);
+  const { functions, unreached, functionStacks } = readReached([
+    ...webSocketApi.routes.map(({ functionId }) => functionId),
+    ...[...webSocketApi.authorizers.values()].map(({ functionId }) => functionId),
+  ]);
+  return {
+    kind: 'websocket',
+    ...shared,
+    ...webSocketApi,
+    notices: webSocketNotices(name, apiId),
+    functions,
+    functionStacks,
+    unreachedFunctions: unreached,
+  };
+};
 
-  if (httpApis.includes(apiId)) {
-    const httpApi = readHttpApi(resources, apiId, functionOf);
-    const { functions, unreached, functionStacks } = readReached([
-      ...httpApi.routes.map(({ functionId }) => functionId),
-      ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
-        authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
-      ),
-    ]);
-    return {
-      kind: 'http',
-      ...shared,
-      ...httpApi,
-      notices: [],
-      functions,
-      functionStacks,
-      unreachedFunctions: unreached,
-    };
-  }
+/** An HTTP API's Api (http-api.ts reads it). */
+const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
+  const httpApi = readHttpApi(shared.resources, shared.apiId, functionOf);
+  const { functions, unreached, functionStacks } = readReached([
+    ...httpApi.routes.map(({ functionId }) => functionId),
+    ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
+      authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
+    ),
+  ]);
+  return {
+    kind: 'http',
+    ...shared,
+    ...httpApi,
+    notices: [],
+    functions,
+    functionStacks,
+    unreachedFunctions: unreached,
+  };
+};
 
-  const restApi = readRestApi(resources, apiId, name, functionOf);
+/** A REST API's Api (rest-api.ts reads it). */
+const readRestApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
+  const restApi = readRestApi(shared.resources, shared.apiId, shared.stackName, functionOf);
   const { functions, unreached, functionStacks } = readReached([
     ...restApi.routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...restApi.authorizers.values()].flatMap((authorizer) =>
@@ -409,4 +418,42 @@ const readApp = (
     functionStacks,
     unreachedFunctions: unreached,
   };
+};
+
+/** Each kind of API's reader. */
+const readers: Record<Api['kind'], (reading: ApiReading) => Api> = {
+  url: readUrlApp,
+  websocket: readWebSocketApp,
+  http: readHttpApp,
+  rest: readRestApp,
+};
+
+/** The kind of the API `apiId`: a function URL, a WebSocket or HTTP API (AWS::ApiGatewayV2::Api), else REST. */
+const kindOf = (resources: Record<string, CfnResource>, apiId: string): Api['kind'] => {
+  const resource = resources[apiId] as CfnResource;
+  if (resource.Type === 'AWS::Lambda::Url') return 'url';
+  if (resource.Type !== 'AWS::ApiGatewayV2::Api') return 'rest';
+  return props(resource).ProtocolType === 'WEBSOCKET' ? 'websocket' : 'http';
+};
+
+/** readApi, of an assembly already read (`assembly`: its stacks and exports, read once). */
+const readApp = (
+  cloudAssemblyDir: string,
+  assembly: ReturnType<typeof assemblyOf>,
+  { stackName, apiName, layerDirs = {} }: ReadOptions,
+): Api => {
+  const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
+  const { apiId, otherApiIds } = chosenApi(resources, name, apiName);
+  const shared = {
+    stackName: name,
+    apiId,
+    otherApiIds,
+    userPools: readUserPools(resources),
+    tables,
+    resources,
+    exports,
+  };
+  const { functionOf, imported } = functionFinder(shared);
+  const readReached = reachedReader(resources, cloudAssemblyDir, imported, layerDirs);
+  return readers[kindOf(resources, apiId)]({ shared, functionOf, readReached });
 };
