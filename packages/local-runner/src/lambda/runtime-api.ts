@@ -2,47 +2,25 @@
 // runtime ("Using the Lambda runtime API for custom runtimes" in the Lambda guide, and the OpenAPI description AWS
 // publishes for it, version 2018-06-01). The runtime finds it through AWS_LAMBDA_RUNTIME_API (host:port), asks for the
 // next invocation (a long poll), and posts each invocation's response or error, or its initialization's error.
+// `endpoints` lists them, each handled in a file of its own (runtime-api/), as the Runtime Interface Emulator's router
+// does; what they share, the environment's side of the protocol, is runtime-api/environment.ts.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PassThrough, type Readable } from 'node:stream';
 import { afterBody, rawResponse, respondingToEveryRequest } from '../http-server.ts';
-import { ClientAbortedError, readBody } from '../request-body.ts';
+import {
+  Environment,
+  forbidden,
+  json,
+  RuntimeApiError,
+  type RuntimeInvocation,
+  type RuntimeReports,
+} from './runtime-api/environment.ts';
+import { invocationError } from './runtime-api/error.ts';
+import { initError } from './runtime-api/init-error.ts';
+import { nextInvocation } from './runtime-api/next.ts';
+import { invocationResponse } from './runtime-api/response.ts';
 
-/** An invocation as the runtime receives it: the event, and the headers of GET /invocation/next. */
-interface RuntimeInvocation {
-  requestId: string;
-  /** The event, as JSON text. */
-  event: string;
-  /** Milliseconds since the epoch. */
-  deadline: number;
-  invokedFunctionArn: string;
-  traceId: string;
-}
-
-/** What the runtime reports; each call once per invocation, for the invocation it was given. */
-export interface RuntimeReports {
-  /** The runtime asked for its first invocation: it is initialized. */
-  ready: () => void;
-  initError: (errorType: string, message: string) => void;
-  /** The response, as the runtime posted it (text: a JSON document for a function's result). */
-  response: (requestId: string, body: string) => void;
-  error: (requestId: string, errorType: string, message: string) => void;
-  /**
-   * A streamed response began (its chunks come in `body` as the runtime posts them); an error the runtime reports in
-   * its trailers destroys `body` with a StreamedError.
-   */
-  stream: (requestId: string, contentType: string, body: Readable) => void;
-}
-
-/** The error a streaming response ended with (the Runtime API's Lambda-Runtime-Function-Error-Type and -Body trailers). */
-export class StreamedError extends Error {
-  override name = 'StreamedError';
-  readonly errorType: string;
-  constructor(errorType: string, message: string) {
-    super(message);
-    this.errorType = errorType;
-  }
-}
+export { type RuntimeReports, StreamedError } from './runtime-api/environment.ts';
 
 export interface RuntimeApi {
   /** AWS_LAMBDA_RUNTIME_API's value: host:port. */
@@ -52,57 +30,25 @@ export interface RuntimeApi {
   close: () => void;
 }
 
-const base = '/2018-06-01/runtime';
-/** A synchronous invocation's response payload, at most (Lambda's quotas: 6 MB). */
-const maxResponseBytes = 6 * 1024 * 1024;
-
-// Every answer has a Content-Length body, never a chunked one: a runtime's client may rely on it (runtime.mjs does).
-const json = (response: ServerResponse, status: number, body: object) => {
-  const text = JSON.stringify(body);
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
-  response.end(text);
-};
-
-/** The body as JSON, when it is a JSON object; else nothing of it. */
-const jsonObject = (body: string): Record<string, unknown> => {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
-
-/**
- * An error report's type and message: the standard Lambda error body (`{errorMessage, errorType, stackTrace}`), else,
- * as Lambda does "when error payload is not provided or can not be read" (the OpenAPI description), the
- * Lambda-Runtime-Function-Error-Type header. Any body is accepted: `null`, a number, text.
- */
-const reportedError = (request: IncomingMessage, body: string) => {
-  const header = request.headers['lambda-runtime-function-error-type'];
-  const parsed = jsonObject(body);
-  return {
-    errorType: typeof parsed.errorType === 'string' ? parsed.errorType : String(header ?? 'Unhandled'),
-    message: typeof parsed.errorMessage === 'string' ? parsed.errorMessage : body,
-  };
-};
-
-/** A request the Runtime API refuses: its status and the ErrorResponse it answers (the OpenAPI description's). */
-class RuntimeApiError extends Error {
-  override name = 'RuntimeApiError';
-  readonly status: 400 | 403 | 404 | 413;
-  readonly errorType: string;
-  constructor(status: 400 | 403 | 404 | 413, errorType: string, message: string) {
-    super(message);
-    this.status = status;
-    this.errorType = errorType;
-  }
+/** A call of the Runtime API: its method, its path (the group, if any, the invocation's id) and its handler. */
+interface Endpoint {
+  method: 'GET' | 'POST';
+  path: RegExp;
+  /** `id`: the invocation's request id, percent-decoded ('' for a path without one). */
+  handle: (environment: Environment, request: IncomingMessage, response: ServerResponse, id: string) => unknown;
 }
 
-const notInTheApi = (request: IncomingMessage, path: string) =>
-  new RuntimeApiError(404, 'NotFound', `${request.method} ${path} is not in the Runtime API`);
-
-const forbidden = (message: string) => new RuntimeApiError(403, 'Forbidden', message);
+/** The Runtime API's calls (its OpenAPI description's paths, under /2018-06-01/runtime). */
+const endpoints: Endpoint[] = [
+  {
+    method: 'GET',
+    path: /^\/2018-06-01\/runtime\/invocation\/next$/,
+    handle: (environment, _request, response) => nextInvocation(environment, response),
+  },
+  { method: 'POST', path: /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/response$/, handle: invocationResponse },
+  { method: 'POST', path: /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/error$/, handle: invocationError },
+  { method: 'POST', path: /^\/2018-06-01\/runtime\/init\/error$/, handle: initError },
+];
 
 /**
  * Only the environment it serves may speak to a Runtime API (on Lambda nothing else reaches it). What can be told
@@ -125,122 +71,26 @@ const decoded = (segment: string) => {
   }
 };
 
+/** Calls the endpoint `request` names (404 for a call that is not in the API). */
+const route = async (environment: Environment, request: IncomingMessage, response: ServerResponse) => {
+  const path = request.url ?? '';
+  for (const { method, path: pattern, handle } of endpoints) {
+    const match = request.method === method ? pattern.exec(path) : null;
+    if (match) return handle(environment, request, response, decoded(match[1] ?? ''));
+  }
+  throw new RuntimeApiError(404, 'NotFound', `${request.method} ${path} is not in the Runtime API`);
+};
+
 /** Starts one environment's Runtime API on a free loopback port. */
 export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeApi> => {
-  let initialized = false;
+  const environment = new Environment(reports);
   let address = '';
-  /** The runtime's long poll, while it waits: one at a time. */
-  let waiting: ServerResponse | undefined;
-  let queued: RuntimeInvocation | undefined;
-  /** The invocation given to the runtime and not yet answered. */
-  let current: string | undefined;
-
-  const hand = (response: ServerResponse, invocation: RuntimeInvocation) => {
-    current = invocation.requestId;
-    response.writeHead(200, {
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(invocation.event),
-      'Lambda-Runtime-Aws-Request-Id': invocation.requestId,
-      'Lambda-Runtime-Deadline-Ms': String(invocation.deadline),
-      'Lambda-Runtime-Invoked-Function-Arn': invocation.invokedFunctionArn,
-      'Lambda-Runtime-Trace-Id': invocation.traceId,
-    });
-    response.end(invocation.event);
-  };
-
-  const next = (response: ServerResponse) => {
-    // A second poll while one waits is not the runtime's (it asks once at a time): refused, never swapped in.
-    if (waiting) throw forbidden('a call to invocation/next is already waiting');
-    if (!initialized) {
-      initialized = true;
-      reports.ready();
-    }
-    if (queued) {
-      const invocation = queued;
-      queued = undefined;
-      hand(response, invocation);
-      return;
-    }
-    waiting = response;
-    // The poll's connection gone (its runtime ended), the next invocation waits for the next poll.
-    response.once('close', () => {
-      if (waiting === response) waiting = undefined;
-    });
-  };
-
-  const post = async (request: IncomingMessage, response: ServerResponse, path: string) => {
-    const [, encodedId, outcome] = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(path) ?? [];
-    const initError = path === `${base}/init/error`;
-    if (!initError && encodedId === undefined) throw notInTheApi(request, path);
-    // An initialization error ends the environment: once it has asked for an invocation, its initialization is over.
-    if (initError && initialized) throw forbidden('the runtime is initialized: no initialization error now');
-    const id = encodedId === undefined ? undefined : decoded(encodedId);
-    if (outcome === 'response' && request.headers['lambda-runtime-function-response-mode'] === 'streaming')
-      return streamed(request, response, id);
-    let read: Buffer | undefined;
-    try {
-      read = await readBody(request, maxResponseBytes);
-    } catch (error) {
-      // The runtime went away mid-post (killed at its timeout): nothing to answer; the pool has seen it go.
-      if (error instanceof ClientAbortedError) return;
-      throw error;
-    }
-    if (read === undefined) throw new RuntimeApiError(413, 'RequestEntityTooLarge', 'Response payload too large');
-    const body = read.toString('utf8');
-    if (initError) {
-      const { errorType, message } = reportedError(request, body);
-      json(response, 202, { status: 'OK' });
-      reports.initError(errorType, message);
-      return;
-    }
-    if (id !== current) throw new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${id}`);
-    current = undefined;
-    json(response, 202, { status: 'OK' });
-    if (outcome === 'response') reports.response(id ?? '', body);
-    else {
-      const { errorType, message } = reportedError(request, body);
-      reports.error(id ?? '', errorType, message);
-    }
-  };
-
-  /**
-   * A streamed response ("Using the Lambda runtime API for custom runtimes", response streaming): its chunks passed on
-   * as they come; at its end, its trailers say whether it failed (Lambda-Runtime-Function-Error-Type, and the error
-   * body, base64, in Lambda-Runtime-Function-Error-Body). The 6 MB limit of a buffered response does not apply.
-   */
-  const streamed = (request: IncomingMessage, response: ServerResponse, id: string | undefined) => {
-    if (id !== current) throw new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${id}`);
-    current = undefined;
-    const body = new PassThrough();
-    let ended = false;
-    request.on('data', (chunk: Buffer) => body.write(chunk));
-    request.on('end', () => {
-      ended = true;
-      const errorType = request.trailers['lambda-runtime-function-error-type'];
-      if (errorType === undefined) body.end();
-      else {
-        const encoded = request.trailers['lambda-runtime-function-error-body'] ?? '';
-        const { message } = reportedError(request, Buffer.from(encoded, 'base64').toString('utf8'));
-        body.destroy(new StreamedError(errorType, message));
-      }
-      json(response, 202, { status: 'OK' });
-    });
-    // The runtime gone before the end (killed at its timeout): the stream is cut.
-    request.on('close', () => {
-      if (!ended) body.destroy(new StreamedError('Runtime.StreamCut', 'the runtime ended before its response'));
-    });
-    reports.stream(id ?? '', String(request.headers['content-type'] ?? 'application/octet-stream'), body);
-  };
-
   const server = createServer(async (request, response) => {
     // Total: whatever the request's bytes, an answer (a refusal in the Runtime API's ErrorResponse shape, or its 500,
     // "Container error"), and never an error that ends the runner.
     try {
       checkCaller(request, address);
-      const path = request.url ?? '';
-      if (request.method === 'GET' && path === `${base}/invocation/next`) next(response);
-      else if (request.method === 'POST') await post(request, response, path);
-      else throw notInTheApi(request, path);
+      await route(environment, request, response);
     } catch (error) {
       if (response.headersSent) return void response.destroy();
       afterBody(request, response, () => {
@@ -266,13 +116,7 @@ export const startRuntimeApi = async (reports: RuntimeReports): Promise<RuntimeA
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     address,
-    deliver: (invocation) => {
-      if (waiting) {
-        const response = waiting;
-        waiting = undefined;
-        hand(response, invocation);
-      } else queued = invocation;
-    },
+    deliver: (invocation) => environment.deliver(invocation),
     close: () => {
       server.closeAllConnections();
       server.close();

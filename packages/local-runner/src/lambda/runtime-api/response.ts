@@ -1,0 +1,47 @@
+// POST /2018-06-01/runtime/invocation/{id}/response: an invocation's response, whole (up to 6 MB) or streamed.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { type Environment, json, postedBody, reportedError, StreamedError } from './environment.ts';
+
+/**
+ * A streamed response ("Using the Lambda runtime API for custom runtimes", response streaming): its chunks passed on
+ * as they come; at its end, its trailers say whether it failed (Lambda-Runtime-Function-Error-Type, and the error
+ * body, base64, in Lambda-Runtime-Function-Error-Body). The 6 MB limit of a buffered response does not apply.
+ */
+const streamed = (environment: Environment, request: IncomingMessage, response: ServerResponse, id: string) => {
+  environment.answer(id);
+  const body = new PassThrough();
+  let ended = false;
+  request.on('data', (chunk: Buffer) => body.write(chunk));
+  request.on('end', () => {
+    ended = true;
+    const errorType = request.trailers['lambda-runtime-function-error-type'];
+    if (errorType === undefined) body.end();
+    else {
+      const encoded = request.trailers['lambda-runtime-function-error-body'] ?? '';
+      const { message } = reportedError(request, Buffer.from(encoded, 'base64').toString('utf8'));
+      body.destroy(new StreamedError(errorType, message));
+    }
+    json(response, 202, { status: 'OK' });
+  });
+  // The runtime gone before the end (killed at its timeout): the stream is cut.
+  request.on('close', () => {
+    if (!ended) body.destroy(new StreamedError('Runtime.StreamCut', 'the runtime ended before its response'));
+  });
+  environment.reports.stream(id, String(request.headers['content-type'] ?? 'application/octet-stream'), body);
+};
+
+export const invocationResponse = async (
+  environment: Environment,
+  request: IncomingMessage,
+  response: ServerResponse,
+  id: string,
+) => {
+  if (request.headers['lambda-runtime-function-response-mode'] === 'streaming')
+    return streamed(environment, request, response, id);
+  const body = await postedBody(request);
+  if (body === undefined) return;
+  environment.answer(id);
+  json(response, 202, { status: 'OK' });
+  environment.reports.response(id, body);
+};
