@@ -48,9 +48,11 @@ export const pathSegments = (path: string): string[] => {
 export const canonicalPath = (segments: string[]) => `/${segments.join('/')}`;
 
 /**
- * The ARN of the method (REST API) or route (HTTP API) a request calls, as an authorizer receives it (`methodArn`,
- * `routeArn`): `arn:aws:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/<path>` ("Control access to an API with
- * IAM permissions", its execute-api resource format), in the local region and account.
+ * The ARN of the method (REST API) or route (HTTP API, WebSocket API) a request calls, as an authorizer receives it
+ * (`methodArn`, `routeArn`): `arn:aws:execute-api:<region>:<account>:<api>/<stage>/<METHOD>/<path>` ("Control access to
+ * an API with IAM permissions", its execute-api resource format), in the local region and account; a WebSocket route's
+ * `<api>/<stage>/<route key>` (`$connect`: "Control access to WebSocket APIs with AWS Lambda REQUEST authorizers"),
+ * `method` its route key and no `segments`.
  */
-export const executeApiArn = (apiId: string, stageName: string, method: string, segments: string[]) =>
-  `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stageName}/${method}${canonicalPath(segments)}`;
+export const executeApiArn = (apiId: string, stageName: string, method: string, segments?: string[]) =>
+  `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stageName}/${method}${segments === undefined ? '' : canonicalPath(segments)}`;

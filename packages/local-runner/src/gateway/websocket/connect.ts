@@ -4,18 +4,17 @@
 // "Working with routes for WebSocket APIs"). A failed or timed-out function refuses it (502, 504).
 
 import type { IncomingMessage } from 'node:http';
-import { localAws } from '../../app/local-aws.ts';
 import { failureOf } from '../../lambda/pool.ts';
 import type { RefusalType } from '../authorizers/authorizer.ts';
 import type { WebSocketDeployment } from '../deployment.ts';
 import { headersAsSent } from '../proxy-event.ts';
+import { executeApiArn } from '../request-path.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import type { ConnectionContext } from './connections.ts';
 import { authorizerParts, connectEvent } from './events.ts';
 
 /** The ARN an authorizer's policy is judged against: `arn:aws:execute-api:{region}:{account}:{api}/{stage}/$connect`. */
-const connectArn = ({ apiId, stage }: ConnectionContext) =>
-  `arn:${localAws.partition}:execute-api:${localAws.region}:${localAws.accountId}:${apiId}/${stage.name}/$connect`;
+const connectArn = ({ apiId, stage }: ConnectionContext) => executeApiArn(apiId, stage.name, '$connect');
 
 /** The status of an authorizer's refusal before the upgrade: 401, 403, else 500. */
 const refusalStatus: Record<RefusalType, number> = {
