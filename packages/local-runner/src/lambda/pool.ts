@@ -12,6 +12,7 @@ import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
 import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
+import { environmentVariables } from './variables.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
 type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string; streamed: boolean };
@@ -253,12 +254,7 @@ export class FunctionPool {
     const child = spawnInOwnGroup(command, args, {
       // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
       cwd: this.#fn.assetDir,
-      env: {
-        ...variables,
-        AWS_LAMBDA_RUNTIME_API: runtimeApi,
-        // Each execution environment writes to a log stream of its own: `<date>/[<version>]<32 hex>` as on Lambda.
-        AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${this.#variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
-      },
+      env: environmentVariables(variables, runtimeApi),
       stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
     });
     if (logLine)

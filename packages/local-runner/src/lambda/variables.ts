@@ -1,7 +1,10 @@
 // Each function's environment variables locally, assembled here alone: the template's values (with the intrinsics that
 // have a local meaning resolved), then the runner's (the development issuer's, the local endpoints), then
-// `--env-vars`, then what the Lambda runtime itself sets.
+// `--env-vars`, then what the Lambda runtime itself sets, and each execution environment's own (its Runtime API, its
+// log stream). The paths a runtime's bootstrap sets for the function's layers (PATH, NODE_PATH, PYTHONPATH) are added
+// where that bootstrap is reproduced, bootstrap.ts.
 
+import { randomUUID } from 'node:crypto';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
 import { localAws } from '../app/local-aws.ts';
@@ -56,6 +59,19 @@ export const functionVariables = (
     TZ: 'UTC',
   };
 };
+
+/**
+ * The variables of one execution environment: the function's (`variables`, with its runtime's paths), the address of
+ * its Runtime API (AWS_LAMBDA_RUNTIME_API), and a log stream of its own, `<date>/[<version>]<32 hex>` as on Lambda.
+ */
+export const environmentVariables = (
+  variables: Record<string, string>,
+  runtimeApi: string,
+): Record<string, string> => ({
+  ...variables,
+  AWS_LAMBDA_RUNTIME_API: runtimeApi,
+  AWS_LAMBDA_LOG_STREAM_NAME: `${new Date().toISOString().slice(0, 10).replaceAll('-', '/')}/[${variables.AWS_LAMBDA_FUNCTION_VERSION ?? '$LATEST'}]${randomUUID().replaceAll('-', '')}`,
+});
 
 /** The development issuer's values for a function that trusts it, in the variables its Metadata names. */
 const devIssuerVariables = (
