@@ -31,7 +31,7 @@ export interface RunnerOptions {
   cloudAssemblyDir: string;
   /** The stack to serve alone; by default every stack with an API. */
   stackName?: string;
-  /** The API (REST or HTTP), by logical id, to serve alone; by default each one, each at its own address. */
+  /** The API or function URL, by logical id, to serve alone; by default each one, each at its own address. */
   apiName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;

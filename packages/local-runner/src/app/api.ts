@@ -23,7 +23,7 @@ export interface Table {
 interface ApiBase extends ValueContext {
   stackName: string;
   apiId: string;
-  /** The stack's other APIs (REST and HTTP), not served by this one (each has its own). */
+  /** The stack's other APIs (REST, HTTP, WebSocket) and function URLs, not served by this one (each has its own). */
   otherApiIds: string[];
   /**
    * Its stages, each serving the template's routes under its name (the path's first segment; gateway/stages.ts picks

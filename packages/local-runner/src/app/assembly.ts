@@ -1,7 +1,7 @@
 // Reads a synthesized cloud assembly (cdk.out) into what the runner serves: its manifest and stacks (their templates,
 // exports and DynamoDB tables), each API of a stack as one Api (api.ts: a REST API read by rest-api.ts, an HTTP API by
-// http-api.ts, a WebSocket API by websocket-api.ts), the Lambda functions their routes and authorizers reach (functions.ts: their bundled assets), and the
-// user pools of the APIs served. Which of those functions are served, by what name: served-functions.ts. Anything the
+// http-api.ts, a WebSocket API by websocket-api.ts, a function URL by function-url.ts), the Lambda functions their
+// routes and authorizers reach (functions.ts: their bundled assets), and the user pools of the APIs served. Which of those functions are served, by what name: served-functions.ts. Anything the
 // runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -153,7 +153,7 @@ interface ReadOptions {
   layerDirs?: LayerDirs;
 }
 
-/** The types of what the runner serves, each at an address of its own: REST and HTTP APIs, function URLs. */
+/** The types of what the runner serves, each at an address of its own: REST, HTTP and WebSocket APIs, function URLs. */
 const servedTypes = ['AWS::ApiGateway::RestApi', 'AWS::ApiGatewayV2::Api', 'AWS::Lambda::Url'];
 const servedTypesShown = servedTypes.join(', ');
 

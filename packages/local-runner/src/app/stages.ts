@@ -1,10 +1,10 @@
-// The Stage resources of an API (REST's AWS::ApiGateway::Stage, HTTP's AWS::ApiGatewayV2::Stage), read.
+// The Stage resources of an API (REST's AWS::ApiGateway::Stage, HTTP's and WebSocket's AWS::ApiGatewayV2::Stage), read.
 import { type CfnResource, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
 import { referencedId, stringOf } from './values.ts';
 
 /**
  * The name a Stage resource is served under when it has no `StageName` (nor is there a Stage: the API is served under
- * it too): REST's `local`, HTTP's `$default`, as the runner has always served them.
+ * it too): REST's `local`, HTTP's and WebSocket's `$default`, as the runner has always served them.
  */
 const defaultNames = { 'AWS::ApiGateway::Stage': 'local', 'AWS::ApiGatewayV2::Stage': '$default' } as const;
 export type StageType = keyof typeof defaultNames;

@@ -105,7 +105,8 @@ export const stringsOf = (value: unknown, where: Where): string[] => {
 
 /**
  * Refuses an `AuthorizerId` on a method or route (`where`) whose `AuthorizationType` is NONE: the API references say
- * the id applies only with the types in `applies` (REST: CUSTOM or COGNITO_USER_POOLS; HTTP: CUSTOM or JWT); what a
+ * the id applies only with the types in `applies` (REST: CUSTOM or COGNITO_USER_POOLS; HTTP: CUSTOM or JWT;
+ * WebSocket: CUSTOM); what a
  * deployment does with such a template is not documented, and reading it as "no authorizer" could serve unguarded
  * what AWS guards.
  */

@@ -57,7 +57,7 @@ export const options = {
     help: "a context value for the synth, over cdk.json's (as `cdk synth -c NAME=VALUE`); any number of them",
   },
   stack: { type: 'string', placeholder: 'NAME', help: "that stack's APIs alone (default: every stack's)" },
-  api: { type: 'string', placeholder: 'ID', help: 'that API (REST or HTTP, its logical id) alone (default: each)' },
+  api: { type: 'string', placeholder: 'ID', help: 'that API or function URL (its logical id) alone (default: each)' },
   'runtime-sdk': {
     type: 'string',
     placeholder: 'DIR',

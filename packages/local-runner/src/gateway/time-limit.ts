@@ -1,9 +1,9 @@
 // The time limits API Gateway puts on the functions it invokes (an integration's TimeoutInMillis, an authorizer's
-// 10 s), applied alike by the REST and the HTTP API's gateways, with the notes a request's log line carries of an
+// 10 s), applied alike by every kind's gateway (REST, HTTP and WebSocket APIs, function URLs), with the notes a request's log line carries of an
 // invocation (a time-out, a cold start).
 import type { FunctionPool, InvocationReport } from '../lambda/pool.ts';
 
-/** API Gateway's limit on a Lambda authorizer's run (REST and HTTP APIs alike). */
+/** API Gateway's limit on a Lambda authorizer's run (REST, HTTP and WebSocket APIs alike). */
 export const authorizerTimeoutMs = 10_000;
 
 /**

@@ -7,7 +7,8 @@ import { isScalar } from '../../app/cfn.ts';
 
 /**
  * Why an authorizer refuses a request, as a REST API's gateway response types name it; an HTTP API answers
- * UNAUTHORIZED 401, ACCESS_DENIED 403, and the others 500 (http/authorize.ts).
+ * UNAUTHORIZED 401, ACCESS_DENIED 403, and the others 500 (http/authorize.ts), and so does a WebSocket API's
+ * `$connect` (websocket/connect.ts).
  */
 export type RefusalType = 'UNAUTHORIZED' | 'ACCESS_DENIED' | 'AUTHORIZER_FAILURE' | 'AUTHORIZER_CONFIGURATION_ERROR';
 
@@ -24,8 +25,8 @@ export interface AuthorizerRequest {
   headers: Record<string, string[]>;
   query: URLSearchParams;
   /**
-   * The ARN of the method (REST API) or route (HTTP API) being called
-   * (`arn:aws:execute-api:region:account:api/stage/METHOD/path`: request-path.ts, executeApiArn).
+   * The ARN of the method (REST API) or route (HTTP API, a WebSocket API's `$connect`) being called
+   * (`arn:aws:execute-api:region:account:api/stage/METHOD/path`, `.../stage/$connect`: request-path.ts, executeApiArn).
    */
   methodArn: string;
   /** The stage it is called on: each stage has a cache of its own (API Gateway flushes one stage's). */
@@ -34,7 +35,7 @@ export interface AuthorizerRequest {
   scopes?: string[];
   /**
    * The request's parts as a Lambda authorizer of its kind of API receives them: a REST API's proxy event, an HTTP
-   * API's payload 2.0 event, without the body.
+   * API's payload 2.0 event, without the body; a WebSocket API's `$connect` event (websocket/events.ts).
    */
   parts: () => Record<string, unknown> & { requestContext: Record<string, unknown>; stageVariables?: unknown };
   /** An HTTP API's request as a payload 1.0 authorizer receives it: a REST API's REQUEST authorizer event. */

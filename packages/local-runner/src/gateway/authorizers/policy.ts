@@ -1,6 +1,6 @@
 // A Lambda authorizer's answer read as API Gateway reads it (an IAM policy, its principal and context: "Output from an
 // API Gateway Lambda authorizer"), and the policy evaluated against the ARN of the method or route called. Shared by
-// a REST API's Lambda authorizers and an HTTP API's that answer with a policy.
+// a REST or WebSocket API's Lambda authorizers and an HTTP API's that answer with a policy.
 import { isScalar } from '../../app/cfn.ts';
 import { compiledPattern } from '../compiled-pattern.ts';
 
