@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, test } from '@jest/globals';
 import aws4 from 'aws4';
 import fc from 'fast-check';
-import { signedCaller } from '../../src/gateway/url/authorize.ts';
+import { signedCaller } from '../../../src/gateway/url/authorize.ts';
 
 const host = '127.0.0.1:4321';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local', sessionToken: 'local' };

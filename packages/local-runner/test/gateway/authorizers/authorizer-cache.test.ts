@@ -1,8 +1,8 @@
 // API Gateway's TOKEN authorizer result cache, locally: per stage and token for the TTL, then the function is asked
 // again; TTL 0 asks it every time. The clock is stepped, not waited for.
 import { afterEach, expect, jest, test } from '@jest/globals';
-import { LambdaAuthorizer } from '../../src/gateway/authorizers/lambda-authorizer.ts';
-import type { FunctionPool, InvocationReport } from '../../src/lambda/pool.ts';
+import { LambdaAuthorizer } from '../../../src/gateway/authorizers/lambda-authorizer.ts';
+import type { FunctionPool, InvocationReport } from '../../../src/lambda/pool.ts';
 
 const methodArn = 'arn:aws:execute-api:us-east-1:000000000000:api/test/GET/secured';
 

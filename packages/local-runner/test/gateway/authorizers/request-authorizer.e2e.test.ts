@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APIGatewayRequestAuthorizerEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { describe, expect, test } from '@jest/globals';
-import { synthesizeRequestAuthorizerApp } from '../fixtures/request-authorizer-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { synthesizeRequestAuthorizerApp } from '../../fixtures/request-authorizer-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeRequestAuthorizerApp);
 

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { decodeJwt, SignJWT } from 'jose';
-import { poolIssuer } from '../../src/app/user-pools.ts';
-import { signPoolToken } from '../../src/issuer/dev-issuer.ts';
-import { functionVariables } from '../../src/lambda/variables.ts';
-import { synthesizeUserPoolApp } from '../fixtures/user-pool-app.ts';
-import { launch, launchedUntil, runnerBin, startApp, stopStarted } from '../helpers/runner-process.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { poolIssuer } from '../../../src/app/user-pools.ts';
+import { signPoolToken } from '../../../src/issuer/dev-issuer.ts';
+import { functionVariables } from '../../../src/lambda/variables.ts';
+import { synthesizeUserPoolApp } from '../../fixtures/user-pool-app.ts';
+import { launch, launchedUntil, runnerBin, startApp, stopStarted } from '../../helpers/runner-process.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const poolId = 'us-east-1_Users';
 

@@ -5,9 +5,9 @@
 import type { IncomingMessage } from 'node:http';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { describe, expect, test } from '@jest/globals';
-import type { UrlApi } from '../../src/app/api.ts';
-import { corsHeaders, withCors } from '../../src/gateway/http/cors.ts';
-import { urlEvent } from '../../src/gateway/url/events.ts';
+import type { UrlApi } from '../../../src/app/api.ts';
+import { corsHeaders, withCors } from '../../../src/gateway/http/cors.ts';
+import { urlEvent } from '../../../src/gateway/url/events.ts';
 
 const api = { stackName: 'Urls', apiId: 'SignedUrl', authType: 'AWS_IAM' } as UrlApi;
 const requestOf = (method: string, headers: [string, string][]) =>

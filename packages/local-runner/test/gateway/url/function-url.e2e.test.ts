@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import aws4 from 'aws4';
-import { synthesizeFunctionUrlApp } from '../fixtures/function-url-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { synthesizeFunctionUrlApp } from '../../fixtures/function-url-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeFunctionUrlApp);
 const urlOf = (id: string) => {

@@ -15,10 +15,10 @@ import {
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { describe, expect, test } from '@jest/globals';
 import { type JWTPayload, SignJWT } from 'jose';
-import { signDevToken } from '../../src/issuer/dev-issuer.ts';
-import { httpApiEvent, jsonTypes } from '../fixtures/aws-event-shapes.ts';
-import { jwtIssuer, synthesizeHttpApiApp } from '../fixtures/http-api-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { signDevToken } from '../../../src/issuer/dev-issuer.ts';
+import { httpApiEvent, jsonTypes } from '../../fixtures/aws-event-shapes.ts';
+import { jwtIssuer, synthesizeHttpApiApp } from '../../fixtures/http-api-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeHttpApiApp);
 const apiNamed = (id: string) => {

@@ -5,8 +5,8 @@
 // any; the function never invoked for a refused request. SAM CLI has had this request open since 2018 (aws-sam-cli
 // issue 364).
 import { expect, test } from '@jest/globals';
-import { synthesizeRequestValidationApp } from '../fixtures/request-validation-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { synthesizeRequestValidationApp } from '../../fixtures/request-validation-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeRequestValidationApp);
 

@@ -17,8 +17,8 @@ import {
 } from '@aws-sdk/client-apigatewaymanagementapi';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import { webSocketProxyEventSchema } from 'test-support/test-run';
-import { synthesizeWebSocketApp } from '../fixtures/websocket-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import { synthesizeWebSocketApp } from '../../fixtures/websocket-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 /** The node_modules folder this package's dependencies are installed in (the SDK's clients among them). */
 const installedPackages = join(

@@ -4,10 +4,10 @@
 // and apiKeyId, "for API methods that require an API key").
 import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { expect, test } from '@jest/globals';
-import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
-import { localKeyValue } from '../../src/app/api-keys.ts';
-import { apiKeys, synthesizeStagedApp } from '../fixtures/staged-app.ts';
-import { servedBeforeAll } from '../helpers/served-app.ts';
+import type { RestApi as ReadRestApi } from '../../../src/app/api.ts';
+import { localKeyValue } from '../../../src/app/api-keys.ts';
+import { apiKeys, synthesizeStagedApp } from '../../fixtures/staged-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeStagedApp);
 const get = async (path: string, headers: Record<string, string> = {}) => {
