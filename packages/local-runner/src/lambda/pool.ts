@@ -11,7 +11,7 @@ import { localAws } from '../app/local-aws.ts';
 import { bootstrapOf, type Inspect } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
-import { type RuntimeApi, startRuntimeApi } from './runtime-api.ts';
+import { maxResponseBytes, type RuntimeApi, responseTooLarge, startRuntimeApi } from './runtime-api.ts';
 import { environmentVariables } from './variables.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
@@ -27,11 +27,24 @@ type Invocation =
   /** The handler threw or rejected. */
   | { outcome: 'error'; errorType: string; message: string }
   /** The environment died: init failure, crash, out of memory, or the function's timeout. */
-  | { outcome: 'failure'; reason: string };
+  | { outcome: 'failure'; reason: string }
+  /** Lambda refused the invocation before the function ran (its event over the request payload quota). */
+  | { outcome: 'refused'; errorType: string; message: string };
+
+/**
+ * A synchronous invocation's request payload, at most ("Lambda quotas": 6 MB): Lambda's Invoke refuses a larger event
+ * with RequestEntityTooLargeException, and the function never runs.
+ */
+const maxRequestBytes = 6 * 1024 * 1024;
+const requestTooLarge: Invocation = {
+  outcome: 'refused',
+  errorType: 'RequestEntityTooLargeException',
+  message: `Request must be smaller than ${maxRequestBytes} bytes for the InvokeFunction operation`,
+};
 
 /** Why an invocation that gave no result failed, as a log line says it. */
 export const failureOf = (invocation: Invocation) =>
-  invocation.outcome === 'error'
+  invocation.outcome === 'error' || invocation.outcome === 'refused'
     ? `${invocation.errorType}: ${invocation.message}`
     : invocation.outcome === 'failure'
       ? invocation.reason
@@ -151,7 +164,8 @@ export class FunctionPool {
    * One invocation, with a request id of its own (Lambda's `awsRequestId`, never API Gateway's request id), of the
    * alias `qualifier` when the caller names one (its ARN is then the function's, `:<alias>`). `streamed`: a
    * streaming handler's response is the outcome as it comes (InvokeWithResponseStream); else, as Lambda answers an
-   * Invoke of such a function, the stream's bytes read whole are the result.
+   * Invoke of such a function, the stream's bytes read whole are the result. An event over the request payload quota
+   * is refused, as Lambda refuses it: the function never runs.
    */
   invoke(
     event: unknown,
@@ -161,9 +175,11 @@ export class FunctionPool {
       streamed = false,
     }: { requestId?: string; qualifier?: string; streamed?: boolean } = {},
   ): Promise<InvocationReport> {
+    const json = JSON.stringify(event) ?? 'null';
+    if (Buffer.byteLength(json) > maxRequestBytes)
+      return Promise.resolve({ invocation: requestTooLarge, durationMs: 0, initMs: undefined });
     this.#invocations += 1;
     this.#inFlight += 1;
-    const json = JSON.stringify(event) ?? 'null';
     recordEvent(this.#fn.id, json);
     return new Promise((resolve) => {
       const pending = {
@@ -300,24 +316,35 @@ export class FunctionPool {
   #streaming(environment: ExecutionEnvironment, requestId: string, contentType: string, body: Readable) {
     const pending = environment.current;
     if (pending?.request.requestId !== requestId) return void body.destroy();
-    if (!pending.request.streamed) {
-      const chunks: Buffer[] = [];
-      body.on('data', (chunk: Buffer) => chunks.push(chunk));
-      body.once('end', () =>
-        this.#answered(environment, requestId, {
-          outcome: 'result',
-          result: parsedResult(Buffer.concat(chunks).toString('utf8')),
-        }),
-      );
-      body.once('error', (error) => {
-        const { errorType = 'Runtime.StreamCut' } = error as { errorType?: string };
-        this.#answered(environment, requestId, { outcome: 'error', errorType, message: error.message });
-      });
-      return;
-    }
+    if (!pending.request.streamed) return this.#collect(environment, requestId, body);
     const invocation: Invocation = { outcome: 'stream', contentType, body };
     pending.resolve({ invocation, durationMs: Date.now() - pending.started, initMs: pending.initMs });
     body.once('close', () => this.#answered(environment, requestId, invocation));
+  }
+
+  /**
+   * A streamed response to an invocation that did not ask for a stream: its bytes read whole are the result, as Lambda
+   * answers an Invoke of a streaming handler; over the response payload quota, the error Invoke gives then (the rest is
+   * read to no one, so that the runtime's post ends).
+   */
+  #collect(environment: ExecutionEnvironment, requestId: string, body: Readable) {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    body.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes <= maxResponseBytes) return void chunks.push(chunk);
+      chunks.length = 0;
+      this.#answered(environment, requestId, { outcome: 'error', ...responseTooLarge });
+    });
+    body.once('end', () => {
+      if (bytes > maxResponseBytes) return;
+      const result = parsedResult(Buffer.concat(chunks).toString('utf8'));
+      this.#answered(environment, requestId, { outcome: 'result', result });
+    });
+    body.once('error', (error) => {
+      const { errorType = 'Runtime.StreamCut' } = error as { errorType?: string };
+      this.#answered(environment, requestId, { outcome: 'error', errorType, message: error.message });
+    });
   }
 
   /** The runtime answered `requestId`: the current invocation's outcome, if it is that one. */

@@ -20,7 +20,12 @@ import { initError } from './runtime-api/init-error.ts';
 import { nextInvocation } from './runtime-api/next.ts';
 import { invocationResponse } from './runtime-api/response.ts';
 
-export { type RuntimeReports, StreamedError } from './runtime-api/environment.ts';
+export {
+  maxResponseBytes,
+  type RuntimeReports,
+  responseTooLarge,
+  StreamedError,
+} from './runtime-api/environment.ts';
 
 export interface RuntimeApi {
   /** AWS_LAMBDA_RUNTIME_API's value: host:port. */

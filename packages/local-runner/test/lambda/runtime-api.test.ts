@@ -114,7 +114,9 @@ test('an initialization error is accepted and reported', async () => {
   expect(reports).toEqual([['initError', 'Runtime.ImportModuleError', 'Cannot find module']]);
 });
 
-test('a response over 6 MB is refused (413), and a path outside the API is not found', async () => {
+// An invocation whose response is over the limit ends with the function error Lambda's Invoke answers then
+// ("Lambda quotas": 6 MB), not waiting for its timeout.
+test('a response over 6 MB is refused (413) and ends the invocation with Function.ResponseSizeTooLarge; a path outside the API is not found', async () => {
   const { reports, url } = await recorded();
   api?.deliver(invocation);
   await (await fetch(url('/invocation/next'))).text();
@@ -124,7 +126,10 @@ test('a response over 6 MB is refused (413), and a path outside the API is not f
   });
   expect(large.status).toBe(413);
   expect((await fetch(url('/invocation/next/extra'))).status).toBe(404);
-  expect(reports).toEqual([['ready']]);
+  expect(reports).toEqual([
+    ['ready'],
+    ['error', invocation.requestId, 'Function.ResponseSizeTooLarge', expect.stringContaining('exceeded maximum')],
+  ]);
 });
 
 test('a runtime gone in the middle of a post (killed at its timeout) leaves the Runtime API serving', async () => {

@@ -58,7 +58,16 @@ export const forbidden = (message: string) => new RuntimeApiError(403, 'Forbidde
 const invalidRequestId = (id: string) => new RuntimeApiError(400, 'InvalidRequestID', `Invalid request ID: ${id}`);
 
 /** A synchronous invocation's response payload, at most (Lambda's quotas: 6 MB). */
-const maxResponseBytes = 6 * 1024 * 1024;
+export const maxResponseBytes = 6 * 1024 * 1024;
+
+/**
+ * The error an invocation whose response is over `maxResponseBytes` ends with: what Lambda's Invoke answers then (a
+ * function error, `Function.ResponseSizeTooLarge`), a buffered response or a streamed one read whole.
+ */
+export const responseTooLarge = {
+  errorType: 'Function.ResponseSizeTooLarge',
+  message: `Response payload size exceeded maximum allowed payload size (${maxResponseBytes} bytes).`,
+};
 
 // Every answer has a Content-Length body, never a chunked one: a runtime's client may rely on it (runtime.mjs does).
 export const json = (response: ServerResponse, status: number, body: object) => {

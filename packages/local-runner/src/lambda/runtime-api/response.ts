@@ -1,7 +1,15 @@
 // POST /2018-06-01/runtime/invocation/{id}/response: an invocation's response, whole (up to 6 MB) or streamed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
-import { type Environment, json, postedBody, reportedError, StreamedError } from './environment.ts';
+import {
+  type Environment,
+  json,
+  postedBody,
+  RuntimeApiError,
+  reportedError,
+  responseTooLarge,
+  StreamedError,
+} from './environment.ts';
 
 /**
  * A streamed response ("Using the Lambda runtime API for custom runtimes", response streaming): its chunks passed on
@@ -39,7 +47,14 @@ export const invocationResponse = async (
 ) => {
   if (request.headers['lambda-runtime-function-response-mode'] === 'streaming')
     return streamed(environment, request, response, id);
-  const body = await postedBody(request);
+  const body = await postedBody(request).catch((error: unknown) => {
+    // Over the limit, the runtime is refused, and the invocation ends with the function error Lambda's Invoke gives.
+    if (error instanceof RuntimeApiError && error.status === 413 && id === environment.current) {
+      environment.answer(id);
+      environment.reports.error(id, responseTooLarge.errorType, responseTooLarge.message);
+    }
+    throw error;
+  });
   if (body === undefined) return;
   environment.answer(id);
   json(response, 202, { status: 'OK' });
