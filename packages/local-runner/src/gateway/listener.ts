@@ -151,8 +151,11 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
             `500 ${milliseconds} ms (local runner error: ${error instanceof Error ? error.stack : String(error)})`,
           );
           if (!response.headersSent) {
+            // Framed here whole, and the connection closed after it: a head that failed half-written leaves nothing
+            // of its own (a Content-Length) to the answer, nor bytes to the next one.
             const { status, headers, body } = errorResponse(500);
-            response.writeHead(status, headers.flat()).end(body);
+            const framing = [...headers, ['Content-Length', String(body.length)], ['Connection', 'close']];
+            response.writeHead(status, framing.flat()).end(body);
           }
         });
     },
