@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Readable } from 'node:stream';
 import { isScalar, type Scalar } from '../app/cfn.ts';
 import type { GatewayResponse } from '../app/rest-api.ts';
+import { functionHeaders, type Malformed } from './function-headers.ts';
 
 /** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
@@ -100,23 +101,6 @@ export const errorResponse = (
 const proxyResultKeys = new Set(['statusCode', 'headers', 'multiValueHeaders', 'body', 'isBase64Encoded']);
 
 /**
- * Headers of a proxy result that API Gateway keeps for itself and passes on renamed `x-amzn-Remapped-<name>` ("Amazon
- * API Gateway important notes for REST APIs"; seen on AWS for Content-Length in cargo-lambda/cargo-lambda issue 862,
- * and for Connection, Date and Server through an HTTP proxy): the gateway's own Content-Length, Connection and Date
- * are what the client gets. The list is as we read those sources, not checked against a deployment.
- */
-const remappedHeaders = new Set([
-  'authorization',
-  'connection',
-  'content-length',
-  'date',
-  'server',
-  'www-authenticate',
-]);
-const remapped = ([name, value]: [string, string]): [string, string] =>
-  remappedHeaders.has(name.toLowerCase()) ? [`x-amzn-Remapped-${name}`, value] : [name, value];
-
-/**
  * A result's `headers` (name to value) and `multiValueHeaders` (name to values) as header pairs, merged: for a name in
  * both, `multiValueHeaders` wins. Undefined when either is not of that shape (a malformed result).
  */
@@ -135,13 +119,21 @@ export const headerPairs = (headers: unknown, multiValueHeaders: unknown): [stri
 };
 
 /**
- * A Lambda proxy result as HTTP, or undefined when API Gateway would call it malformed (502). A body the function
- * marks `isBase64Encoded` is decoded only when `acceptIsBinary` (the request's first Accept is a binary media type);
- * otherwise the client gets the base64 text ("Return binary media from a Lambda proxy integration"; LocalStack's
- * test_aws_proxy_binary_response, validated against AWS, shows the Accept alone decides).
+ * A function's status as a final response's: 200 to 599. A 1xx is an interim response (RFC 9110 section 15.2), after
+ * which a client waits for another that never comes: malformed, as an out-of-range one.
  */
-export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean): HttpResponse | undefined => {
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return undefined;
+export const isFinalStatus = (status: number) => Number.isInteger(status) && status >= 200 && status <= 599;
+
+/**
+ * A Lambda proxy result as HTTP, or why API Gateway would call it malformed (502). A body the function marks
+ * `isBase64Encoded` is decoded only when `acceptIsBinary` (the request's first Accept is a binary media type);
+ * otherwise the client gets the base64 text ("Return binary media from a Lambda proxy integration"; LocalStack's
+ * test_aws_proxy_binary_response, validated against AWS, shows the Accept alone decides). Its headers go out as
+ * function-headers.ts sends a function's.
+ */
+export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean): HttpResponse | Malformed => {
+  const malformed = { malformed: 'not a proxy result' };
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return malformed;
   const {
     statusCode,
     headers = {},
@@ -149,17 +141,19 @@ export const proxyResultToResponse = (result: unknown, acceptIsBinary: boolean):
     body,
     isBase64Encoded = false,
   } = result as Record<string, unknown>;
-  if (Object.keys(result).some((key) => !proxyResultKeys.has(key))) return undefined;
+  if (Object.keys(result).some((key) => !proxyResultKeys.has(key))) return malformed;
   const status = Number(statusCode);
-  if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
+  if (!isFinalStatus(status)) return malformed;
   const merged = headerPairs(headers, multiValueHeaders);
-  if (!merged) return undefined;
-  if (body !== undefined && body !== null && typeof body !== 'string') return undefined;
-  if (typeof isBase64Encoded !== 'boolean') return undefined;
+  if (!merged) return malformed;
+  if (body !== undefined && body !== null && typeof body !== 'string') return malformed;
+  if (typeof isBase64Encoded !== 'boolean') return malformed;
+  const framed = functionHeaders(merged);
+  if ('malformed' in framed) return framed;
   const text = typeof body === 'string' ? body : '';
   return {
     status,
-    headers: withContentType(merged.map(remapped)),
+    headers: withContentType(framed.headers),
     body: Buffer.from(text, isBase64Encoded && acceptIsBinary ? 'base64' : 'utf8'),
   };
 };

@@ -6,7 +6,8 @@
 // it comes. Without a prelude, the stream's own content type and 200.
 import { PassThrough, type Readable } from 'node:stream';
 import { isScalar } from '../app/cfn.ts';
-import { type HttpResponse, headerPairs } from './responses.ts';
+import { functionHeaders, type Malformed } from './function-headers.ts';
+import { type HttpResponse, headerPairs, isFinalStatus } from './responses.ts';
 
 const preludeContentType = 'application/vnd.awslambda.http-integration-response';
 const delimiter = Buffer.alloc(8);
@@ -40,21 +41,29 @@ const head = (body: Readable, prelude: boolean) =>
     body.on('data', onData).once('end', onEnd).once('error', onError);
   });
 
-/** The prelude's status, headers and cookies (as Set-Cookie); undefined when it is not what HttpResponseStream writes. */
-const preludeOf = (text: string): Pick<HttpResponse, 'status' | 'headers'> | undefined => {
+/**
+ * The prelude's status, headers and cookies (as Set-Cookie), its headers as function-headers.ts sends a function's;
+ * `{ malformed }` when it is not what HttpResponseStream writes.
+ */
+const preludeOf = (text: string): Pick<HttpResponse, 'status' | 'headers'> | Malformed => {
+  const malformed = { malformed: 'not a prelude' };
   let prelude: unknown;
   try {
     prelude = JSON.parse(text);
   } catch {
-    return undefined;
+    return malformed;
   }
-  if (typeof prelude !== 'object' || prelude === null || Array.isArray(prelude)) return undefined;
+  if (typeof prelude !== 'object' || prelude === null || Array.isArray(prelude)) return malformed;
   const { statusCode = 200, headers = {}, multiValueHeaders = {}, cookies = [] } = prelude as Record<string, unknown>;
   const status = Number(statusCode);
-  if (!Number.isInteger(status) || status < 100 || status > 599) return undefined;
+  if (!isFinalStatus(status)) return malformed;
   const pairs = headerPairs(headers, multiValueHeaders);
-  if (!pairs || !Array.isArray(cookies) || !cookies.every(isScalar)) return undefined;
-  return { status, headers: [...pairs, ...cookies.map((cookie): [string, string] => ['Set-Cookie', String(cookie)])] };
+  if (!pairs || !Array.isArray(cookies) || !cookies.every(isScalar)) return malformed;
+  const framed = functionHeaders([
+    ...pairs,
+    ...cookies.map((cookie): [string, string] => ['Set-Cookie', String(cookie)]),
+  ]);
+  return 'malformed' in framed ? framed : { status, headers: framed.headers };
 };
 
 /**
@@ -65,7 +74,7 @@ const preludeOf = (text: string): Pick<HttpResponse, 'status' | 'headers'> | und
 export const streamedResponse = async (
   contentType: string,
   body: Readable,
-): Promise<{ response: HttpResponse } | { error: Error } | { malformed: true }> => {
+): Promise<{ response: HttpResponse } | { error: Error } | Malformed> => {
   const prelude = contentType === preludeContentType;
   const started = await head(body, prelude);
   if ('error' in started) return started;
@@ -74,7 +83,7 @@ export const streamedResponse = async (
   if (!prelude) return { response: { status: 200, headers: [['Content-Type', contentType]], body: rested } };
   // The stream ended without a delimiter: nothing written (the runtime writes the prelude at the first write), or no
   // prelude.
-  if (!rest && read.length > 0) return { malformed: true };
+  if (!rest && read.length > 0) return { malformed: 'no delimiter after the prelude' };
   const parsed = rest ? preludeOf(read.toString('utf8')) : { status: 200, headers: [] };
-  return parsed ? { response: { ...parsed, body: rested } } : { malformed: true };
+  return 'malformed' in parsed ? parsed : { response: { ...parsed, body: rested } };
 };

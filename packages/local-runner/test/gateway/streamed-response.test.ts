@@ -53,7 +53,7 @@ describe('a streamed response', () => {
     ['a header not a scalar', written({ headers: { a: { b: 1 } } }, '')],
     ['no delimiter', Buffer.from('{"statusCode":200}')],
   ])('malformed: %s', async (_, stream) => {
-    expect(await streamedResponse(preludeType, chunked(stream, []))).toEqual({ malformed: true });
+    expect(await streamedResponse(preludeType, chunked(stream, []))).toEqual({ malformed: expect.any(String) });
   });
 
   test('failed before its prelude: the error', async () => {

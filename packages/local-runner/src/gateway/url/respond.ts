@@ -30,14 +30,19 @@ export const ownResponse = (status: 403 | 413 | 502): HttpResponse =>
         }
       : { status, headers: [['Content-Type', 'text/plain']], body: Buffer.from('Internal Server Error') };
 
-/** The function's result as the URL's response: 502 when it failed or answered malformed (`notes` say). */
+/**
+ * The function's result as the URL's response: 502 when it failed or answered malformed, Lambda's 413 when Lambda
+ * refused to invoke it (its event over the 6 MB request payload); `notes` say.
+ */
 const buffered = (api: UrlApi, { invocation }: InvocationReport, notes: string[]) => {
-  const response = invocation.outcome === 'result' ? resultToResponse(invocation.result) : undefined;
-  if (!response)
-    notes.push(
-      `${api.functionId} ${invocation.outcome === 'result' ? 'malformed result' : `${invocation.outcome}: ${failureOf(invocation)}`}`,
-    );
-  return response ?? ownResponse(502);
+  if (invocation.outcome !== 'result') {
+    notes.push(`${api.functionId} ${invocation.outcome}: ${failureOf(invocation)}`);
+    return ownResponse(invocation.outcome === 'refused' ? 413 : 502);
+  }
+  const response = resultToResponse(invocation.result);
+  if (!('malformed' in response)) return response;
+  notes.push(`${api.functionId} malformed result: ${response.malformed}`);
+  return ownResponse(502);
 };
 
 /**
@@ -51,9 +56,12 @@ export const respond = async (api: UrlApi, report: InvocationReport, notes: stri
   if (invocation.outcome !== 'stream') return buffered(api, report, notes);
   const streamed = await streamedResponse(invocation.contentType, invocation.body);
   if ('response' in streamed) return streamed.response;
-  const { error } = streamed as { error?: Error };
-  notes.push(
-    `${api.functionId} ${error ? `error: ${error instanceof StreamedError ? `${error.errorType}: ` : ''}${error.message}` : 'malformed prelude'}`,
-  );
+  if ('malformed' in streamed) notes.push(`${api.functionId} malformed prelude: ${streamed.malformed}`);
+  else {
+    const { error } = streamed;
+    notes.push(
+      `${api.functionId} error: ${error instanceof StreamedError ? `${error.errorType}: ` : ''}${error.message}`,
+    );
+  }
   return ownResponse(502);
 };
