@@ -4,11 +4,13 @@
 
 import type { Api } from './app/api.ts';
 import { type Assembly, readAssembly } from './app/assembly.ts';
+import type { NameKind } from './app/function-names.ts';
 import type { FunctionDefinition, LayerDirs } from './app/functions.ts';
 import { resolveValue, type ValueContext } from './app/intrinsics.ts';
 import {
   functionNames,
   namedFunction,
+  namedRef,
   type ServedFunction,
   servedFunctions,
   unreachedFunctions,
@@ -81,6 +83,8 @@ export interface Runner {
   databaseEndpoint: string;
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
+  /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
+  envVars: Record<string, Record<string, string>> | undefined;
   /** How often each function was invoked (since the last reload). */
   invocations(functionId: string): number;
   /**
@@ -122,22 +126,17 @@ const warnOfOwnScope = (
  * which its "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused
  * by name.
  */
-const inspectPortsOf = (served: ServedFunction[], inspect: RunnerOptions['inspect']) => {
+const inspectPortsOf = (assembly: Assembly, inspect: RunnerOptions['inspect']) => {
   const ports = new Map<string, number>();
   if (inspect === undefined) return ports;
   const { functionId, firstPort = 9229 } = inspect;
-  const named = functionId === undefined ? undefined : namedFunction(served, functionId);
-  if (functionId !== undefined) {
-    if (!named)
-      throw new RunnerError(
-        `--inspect=${functionId}: no such function served; the app's are ${served.map(({ name }) => name).join(', ')}`,
-      );
-    if (named.fn.code.language !== 'nodejs')
-      throw new RunnerError(
-        `--inspect=${functionId}: it runs ${named.fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
-      );
-  }
-  for (const { name, fn } of named ? [named] : served)
+  const as = `--inspect=${functionId}`;
+  const named = functionId === undefined ? undefined : namedFunction(assembly, functionId, as);
+  if (named && named.fn.code.language !== 'nodejs')
+    throw new RunnerError(
+      `${as}: it runs ${named.fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
+    );
+  for (const { name, fn } of named ? [named] : servedFunctions(assembly))
     if (fn.code.language === 'nodejs') ports.set(name, firstPort === 0 ? 0 : firstPort + ports.size);
   return ports;
 };
@@ -146,33 +145,42 @@ const inspectPortsOf = (served: ServedFunction[], inspect: RunnerOptions['inspec
 const everyFunction = 'Parameters';
 
 /**
- * What `--env-vars` gives the function `served`, as `sam local` reads the file: `Parameters` for each variable its
- * template declares, then its entry by logical id, then by name, each over the one before (aws/aws-sam-cli,
+ * What `--env-vars` gives the function `served` (its keys as envVarsByFunction leaves them), as `sam local` reads the
+ * file: `Parameters` for each variable its template declares, then its own entry (aws/aws-sam-cli,
  * samcli/commands/local/lib/local_lambda.py, `_make_env_vars`).
  */
 const givenVariables = (
   envVars: Record<string, Record<string, string>> | undefined,
-  { name, fn }: Pick<ServedFunction, 'name' | 'fn'>,
+  { fn, context }: Pick<ServedFunction, 'fn' | 'context'>,
 ): Record<string, string> => ({
   ...Object.fromEntries(
     Object.entries(envVars?.[everyFunction] ?? {}).filter(([variable]) => variable in fn.variables),
   ),
   ...envVars?.[fn.id],
-  ...envVars?.[name],
+  ...envVars?.[`${context.stackName}/${fn.id}`],
 });
 
+/** Several keys naming one function: the more specific kind's variables over the less specific's. */
+const specificity: NameKind[] = ['construct id', 'logical id', 'construct path', 'stack and logical id'];
+
 /**
- * Refuses `--env-vars` keys that name no function of the app (by logical id or `Stack/id`, served or not): a typo would
- * leave the template's values in place silently. `sam local` ignores them; the runner fails closed.
+ * `--env-vars` keyed as the user names functions (function-names.ts: served or not), keyed again by logical id (by
+ * `Stack/id` where two stacks have that id). A key that names no function is refused, with the closest names: a
+ * typo would leave the template's values in place silently (`sam local` ignores it; the runner fails closed).
  */
-const refuseUnknownFunctions = (envVars: Record<string, Record<string, string>>, assembly: Assembly) => {
-  const known = new Set([everyFunction, ...assembly.functionKeys]);
-  const unknown = Object.keys(envVars).filter((key) => !known.has(key));
-  if (unknown.length === 0) return;
-  const ids = [...new Set(assembly.functionKeys.filter((key) => !key.includes('/')))];
-  throw new RunnerError(
-    `--env-vars: no function ${unknown.join(', ')} in the app; its functions are ${ids.join(', ')} (and "${everyFunction}" gives every function's variables)`,
-  );
+const envVarsByFunction = (envVars: Record<string, Record<string, string>>, assembly: Assembly) => {
+  const byFunction: Record<string, Record<string, string>> = {};
+  if (envVars[everyFunction]) byFunction[everyFunction] = envVars[everyFunction];
+  const named = Object.entries(envVars)
+    .filter(([key]) => key !== everyFunction)
+    .map(([key, variables]) => ({ ...namedRef(assembly, key, `--env-vars ${key}`), variables }))
+    .sort((a, b) => specificity.indexOf(a.kind) - specificity.indexOf(b.kind));
+  for (const { ref, variables } of named) {
+    const shared = assembly.functions.filter(({ id }) => id === ref.id).length > 1;
+    const key = shared ? `${ref.stackName}/${ref.id}` : ref.id;
+    byFunction[key] = { ...byFunction[key], ...variables };
+  }
+  return byFunction;
 };
 
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
@@ -190,8 +198,8 @@ export const startServices = async (
     executeApi?: ReadonlyMap<string, string>;
   },
 ) => {
-  if (options.envVars) refuseUnknownFunctions(options.envVars, assembly);
-  const inspectPorts = inspectPortsOf(servedFunctions(assembly), options.inspect);
+  const envVars = options.envVars && envVarsByFunction(options.envVars, assembly);
+  const inspectPorts = inspectPortsOf(assembly, options.inspect);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
@@ -214,7 +222,7 @@ export const startServices = async (
   const poolsFor = (served: Assembly) => {
     const pools = new Map<string, FunctionPool>();
     for (const { name, fn, context } of servedFunctions(served)) {
-      const given = givenVariables(options.envVars, { name, fn });
+      const given = givenVariables(envVars, { fn, context });
       warnOfOwnScope(fn, context, given, options.log);
       for (const notice of [...machineNotices(fn), ...fn.notices]) options.log(`${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
@@ -251,6 +259,8 @@ export const startServices = async (
     pools,
     poolsFor,
     inspectPorts,
+    /** `--env-vars` by logical id (envVarsByFunction). */
+    envVars,
     /** Stops `running` pools (by default the first ones), then the database, the issuer and the endpoints. */
     close: async (running: FunctionPool[] = [...pools.values()]) => {
       await Promise.all(running.map((pool) => pool.close()));
@@ -338,9 +348,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
     inspectPorts: services.inspectPorts,
+    envVars: services.envVars,
     invocations: (functionId) => {
-      const named = namedFunction(servedFunctions(served), functionId);
-      const pool = named && pools.get(named.name);
+      const pool = pools.get(namedFunction(served, functionId).name);
       if (!pool) throw new Error(`no function ${functionId} served`);
       return pool.invocations;
     },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
@@ -173,14 +174,12 @@ export interface Assembly {
   stacksWithoutApi: string[];
   /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
   notices: string[];
-  /** Every function of every stack (served or not), as `--env-vars` may name it: its logical id, and `Stack/id`. */
-  functionKeys: string[];
+  /** Every function of every stack (served or not), as a user may name it (function-names.ts). */
+  functions: FunctionRef[];
 }
 
-const functionKeysOf = (stacks: AssemblyStack[]) =>
-  stacks.flatMap(({ name, resources }) =>
-    ofType(resources, 'AWS::Lambda::Function').flatMap(([id]) => [id, `${name}/${id}`]),
-  );
+const functionsOf = (stacks: AssemblyStack[]) =>
+  stacks.flatMap(({ name, resources }) => functionRefsOf(name, resources));
 
 /** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage. */
 const noticesOf = (stacks: AssemblyStack[]) =>
@@ -218,7 +217,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       tables: [...tables.values()],
       stacksWithoutApi: [],
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-      functionKeys: functionKeysOf(stacks),
+      functions: functionsOf(stacks),
     };
   }
   const withApis = stacks.filter(({ resources }) =>
@@ -247,7 +246,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     tables: stacks.flatMap(({ tables }) => tables),
     stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-    functionKeys: functionKeysOf(stacks),
+    functions: functionsOf(stacks),
   };
 };
 

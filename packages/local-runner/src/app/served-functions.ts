@@ -3,6 +3,7 @@
 import { RunnerError } from '../errors.ts';
 import type { Api } from './api.ts';
 import type { Assembly } from './assembly.ts';
+import { type FunctionRef, matchFunction, resolveFunction, shownRef } from './function-names.ts';
 import type { FunctionDefinition } from './functions.ts';
 import type { ValueContext } from './intrinsics.ts';
 
@@ -47,16 +48,30 @@ export const servedFunctions = (assembly: Assembly): ServedFunction[] => {
 };
 
 /**
- * The served function a user names: by its name, or by its logical id when one function alone has it; undefined when
- * none has, and refused, naming them, when several have.
+ * The function a user names (function-names.ts: by logical id, `Stack/id`, construct path or construct id), `as`
+ * starting the messages (`--inspect=X`): among the functions served first (so a name another stack's function shares
+ * is the served one's), then among every function of the assembly; with the served function it is, if it is one.
  */
-export const namedFunction = (served: ServedFunction[], name: string): ServedFunction | undefined => {
-  const exact = served.find((candidate) => candidate.name === name);
-  if (exact) return exact;
-  const byId = served.filter(({ fn }) => fn.id === name);
-  if (byId.length > 1)
-    throw new RunnerError(`${name} is the id of ${byId.map((candidate) => candidate.name).join(' and ')}: name one`);
-  return byId[0];
+export const namedRef = (assembly: Assembly, name: string, as?: string) => {
+  const served = servedFunctions(assembly);
+  const servedOf = (ref: FunctionRef) =>
+    served.find(({ fn, context }) => fn.id === ref.id && context.stackName === ref.stackName);
+  const named =
+    matchFunction(
+      assembly.functions.filter((ref) => servedOf(ref) !== undefined),
+      name,
+      as,
+    ) ?? resolveFunction(assembly.functions, name, as);
+  return { ...named, served: servedOf(named.ref) };
+};
+
+/** The served function a user names (namedRef); refused when it names a function no route or authorizer reaches. */
+export const namedFunction = (assembly: Assembly, name: string, as?: string): ServedFunction => {
+  const { ref, served } = namedRef(assembly, name, as);
+  if (served) return served;
+  throw new RunnerError(
+    `${as === undefined ? '' : `${as}: `}${shownRef(ref)} is not served: no route or authorizer of the APIs served reaches it`,
+  );
 };
 
 /** The functions of the served stacks that no route or authorizer reaches, by name (ServedFunction): not served. */

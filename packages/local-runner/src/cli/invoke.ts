@@ -1,10 +1,10 @@
-// `cdk-local-runner invoke <function id> [event.json | -]`: one invocation of one function of the synthesized app, as
+// `cdk-local-runner invoke <function> [event.json | -]`: one invocation of one function of the synthesized app, as
 // `sam local invoke` does it, with the same local database and issuer as `cdk-local-runner start`: beside a running
 // start of the same data folder, its database is shared (the folder's lock admits one process). Prints the result as
 // JSON.
 import { readFileSync } from 'node:fs';
 import { readAssembly } from '../app/assembly.ts';
-import { namedFunction, servedFunctions, unreachedFunctions } from '../app/served-functions.ts';
+import { namedFunction } from '../app/served-functions.ts';
 import { RunnerError } from '../errors.ts';
 import { failureOf } from '../lambda/pool.ts';
 import { startServices } from '../runner.ts';
@@ -21,7 +21,7 @@ import {
 } from './options.ts';
 
 const { values, positionals, usage } = parseCommandLine(
-  'cdk-local-runner invoke <function id> [event.json | -] [options]',
+  'cdk-local-runner invoke <function> [event.json | -] [options]',
   [
     'event',
     'data-dir',
@@ -63,8 +63,7 @@ const readEvent = (file: string | undefined): unknown => {
 };
 
 try {
-  if (!functionId || positionals.length > 2)
-    throw new RunnerError(`expected <function id> [event.json | -]\n\n${usage}`);
+  if (!functionId || positionals.length > 2) throw new RunnerError(`expected <function> [event.json | -]\n\n${usage}`);
   if (eventArgument !== undefined && values.event !== undefined)
     throw new RunnerError(`the event is given twice: ${eventArgument} and --event ${values.event}`);
   const eventFile = values.event ?? eventArgument;
@@ -75,16 +74,12 @@ try {
     apiName: values.api,
     layerDirs: layerDirsOf(values),
   });
-  const served = servedFunctions(assembly);
-  const named = namedFunction(served, functionId);
-  if (!named && unreachedFunctions(assembly).includes(functionId))
-    throw new RunnerError(`${functionId} is not served: no route or authorizer of the API reaches it`);
-  if (!named)
-    throw new RunnerError(`no function ${functionId}; the API's are ${served.map(({ name }) => name).join(', ')}`);
+  // By logical id, Stack/id, construct path or construct id (function-names.ts).
+  const named = namedFunction(assembly, functionId);
   const config = readConfig(process.cwd());
   // Debugged, the function's runtime waits for a debugger to attach before it loads the code.
   const inspect = inspectOf(values) && { ...inspectOf(values), functionId: named.name, wait: true };
-  if (values.inspect && values.inspect !== functionId && values.inspect !== named.name)
+  if (values.inspect && namedFunction(assembly, values.inspect, `--inspect=${values.inspect}`).name !== named.name)
     throw new RunnerError(
       `--inspect=${values.inspect}: the invoke command debugs the function it invokes, ${functionId}`,
     );

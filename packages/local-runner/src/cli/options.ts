@@ -36,7 +36,7 @@ export const options = {
   'env-vars': {
     type: 'string',
     placeholder: 'FILE',
-    help: '{"<function id>": {"NAME": "value"}, "Parameters": {...every function\'s}} replacing template values (as sam local takes it)',
+    help: '{"<function>": {"NAME": "value"}, "Parameters": {...every function\'s}} replacing template values (as sam local takes it); a function by logical id, construct path or construct id',
   },
   event: {
     type: 'string',
@@ -82,7 +82,7 @@ export const options = {
   inspect: {
     type: 'string',
     placeholder: '[=FUNCTION]',
-    help: "debug that Node.js function (by default every one) with Node's inspector (docs: debugging)",
+    help: "debug that Node.js function (logical id, construct path or construct id; by default every one) with Node's inspector (docs: debugging)",
   },
   'inspect-port': {
     type: 'string',

@@ -113,7 +113,7 @@ const banner = async (
   api: Runner,
   openapi: OpenApiDocument | undefined,
   dataDir: string | undefined,
-  envVars: ReturnType<typeof envVarsOf>,
+  envVars: Runner['envVars'],
 ) => {
   const scope = devIssuerScope(
     api.apis.map(({ app }) => app),
@@ -259,7 +259,7 @@ export const serve = async (parent: number) => {
           `\`token\` cannot ask this runner for its key (${error instanceof Error ? error.message : String(error)}): its tokens are the banner's`,
         ),
       );
-    console.log(await banner(api, openapi, dataDir, envVars));
+    console.log(await banner(api, openapi, dataDir, api.envVars));
     if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
   } catch (error) {
     commandFailed('cdk-local-runner start', error);

@@ -373,19 +373,20 @@ describe('readAssembly: several stacks at once', () => {
       apiStack(app, 'Dev', 'ApiFunction');
       apiStack(app, 'Prod', 'ApiFunction');
     });
-    const served = servedFunctions(readAssembly(twins));
+    const assembly = readAssembly(twins);
+    const served = servedFunctions(assembly);
     expect(served.map(({ name, app }) => [name, app.stackName])).toEqual([
       ['Dev/ApiFunction', 'Dev'],
       ['Prod/ApiFunction', 'Prod'],
     ]);
-    expect(namedFunction(served, 'Prod/ApiFunction')?.app.apiId).toBe('ProdApi');
-    expect(() => namedFunction(served, 'ApiFunction')).toThrow(
-      'ApiFunction is the id of Dev/ApiFunction and Prod/ApiFunction: name one',
+    expect(namedFunction(assembly, 'Prod/ApiFunction').app.apiId).toBe('ProdApi');
+    expect(() => namedFunction(assembly, 'ApiFunction')).toThrow(
+      'ApiFunction is the logical id of 2 functions, Dev/ApiFunction, Prod/ApiFunction: name one by its construct path or Stack/id',
     );
     // One stack: its functions by their logical ids.
-    const prod = servedFunctions(readAssembly(twins, { stackName: 'Prod' }));
-    expect(prod.map(({ name }) => name)).toEqual(['ApiFunction']);
-    expect(namedFunction(prod, 'ApiFunction')?.app.stackName).toBe('Prod');
+    const prod = readAssembly(twins, { stackName: 'Prod' });
+    expect(servedFunctions(prod).map(({ name }) => name)).toEqual(['ApiFunction']);
+    expect(namedFunction(prod, 'ApiFunction').app.stackName).toBe('Prod');
   });
 
   test('refused: two stacks with a table of the same name (locally an unnamed table takes its logical id), or no API at all', () => {

@@ -30,7 +30,7 @@ describe('--inspect[=FUNCTION] and --inspect-port N', () => {
     );
     const missing = start('--app', runtimesApp, '--inspect=Nope');
     expect(missing.stderr).toMatch(
-      /^cdk-local-runner start failed: --inspect=Nope: no such function served; the app's are \w+Function(, \w+Function)*\n/,
+      /^cdk-local-runner start failed: --inspect=Nope: no function Nope in the app; did you mean Runtimes\/\w+Function, or Runtimes\/\w+Function, or Runtimes\/\w+Function\?\n/,
     );
   });
 });

@@ -142,6 +142,8 @@ describe('--env-vars, as sam local reads the file', () => {
     const typo = written('env-typo.json', { Ecko: { FIXTURE_VALUE: 'lost' } });
     const invoked = await invoke(['Echo', '--env-vars', typo]);
     expect(invoked.code).toBe(1);
-    expect(invoked.stderr).toContain('cdk-local-runner invoke failed: --env-vars: no function Ecko in the app');
+    expect(invoked.stderr).toContain(
+      'cdk-local-runner invoke failed: --env-vars Ecko: no function Ecko in the app; did you mean ',
+    );
   }, 120_000);
 });
