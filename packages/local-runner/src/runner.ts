@@ -2,6 +2,7 @@
 // Lambda runs them, its APIs behind gateways that behave as API Gateway does, and a development issuer its
 // authorizers trust.
 
+import { portInUse, portsFor, rememberPorts } from './api-ports.ts';
 import type { Api } from './app/api.ts';
 import { type Assembly, readAssembly } from './app/assembly.ts';
 import type { NameKind } from './app/function-names.ts';
@@ -39,6 +40,10 @@ export interface RunnerOptions {
   layerDirs?: LayerDirs;
   /** A node_modules folder standing for the SDK Lambda's Node.js runtimes provide (`--runtime-sdk`); else the app's. */
   runtimeSdk?: string | undefined;
+  /**
+   * The first API's port (0: each API any free one); the next ones' follow it. With a data folder, each API keeps the
+   * port it had at the last start from the same `port` (api-ports.ts).
+   */
   port: number;
   /** Where the database and the issuer's key live; undefined keeps both in memory. */
   dataDir: string | undefined;
@@ -298,6 +303,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
     );
   for (const notice of assembly.notices) options.log(notice);
+  // Each API at its own address: the one it had at the last start with this data folder and port, else the first on
+  // `port`, the next ones on the ports after it (any free one with 0): api-ports.ts.
+  const ports = portsFor(assembly.apis, options.port, options.dataDir);
   // Each WebSocket API's execute-api host name to its address, once it listens: its functions' SDK calls reach it.
   const executeApi = new Map<string, string>();
   const services = await startServices(assembly, { ...options, executeApi });
@@ -307,7 +315,6 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   let deployments = assembly.apis.map((api) => deploymentFor(api, functionNames(assembly), pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
-  // Each API at its own address: the first on `port`, the next ones on the ports after it (any free one with 0).
   // Several APIs: each request's log line names the API it reached (and its stack, when several are served).
   const severalStacks = new Set(assembly.apis.map(({ stackName }) => stackName)).size > 1;
   const logOf = ({ stackName, apiId }: Api) =>
@@ -324,16 +331,17 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   );
   const urls: string[] = [];
   try {
-    for (const [index, server] of servers.entries())
-      urls.push(await listenOnLoopback(server, options.port === 0 ? 0 : options.port + index));
+    for (const [index, server] of servers.entries()) urls.push(await listenOnLoopback(server, ports[index]));
   } catch (error) {
     for (const server of servers) server.close();
     await services.close();
     const { code } = error as NodeJS.ErrnoException;
-    if (code === 'EADDRINUSE')
-      throw new RunnerError(`port ${options.port + urls.length} is in use: choose another, or 0 for any free one`);
+    const failed = assembly.apis[urls.length];
+    if (code === 'EADDRINUSE' && failed)
+      throw portInUse(failed, ports[urls.length] ?? 0, options.port, options.dataDir);
     throw error;
   }
+  rememberPorts(assembly.apis, urls, options.port, options.dataDir);
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const first = () => deployments[0] as Deployment;

@@ -20,7 +20,11 @@ interface OptionDeclaration {
 }
 
 export const options = {
-  port: { type: 'string', placeholder: 'N', help: 'port on 127.0.0.1 (default: $PORT or 3000; 0 picks a free one)' },
+  port: {
+    type: 'string',
+    placeholder: 'N',
+    help: "the first API's port on 127.0.0.1 (default: $PORT or 3000; 0 picks free ones); each API keeps its own from one start to the next (the data folder's ports.json)",
+  },
   'data-dir': {
     type: 'string',
     placeholder: 'DIR',
