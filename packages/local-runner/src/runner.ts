@@ -27,6 +27,7 @@ import { domainNameOf } from './gateway/websocket/events.ts';
 import { listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
+import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { localVariables } from './lambda/variables.ts';
 
@@ -127,11 +128,11 @@ const warnOfOwnScope = (
 
 /**
  * The inspector's port of each function `inspect` names (by default every Node.js function), by name, in the
- * template's order from its first port on (by default 9229, Node's, which debuggers try first; 0: each a free one,
- * which its "Debugger listening" log line names). The inspector is Node's: a function on another runtime is refused
- * by name.
+ * template's order: each the first free one from the one after the last (from `firstPort`, by default 9229, Node's,
+ * which debuggers try first; 0: any free one), so that the banner names the port each inspector listens on. The
+ * inspector is Node's: a function on another runtime is refused by name.
  */
-const inspectPortsOf = (assembly: Assembly, inspect: RunnerOptions['inspect']) => {
+const inspectPortsOf = async (assembly: Assembly, inspect: RunnerOptions['inspect'], log: (line: string) => void) => {
   const ports = new Map<string, number>();
   if (inspect === undefined) return ports;
   const { functionId, firstPort = 9229 } = inspect;
@@ -141,8 +142,14 @@ const inspectPortsOf = (assembly: Assembly, inspect: RunnerOptions['inspect']) =
     throw new RunnerError(
       `${as}: it runs ${named.fn.runtime}; the runner debugs Node.js functions alone (Node's inspector)`,
     );
-  for (const { name, fn } of named ? [named] : servedFunctions(assembly))
-    if (fn.code.language === 'nodejs') ports.set(name, firstPort === 0 ? 0 : firstPort + ports.size);
+  let next = firstPort;
+  for (const { name, fn } of named ? [named] : servedFunctions(assembly)) {
+    if (fn.code.language !== 'nodejs') continue;
+    const port = await freeInspectorPort(next);
+    if (next !== 0 && port !== next) log(`${name}: the inspector's port ${next} is in use; it listens on ${port}`);
+    ports.set(name, port);
+    next = firstPort === 0 ? 0 : port + 1;
+  }
   return ports;
 };
 
@@ -204,7 +211,7 @@ export const startServices = async (
   },
 ) => {
   const envVars = options.envVars && envVarsByFunction(options.envVars, assembly);
-  const inspectPorts = inspectPortsOf(assembly, options.inspect);
+  const inspectPorts = await inspectPortsOf(assembly, options.inspect, options.log);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);

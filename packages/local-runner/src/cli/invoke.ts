@@ -94,9 +94,7 @@ try {
     ...(inspect && { inspect }),
   });
   for (const [id, port] of services.inspectPorts)
-    log(
-      `Debugger: ${id} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"}, waiting for a debugger to attach (no timeout cuts a pause off)`,
-    );
+    log(`Debugger: ${id} on 127.0.0.1:${port}, waiting for a debugger to attach (no timeout cuts a pause off)`);
   const report = await services.pools.get(named.name)?.invoke(event);
   await services.close();
   const invocation = report?.invocation;

@@ -92,7 +92,7 @@ export const options = {
     type: 'string',
     placeholder: 'N',
     default: '9229',
-    help: "the first debugged function's inspector port; the next ones follow it (0: each a free one)",
+    help: "the first debugged function's inspector port, or the next free one; the next functions' follow it (0: each a free one)",
   },
   pool: {
     type: 'string',

@@ -184,7 +184,7 @@ const banner = async (
     ),
     ...[...api.inspectPorts].map(
       ([functionId, port]) =>
-        `Debugger: ${functionId} on 127.0.0.1:${port || "a free port (its 'Debugger listening' line)"} (attach to it; no timeout cuts a pause off)`,
+        `Debugger: ${functionId} on 127.0.0.1:${port} (attach to it; no timeout cuts a pause off)`,
     ),
     '',
     ...(token !== undefined

@@ -69,8 +69,9 @@ test('the invocation waits for a debugger to attach, then runs', async () => {
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   const url = await listening;
+  // The port the runner chose, the one the inspector listens on.
   expect(stderr).toContain(
-    `Debugger: ${functionId} on 127.0.0.1:a free port (its 'Debugger listening' line), waiting for a debugger to attach`,
+    `Debugger: ${functionId} on 127.0.0.1:${new URL(url).port}, waiting for a debugger to attach`,
   );
   // Nothing ran yet: no result, and the function's module is not loaded (its init would be logged as an invocation).
   expect(stdout).toBe('');
