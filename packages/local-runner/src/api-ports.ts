@@ -58,8 +58,15 @@ export const portsFor = (apis: Api[], base: number, dataDir: string | undefined)
   });
 };
 
-/** Writes which API has which port (`urls`: each one's address) into the data folder, beside those it remembered. */
-export const rememberPorts = (apis: Api[], urls: string[], base: number, dataDir: string | undefined) => {
+/**
+ * Writes which API has which port (`urls`: each one's address) into the data folder, beside those it remembered. A
+ * folder that takes no file (a full disk) keeps the last record: said, and served all the same.
+ */
+export const rememberPorts = (
+  apis: Api[],
+  urls: string[],
+  { base, dataDir, log }: { base: number; dataDir: string | undefined; log: (line: string) => void },
+) => {
   if (base === 0 || dataDir === undefined) return;
   const ports: RememberedPorts = {
     port: base,
@@ -69,9 +76,15 @@ export const rememberPorts = (apis: Api[], urls: string[], base: number, dataDir
     },
   };
   const file = join(dataDir, fileName);
-  // Written whole, then renamed into place: a runner stopped halfway leaves the last record, not half of one.
-  writeFileSync(`${file}.partial`, `${JSON.stringify(ports, null, 2)}\n`);
-  renameSync(`${file}.partial`, file);
+  try {
+    // Written whole, then renamed into place: a runner stopped halfway leaves the last record, not half of one.
+    writeFileSync(`${file}.partial`, `${JSON.stringify(ports, null, 2)}\n`);
+    renameSync(`${file}.partial`, file);
+  } catch (error) {
+    log(
+      `the APIs' ports are not kept in ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)}): the next start may number them afresh`,
+    );
+  }
 };
 
 const kindNames = { rest: 'REST API', http: 'HTTP API', url: 'function URL', websocket: 'WebSocket API' } as const;

@@ -348,7 +348,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       throw portInUse(failed, ports[urls.length] ?? 0, options.port, options.dataDir);
     throw error;
   }
-  rememberPorts(assembly.apis, urls, options.port, options.dataDir);
+  rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const first = () => deployments[0] as Deployment;
