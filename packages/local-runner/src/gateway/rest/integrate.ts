@@ -2,11 +2,12 @@
 // integration's response.
 import type { ApiKey } from '../../app/api-keys.ts';
 import type { MockRoute, ProxyRoute, RestRoute } from '../../app/rest-api.ts';
+import type { InvocationReport } from '../../lambda/pool.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from '../content-handling.ts';
 import { type headersAsSent, proxyEvent } from '../proxy-event.ts';
 import type { HttpResponse } from '../responses.ts';
 import { invokeIntegration } from '../time-limit.ts';
-import { type Exchange, gatewayResponse } from './exchange.ts';
+import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
 
 /**
  * The request as API Gateway passes it on (proxy-event.ts), made once: the REQUEST authorizer gets `request()` and the
@@ -52,7 +53,11 @@ export const proxyEvents = (
 };
 
 /** Invoke: the route's function with the proxy event, within the integration's time-out (504 past it). */
-export const invoke = async (exchange: Exchange, route: ProxyRoute, event: unknown) => {
+export const invoke = async (
+  exchange: Exchange,
+  route: ProxyRoute,
+  event: unknown,
+): Promise<Step<InvocationReport>> => {
   const pool = exchange.deployment.pools.get(route.functionId);
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
   const report = await invokeIntegration(pool, route, event, exchange.notes);

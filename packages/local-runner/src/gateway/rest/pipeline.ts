@@ -42,7 +42,7 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   const apiKey = checkApiKey(exchange, chosen);
   if ('responded' in apiKey) return ended(apiKey.responded);
   const invalid = validate(exchange, chosen, headers, parameters, body.next);
-  if (invalid) return ended(invalid.responded);
+  if ('responded' in invalid) return ended(invalid.responded);
   if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen));
   const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next));
   if ('responded' in report) return ended(report.responded);

@@ -2,7 +2,7 @@
 import type { RestRoute } from '../../app/rest-api.ts';
 import type { headersAsSent } from '../proxy-event.ts';
 import { validationFailure } from '../request-validation.ts';
-import { type Exchange, gatewayResponse } from './exchange.ts';
+import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
 
 /**
  * Validate: the method's request validator, after its authorizer (the order of API Gateway's execution logs: the
@@ -14,8 +14,8 @@ export const validate = (
   headers: ReturnType<typeof headersAsSent>,
   pathParameters: Record<string, string>,
   body: Buffer,
-) => {
-  if (!validation) return undefined;
+): Step<undefined> => {
+  if (!validation) return { next: undefined };
   const failure = validationFailure(validation, {
     headers: headers.all,
     query: exchange.url.searchParams,
@@ -23,7 +23,7 @@ export const validate = (
     contentType: exchange.request.headers['content-type'],
     body,
   });
-  if (!failure) return undefined;
+  if (!failure) return { next: undefined };
   exchange.notes.push(`request validation failed: ${failure.message}`);
   return gatewayResponse(exchange, failure.responseType, failure.message);
 };
