@@ -1,55 +1,40 @@
 // An HTTP API's authorize phase: the route's authorizer (authorizers/: JWT, Lambda) asked with the request's parts,
 // its refusal the HTTP API's own answer (401, 403, else 500).
-import type { IncomingMessage } from 'node:http';
-import type { HttpApi } from '../../app/api.ts';
-import type { Stage } from '../../app/cfn.ts';
-import type { HttpRoute } from '../../app/http-api.ts';
-import type { Authorizer } from '../authorizers/authorizer.ts';
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
+import type { Step } from '../exchange.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
 import { authorizerParts, eventV1, type eventV2 } from './events.ts';
+import type { HttpExchange } from './exchange.ts';
+import { ownResponse } from './respond.ts';
+import type { Found } from './route.ts';
 
 /**
- * What the route's authorizer allows (the function's `requestContext.authorizer`; undefined without an authorizer),
- * or the status the API answers instead. `made`: the request's payload 2.0 event.
+ * Authorize: what the route's authorizer allows (the function's `requestContext.authorizer`; undefined without an
+ * authorizer), or the API's answer instead (401, 403, else 500). `made`: the request's payload 2.0 event.
  */
 export const authorize = async (
-  authorizer: Authorizer | undefined,
-  {
-    api,
-    stage,
-    request,
-    url,
-    route,
-    parameters,
-    segments,
-    made,
-  }: {
-    api: HttpApi;
-    stage: Stage;
-    request: IncomingMessage;
-    url: URL;
-    route: HttpRoute;
-    parameters: Record<string, string>;
-    segments: string[];
-    made: ReturnType<typeof eventV2>;
-  },
-): Promise<{ status: 401 | 403 | 500 } | { granted: Record<string, unknown> | undefined }> => {
-  if (route.authorizerId === undefined) return { granted: undefined };
-  if (!authorizer) return { status: 500 };
+  { deployment, stage, request, url }: HttpExchange,
+  { route, parameters, segments }: Found,
+  made: ReturnType<typeof eventV2>,
+): Promise<Step<Record<string, unknown> | undefined>> => {
+  if (route.authorizerId === undefined) return { next: undefined };
+  const authorizer = deployment.authorizers.get(route.authorizerId);
+  if (!authorizer) return { responded: ownResponse(500) };
   const { decision } = await authorizer.authorize({
     headers: headersAsSent(request).all,
     query: url.searchParams,
-    methodArn: executeApiArn(api.apiId, stage.name, request.method ?? 'GET', segments),
+    methodArn: executeApiArn(deployment.api.apiId, stage.name, request.method ?? 'GET', segments),
     stage: stage.name,
     scopes: route.authorizationScopes,
     parts: () => authorizerParts(made),
     // Payload 1.0: a REST API's REQUEST authorizer event ("Same as", the page says).
     partsV1: () => requestAuthorizerParts(eventV1(made, request, route, parameters, undefined)),
   });
-  if (decision.allowed) return { granted: decision.authorizer };
+  if (decision.allowed) return { next: decision.authorizer };
   return {
-    status: decision.responseType === 'UNAUTHORIZED' ? 401 : decision.responseType === 'ACCESS_DENIED' ? 403 : 500,
+    responded: ownResponse(
+      decision.responseType === 'UNAUTHORIZED' ? 401 : decision.responseType === 'ACCESS_DENIED' ? 403 : 500,
+    ),
   };
 };

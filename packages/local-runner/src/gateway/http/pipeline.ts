@@ -2,43 +2,44 @@
 // integrate (payload format 2.0 or 1.0) and respond, each phase in the file of its name; a phase that answers ends the
 // request, and every response but the preflight's carries the API's request id and CORS headers.
 import { randomUUID } from 'node:crypto';
-import { readBody } from '../../request-body.ts';
 import type { HttpDeployment, Pipeline } from '../deployment.ts';
 import type { HttpResponse } from '../responses.ts';
 import { authorize } from './authorize.ts';
 import { isPreflight, preflightAnswer, withCors } from './cors.ts';
 import { eventV2 } from './events.ts';
+import type { HttpExchange } from './exchange.ts';
 import { integrate } from './integrate.ts';
-import { ownResponse, respond } from './respond.ts';
+import { withinLimits } from './limits.ts';
+import { respond } from './respond.ts';
 import { route } from './route.ts';
 
-/** The HTTP API payload quota: 10 MB. */
-const maxPayloadBytes = 10 * 1024 * 1024;
-
 export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deployment, stage) => {
-  const { api } = deployment;
-  const { cors } = api;
+  const { cors } = deployment.api;
   if (cors && isPreflight(request)) return preflightAnswer(cors, request, 'API Gateway');
-  const notes: string[] = [];
-  const requestId = randomUUID();
+  const exchange: HttpExchange = {
+    request,
+    url,
+    deployment,
+    stage,
+    requestId: randomUUID(),
+    started: new Date(),
+    notes: [],
+  };
+  const { notes, requestId } = exchange;
   const ended = (response: HttpResponse) => ({
     response: withCors(cors, request, { ...response, headers: [...response.headers, ['apigw-requestid', requestId]] }),
     notes,
   });
 
-  const body = await readBody(request, maxPayloadBytes);
-  if (body === undefined) return ended(ownResponse(413));
-  const found = route(api, stage, request, url, notes);
-  if ('status' in found) return ended(ownResponse(found.status));
-  const made = eventV2(api, stage, request, url, found.route, found.parameters, body);
-  const exchange = { api, stage, request, url, ...found, made };
-  const authorizer =
-    found.route.authorizerId === undefined ? undefined : deployment.authorizers.get(found.route.authorizerId);
-  const authorized = await authorize(authorizer, exchange);
-  if ('status' in authorized) return ended(ownResponse(authorized.status));
-  const pool = deployment.pools.get(found.route.functionId);
-  if (!pool) return ended(ownResponse(500));
-  const report = await integrate(pool, exchange, authorized.granted, notes);
-  if (!report) return ended(ownResponse(503));
-  return ended(respond(found.route, report, notes));
+  const body = await withinLimits(exchange);
+  if ('responded' in body) return ended(body.responded);
+  const found = route(exchange);
+  if ('responded' in found) return ended(found.responded);
+  const { route: chosen, parameters } = found.next;
+  const made = eventV2(deployment.api, stage, request, url, chosen, parameters, body.next);
+  const authorized = await authorize(exchange, found.next, made);
+  if ('responded' in authorized) return ended(authorized.responded);
+  const report = await integrate(exchange, found.next, made, authorized.next);
+  if ('responded' in report) return ended(report.responded);
+  return ended(respond(chosen, report.next, notes));
 };

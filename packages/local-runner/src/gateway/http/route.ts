@@ -1,11 +1,18 @@
 // An HTTP API's route phase: the path under the API's stage, a path the runner refuses (request-path.ts), then route
 // selection ("Working with routes for HTTP APIs").
-import type { IncomingMessage } from 'node:http';
-import type { HttpApi } from '../../app/api.ts';
-import type { Stage } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
+import type { Step } from '../exchange.ts';
 import { pathSegments, refusedPath } from '../request-path.ts';
 import { match, moreSpecificFirst, routedMethods } from '../routes.ts';
+import type { HttpExchange } from './exchange.ts';
+import { ownResponse } from './respond.ts';
+
+/** The route a request takes, its path parameters, and the segments of its path after the stage. */
+export interface Found {
+  route: HttpRoute;
+  parameters: Record<string, string>;
+  segments: string[];
+}
 
 /**
  * Route selection ("Working with routes for HTTP APIs"): among the routes whose path matches the path's segments
@@ -30,26 +37,22 @@ const selectRoute = (routes: HttpRoute[], segments: string[], method: string) =>
 };
 
 /**
- * The route `request` (`url`) takes in `api` on `stage`, with its path parameters and the segments after the stage; or the
- * status the API answers instead: 404 outside the stage or for no route, 400 for a path the runner refuses.
+ * Route: the route the request takes on its stage, with its path parameters and the segments after the stage; or the
+ * API's own answer instead: 404 outside the stage or for no route, 400 for a path the runner refuses.
  */
-export const route = (
-  api: HttpApi,
-  stage: Stage,
-  request: IncomingMessage,
-  url: URL,
-  notes: string[],
-): { status: 400 | 404 } | { route: HttpRoute; parameters: Record<string, string>; segments: string[] } => {
+export const route = ({ deployment: { api }, stage, request, url, notes }: HttpExchange): Step<Found> => {
   // A named stage is the path's first segment; `$default` has none.
   const prefix = stage.name === '$default' ? '' : `/${stage.name}`;
-  if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return { status: 404 };
+  if (prefix && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+    return { responded: ownResponse(404) };
+  }
   // A path the runner refuses (request-path.ts): 400, as an HTTP API answers a request it cannot read.
   const refused = refusedPath(request.url ?? '/');
   if (refused) {
     notes.push(`refused: ${refused}, whose route on AWS no public source settles`);
-    return { status: 400 };
+    return { responded: ownResponse(400) };
   }
   const segments = pathSegments(url.pathname.slice(prefix.length));
   const found = selectRoute(api.routes, segments, request.method ?? 'GET');
-  return found ? { ...found, segments } : { status: 404 };
+  return found ? { next: { ...found, segments } } : { responded: ownResponse(404) };
 };
