@@ -6,6 +6,9 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../app/local-aws.ts';
+import type { UrlDeployment } from '../deployment.ts';
+import type { Exchange, Step } from '../exchange.ts';
+import { ownResponse } from './respond.ts';
 
 /** The caller's identity a signed request carries to the function (`requestContext.authorizer.iam`). */
 export interface IamCaller {
@@ -133,4 +136,19 @@ export const signedCaller = async (
     userArn: `arn:aws:iam::${localAws.accountId}:user/${accessKeyId}`,
     userId: accessKeyId,
   };
+};
+
+/**
+ * Authorize: for AuthType AWS_IAM, the caller of the request (its `body` read whole), signed with the runner's
+ * credentials (`signedCaller`), else the URL's 403; for NONE, no caller.
+ */
+export const authorize = async (
+  { deployment: { api }, request, url, notes }: Exchange<UrlDeployment>,
+  body: Buffer,
+): Promise<Step<IamCaller | undefined>> => {
+  if (api.authType !== 'AWS_IAM') return { next: undefined };
+  const caller = await signedCaller(request, url, body);
+  if (caller) return { next: caller };
+  notes.push("AWS_IAM: not signed with the runner's credentials (SigV4, access key id local)");
+  return { responded: ownResponse(403) };
 };

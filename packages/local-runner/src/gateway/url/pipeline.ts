@@ -3,24 +3,27 @@
 // take precedence over the function's), then limits, authorize (AWS_IAM: SigV4), integrate and respond, each phase in
 // the file of its name. Every path and method reaches the function; a phase that answers ends the request.
 import { randomUUID } from 'node:crypto';
-import { readBody } from '../../request-body.ts';
 import type { Pipeline, UrlDeployment } from '../deployment.ts';
+import type { Exchange } from '../exchange.ts';
 import { isPreflight, preflightAnswer, withCors } from '../http/cors.ts';
 import type { HttpResponse } from '../responses.ts';
-import { signedCaller } from './authorize.ts';
-import { urlEvent } from './events.ts';
+import { authorize } from './authorize.ts';
 import { integrate } from './integrate.ts';
-import { ownResponse, respond } from './respond.ts';
-
-/** The request payload quota of a synchronous invocation ("Lambda quotas"): 6 MB. */
-const maxPayloadBytes = 6 * 1024 * 1024;
+import { withinLimits } from './limits.ts';
+import { respond } from './respond.ts';
 
 export const urlPipeline: Pipeline<UrlDeployment> = async (request, url, deployment) => {
-  const { api } = deployment;
-  const { cors } = api;
+  const { cors } = deployment.api;
   if (cors && isPreflight(request)) return preflightAnswer(cors, request, 'the function URL');
-  const notes: string[] = [];
-  const requestId = randomUUID();
+  const exchange: Exchange<UrlDeployment> = {
+    request,
+    url,
+    deployment,
+    requestId: randomUUID(),
+    started: new Date(),
+    notes: [],
+  };
+  const { notes, requestId } = exchange;
   const ended = (response: HttpResponse) => ({
     response: withCors(cors, request, {
       ...response,
@@ -29,16 +32,11 @@ export const urlPipeline: Pipeline<UrlDeployment> = async (request, url, deploym
     notes,
   });
 
-  const body = await readBody(request, maxPayloadBytes);
-  if (body === undefined) return ended(ownResponse(413));
-  const caller = api.authType === 'AWS_IAM' ? await signedCaller(request, url, body) : undefined;
-  if (api.authType === 'AWS_IAM' && !caller) {
-    notes.push("AWS_IAM: not signed with the runner's credentials (SigV4, access key id local)");
-    return ended(ownResponse(403));
-  }
-  const pool = deployment.pools.get(api.functionId);
-  if (!pool) return ended(ownResponse(502));
-  const event = urlEvent(api, request, url, body, requestId, caller);
-  const report = await integrate(pool, api, event, requestId, notes);
-  return ended(await respond(api, report, notes));
+  const body = await withinLimits(exchange);
+  if ('responded' in body) return ended(body.responded);
+  const caller = await authorize(exchange, body.next);
+  if ('responded' in caller) return ended(caller.responded);
+  const report = await integrate(exchange, body.next, caller.next);
+  if ('responded' in report) return ended(report.responded);
+  return ended(await respond(deployment.api, report.next, notes));
 };
