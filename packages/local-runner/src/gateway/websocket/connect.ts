@@ -3,15 +3,16 @@
 // its function, whose status other than 2xx refuses the connection with that status (the `$connect` route in
 // "Working with routes for WebSocket APIs"). A failed or timed-out function refuses it (502, 504).
 
-import type { IncomingMessage } from 'node:http';
 import { failureOf } from '../../lambda/pool.ts';
 import type { RefusalType } from '../authorizers/authorizer.ts';
-import type { WebSocketDeployment } from '../deployment.ts';
+import type { Step } from '../exchange.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
+import type { BufferedResponse } from '../responses.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import type { ConnectionContext } from './connections.ts';
 import { authorizerParts, connectEvent } from './events.ts';
+import { refusal, type WebSocketExchange } from './exchange.ts';
 
 /** The ARN an authorizer's policy is judged against: `arn:aws:execute-api:{region}:{account}:{api}/{stage}/$connect`. */
 const connectArn = ({ apiId, stage }: ConnectionContext) => executeApiArn(apiId, stage.name, '$connect');
@@ -24,26 +25,22 @@ const refusalStatus: Record<RefusalType, number> = {
   AUTHORIZER_CONFIGURATION_ERROR: 500,
 };
 
-export type Connected =
-  /** `authorizer`: what the `$connect` authorizer allowed, for every event of the connection. */
-  { accepted: true; authorizer: Record<string, unknown> | undefined } | { accepted: false; status: number };
-
-/** Whether the connection `connection` (not yet accepted) is; `notes` get its log line's notes. */
+/**
+ * Connect: whether the exchange's connection (not yet accepted) is, and with what the `$connect` authorizer allowed
+ * (`next`, for every event of the connection); or the upgrade's refusal.
+ */
 export const connect = async (
-  deployment: WebSocketDeployment,
-  connection: ConnectionContext,
-  request: IncomingMessage,
-  url: URL,
-  notes: string[],
-): Promise<Connected> => {
+  exchange: WebSocketExchange<ConnectionContext>,
+): Promise<Step<Record<string, unknown> | undefined, BufferedResponse>> => {
+  const { deployment, connection, request, url, notes } = exchange;
   const route = deployment.api.routes.find(({ routeKey }) => routeKey === '$connect');
-  if (!route) return { accepted: true, authorizer: undefined };
+  if (!route) return { next: undefined };
   // One request: the authorizer's event and the function's have the same request id.
   const event = connectEvent(connection, request, url.searchParams);
   let authorizer: Record<string, unknown> | undefined;
   if (route.authorizerId !== undefined) {
     const asked = deployment.authorizers.get(route.authorizerId);
-    if (!asked) return { accepted: false, status: 500 };
+    if (!asked) return { responded: refusal(500) };
     const { decision, notes: authorizerNotes = [] } = await asked.authorize({
       headers: headersAsSent(request).all,
       query: url.searchParams,
@@ -54,22 +51,22 @@ export const connect = async (
     notes.push(...authorizerNotes);
     if (!decision.allowed) {
       notes.push(`authorizer: ${decision.message}`);
-      return { accepted: false, status: refusalStatus[decision.responseType] };
+      return { responded: refusal(refusalStatus[decision.responseType]) };
     }
     authorizer = decision.authorizer;
   }
   const pool = deployment.pools.get(route.functionId);
-  if (!pool) return { accepted: false, status: 500 };
+  if (!pool) return { responded: refusal(500) };
   const authorized = authorizer ? { ...event, requestContext: { ...event.requestContext, authorizer } } : event;
   const report = await invokeIntegration(pool, route, authorized, notes);
-  if (!report) return { accepted: false, status: 504 };
+  if (!report) return { responded: refusal(504) };
   const { invocation } = report;
   if (invocation.outcome !== 'result') {
     notes.push(`${route.functionId} failed: ${failureOf(invocation)}`);
-    return { accepted: false, status: 502 };
+    return { responded: refusal(502) };
   }
   // A result without a status (none at all, as many $connect functions return) accepts the connection.
   const { statusCode } = (invocation.result ?? {}) as { statusCode?: unknown };
   const status = typeof statusCode === 'number' ? statusCode : 200;
-  return status >= 200 && status < 300 ? { accepted: true, authorizer } : { accepted: false, status };
+  return status >= 200 && status < 300 ? { next: authorizer } : { responded: refusal(status) };
 };

@@ -1,26 +1,33 @@
 // A WebSocket API's pipeline ("Working with WebSocket APIs"), on the `ws` library's server in noServer mode on the
 // listener's own HTTP server: an upgrade request to a stage's path goes through connect (connect.ts: the `$connect`
 // authorizer and function, before the upgrade is accepted; a refusal is an HTTP status), then each message through
-// route → integrate → respond (message.ts), and the close through `$disconnect` (disconnect.ts). Requests that are no
-// upgrade are the @connections API's (management.ts). The listener checks the Host before any of it.
+// route → integrate → respond (message.ts), and the close through `$disconnect` (disconnect.ts), each an exchange of its
+// own (exchange.ts) over the upgrade request and the connection. Requests that are no upgrade are the @connections
+// API's (management.ts). The listener checks the Host before any of it.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { webSocketQuotas } from '../../app/websocket-api.ts';
 import { rawResponse } from '../../http-server.ts';
 import type { WebSocketDeployment } from '../deployment.ts';
+import type { BufferedResponse } from '../responses.ts';
 import { stageFor } from '../stages.ts';
 import { connect } from './connect.ts';
 import type { ConnectionContext, Connections } from './connections.ts';
 import { onDisconnect } from './disconnect.ts';
 import { domainNameOf, gatewayId } from './events.ts';
+import { refusal, type WebSocketExchange } from './exchange.ts';
 import { onMessage } from './message.ts';
 
-/** The refusal of an upgrade: the status, API Gateway's `{"message": ...}`, the connection closed. */
-const refuseUpgrade = (socket: Duplex, status: number, message: string) => {
+/** The refusal of an upgrade (exchange.ts, refusal), the connection closed. */
+const refuseUpgrade = (socket: Duplex, { status, headers, body }: BufferedResponse) => {
   socket.on('error', () => undefined);
-  socket.end(rawResponse(status, [['Content-Type', 'application/json']], JSON.stringify({ message })));
+  socket.end(rawResponse(status, headers, body));
 };
+
+/** A connection's event's log line: `MESSAGE <id> <outcome> <time> ms (<notes>)`, the same for DISCONNECT. */
+const eventLine = (event: string, { connection, notes }: WebSocketExchange, outcome: string, started: number) =>
+  `${event} ${connection.connectionId} ${outcome} ${Math.round(performance.now() - started)} ms${notes.length ? ` (${notes.join('; ')})` : ''}`;
 
 /**
  * Whether the request is an opening handshake `ws` accepts (RFC 6455 section 4.2.1: GET, `Upgrade: websocket`, a
@@ -33,7 +40,45 @@ const isHandshake = (request: IncomingMessage) =>
   /^[+/0-9A-Za-z]{22}==$/.test(request.headers['sec-websocket-key'] ?? '') &&
   ['8', '13'].includes(request.headers['sec-websocket-version'] ?? '');
 
-const messages: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 500: 'Internal server error' };
+/** An exchange of a connection (exchange.ts): its upgrade's (`connection`, its context), then each of its events'. */
+const exchangeOf = <Of extends ConnectionContext>(
+  request: IncomingMessage,
+  url: URL,
+  deployment: WebSocketDeployment,
+  connection: Of,
+): WebSocketExchange<Of> => ({
+  request,
+  url,
+  deployment,
+  connection,
+  requestId: gatewayId(),
+  started: new Date(),
+  notes: [],
+});
+
+/**
+ * An open connection's events, each through its phases with an exchange of its own (`exchange()`, on the deployment
+ * of the moment), then its log line: each message (message.ts), then the close (disconnect.ts).
+ */
+const serveEvents = (webSocket: WebSocket, exchange: () => WebSocketExchange, log: (line: string) => void) => {
+  webSocket.on('message', (data: Buffer, isBinary) => {
+    const started = performance.now();
+    const messaged = exchange();
+    void onMessage(messaged, data, isBinary).then(
+      (outcome) => log(eventLine('MESSAGE', messaged, outcome, started)),
+      (error: unknown) => log(`MESSAGE ${messaged.connection.connectionId} - (local runner error: ${String(error)})`),
+    );
+  });
+  webSocket.on('error', () => undefined);
+  webSocket.once('close', (code, reason) => {
+    const started = performance.now();
+    const closed = exchange();
+    void onDisconnect(closed, code, reason.toString('utf8')).then(
+      (outcome) => outcome && log(eventLine('DISCONNECT', closed, outcome, started)),
+      (error: unknown) => log(`DISCONNECT ${closed.connection.connectionId} - (local runner error: ${String(error)})`),
+    );
+  });
+};
 
 /** What a WebSocket API's listener does with an upgrade request; `connections`: the API's open ones. */
 export const webSocketGateway = (
@@ -55,11 +100,11 @@ export const webSocketGateway = (
     const logLine = (outcome: string) =>
       log(`CONNECT ${url.pathname} ${outcome} ${Math.round(performance.now() - started)} ms`);
     if (url.pathname !== `/${stage.name}` && url.pathname !== `/${stage.name}/`) {
-      refuseUpgrade(socket, 403, 'Forbidden');
+      refuseUpgrade(socket, refusal(403));
       return logLine('403 (no stage of that name)');
     }
     if (!isHandshake(request)) {
-      refuseUpgrade(socket, 400, 'Bad Request');
+      refuseUpgrade(socket, refusal(400, 'Bad Request'));
       return logLine('400 (not a WebSocket opening handshake, RFC 6455 section 4.2.1)');
     }
     const context: ConnectionContext = {
@@ -72,38 +117,28 @@ export const webSocketGateway = (
       domainName: domainNameOf(api.apiId),
       authorizer: undefined,
     };
-    const notes: string[] = [];
+    const upgrading = exchangeOf(request, url, served, context);
     let gone = false;
     socket.once('close', () => {
       gone = true;
     });
-    connect(served, context, request, url, notes)
+    connect(upgrading)
       .then((connected) => {
+        const { notes } = upgrading;
         const noted = notes.length ? ` (${notes.join('; ')})` : '';
-        if (!connected.accepted) {
-          refuseUpgrade(socket, connected.status, messages[connected.status] ?? 'Forbidden');
-          return logLine(`${connected.status} ${context.connectionId}${noted}`);
+        if ('responded' in connected) {
+          refuseUpgrade(socket, connected.responded);
+          return logLine(`${connected.responded.status} ${context.connectionId}${noted}`);
         }
         if (gone) return logLine(`- ${context.connectionId} (the client went away during $connect)`);
         server.handleUpgrade(request, socket, head, (webSocket) => {
           logLine(`101 ${context.connectionId}${noted}`);
-          const connection = connections.add({ ...context, authorizer: connected.authorizer }, webSocket);
-          webSocket.on('message', (data: Buffer, isBinary) => {
-            void onMessage(deployment(), connection, data, isBinary).then(log, (error: unknown) =>
-              log(`MESSAGE ${context.connectionId} - (local runner error: ${String(error)})`),
-            );
-          });
-          webSocket.on('error', () => undefined);
-          webSocket.once('close', (code, reason) => {
-            void onDisconnect(deployment(), connection, code, reason.toString('utf8')).then(
-              (line) => line && log(line),
-              (error: unknown) => log(`DISCONNECT ${context.connectionId} - (local runner error: ${String(error)})`),
-            );
-          });
+          const connection = connections.add({ ...context, authorizer: connected.next }, webSocket);
+          serveEvents(webSocket, () => exchangeOf(request, url, deployment(), connection), log);
         });
       })
       .catch((error: unknown) => {
-        refuseUpgrade(socket, 500, 'Internal server error');
+        refuseUpgrade(socket, refusal(500));
         logLine(`500 (local runner error: ${error instanceof Error ? error.stack : String(error)})`);
       });
   };

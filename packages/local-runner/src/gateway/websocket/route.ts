@@ -4,6 +4,8 @@
 // without `$default` no route (the client is told Forbidden: message.ts).
 import type { WebSocketApi } from '../../app/api.ts';
 import type { WebSocketRoute } from '../../app/websocket-api.ts';
+import type { Step } from '../exchange.ts';
+import { gatewayMessage, type WebSocketExchange } from './exchange.ts';
 
 /** The route keys a message never selects: those of the connection's own events. */
 const eventRoutes = new Set(['$connect', '$disconnect']);
@@ -38,4 +40,10 @@ export const routeOf = (
   const named =
     key === undefined || eventRoutes.has(key) ? undefined : api.routes.find(({ routeKey }) => routeKey === key);
   return named ?? api.routes.find(({ routeKey }) => routeKey === '$default');
+};
+
+/** Route: the route of the exchange's message (`text`, as routeOf takes it), or API Gateway's Forbidden. */
+export const route = (exchange: WebSocketExchange, text: string | undefined): Step<WebSocketRoute, string> => {
+  const found = routeOf(exchange.deployment.api, text);
+  return found ? { next: found } : gatewayMessage(exchange, 'Forbidden');
 };
