@@ -181,7 +181,7 @@ test(`${runs} route tables, tokens and paths: a token reaches a route exactly wh
           if (policy === undefined) {
             const verify = async () => ({ sub: 'user', scopes: scopesOf(claims), clientId: 'client' });
             ({ policyDocument: policy } = await authorize(
-              { type: 'TOKEN', authorizationToken: 'Bearer token', methodArn },
+              { type: 'TOKEN', authorizationToken: 'Bearer header.payload.signature', methodArn },
               { verify, routes },
             ));
             policies.set(tokenIndex, policy);
