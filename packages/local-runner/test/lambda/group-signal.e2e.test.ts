@@ -4,12 +4,11 @@
 // action (SIGINT or SIGTERM ends it), as a Node.js environment does in the moments it starts, before its runtime
 // ignores them; each holds its invocation at the test's gate while the signal is sent.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from '@jest/globals';
 import { signalGroup } from 'test-support/process-group';
-import { listenOnLoopback } from '../../src/http-server.ts';
 import { synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
+import { startGate } from '../helpers/hold-gate.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
 
 let cloudAssemblyDir: string;
@@ -18,30 +17,6 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dirname(cloudAssemblyDir), { recursive: true, force: true }));
 afterEach(stopStarted);
-
-/** A gate on loopback: holds each request until open(), then answers it and every later one at once. */
-const startGate = async () => {
-  const held: ServerResponse[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
-  let opened = false;
-  const server = createServer((_request, response) => {
-    if (opened) return void response.end('open');
-    held.push(response);
-    for (const waiter of waiters.filter(({ count }) => held.length >= count)) waiter.resolve();
-  });
-  const url = await listenOnLoopback(server);
-  return {
-    url,
-    /** Resolves once `count` requests are held. */
-    holding: (count: number) =>
-      new Promise<void>((resolve) => (held.length >= count ? resolve() : waiters.push({ count, resolve }))),
-    open: () => {
-      opened = true;
-      for (const response of held.splice(0)) response.end('open');
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-};
 
 test.each(['SIGINT', 'SIGTERM'] as const)(
   '%s to the whole group with 32 requests in flight: all 32 answered 200, then the runner stops',
