@@ -1,7 +1,7 @@
 // What every HTTP server of the runner (gateway, Runtime API, database front, issuer, unserved services) does alike:
 // it listens on 127.0.0.1, answers only the hosts it serves (loopback names, `--allowed-host`), and answers every
 // request, whatever its bytes, without ending the process.
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type Server as HttpServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
 import type { Duplex } from 'node:stream';
 
@@ -151,4 +151,95 @@ export const afterBody = (request: IncomingMessage, response: ServerResponse, se
   request.once('error', () => response.destroy());
   request.once('end', send);
   request.resume();
+};
+
+/** A server that stops without resetting a connection that reached it (drainingServer). */
+export interface DrainingServer {
+  readonly server: HttpServer;
+  /** Whether a stop has begun: a request read from then on is the server's handler's to refuse (503). */
+  readonly stopping: boolean;
+  /**
+   * Stops: keeps listening while requests are in flight (each answered with `Connection: close`), closes the listener
+   * once none is and a whole turn of the event loop took no connection and read no request, and resolves once every
+   * connection has ended.
+   */
+  stop(): Promise<void>;
+  /** Stops at once (the grace period is over): the listener closed and every connection ended, answered or not. */
+  cutOff(): void;
+}
+
+/** Resolves after a whole turn of the event loop: its poll phase, where connections are taken and read, included. */
+const wholeTurn = () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
+ * Makes `server` stop without resetting what reached it. Node's `server.close()` closes the listening socket at once,
+ * and the kernel resets the connections it accepted that the server had not taken yet (the listen backlog); it also
+ * ends the server's idle connections (Node's HTTP documentation, `server.close()`), those whose request the server
+ * has not read yet among them. Instead, `stop()` keeps listening until everything that reached the server has been
+ * read and answered: requests in flight finish, with `Connection: close` (RFC 9112 section 9.6), and the server's
+ * handler refuses the ones it reads from then on (503, RFC 9110 section 15.6.4), a refusal the client can read and
+ * act on where a reset leaves it to guess. `onStop` runs as the stop begins (closing upgraded connections). Called
+ * once the server's own listeners are added.
+ */
+export const drainingServer = (
+  server: HttpServer,
+  { onStop = () => undefined }: { onStop?: () => void } = {},
+): DrainingServer => {
+  let stopping = false;
+  let cut = false;
+  /** Responses not yet ended, and upgraded connections (WebSocket) not yet closed: what a stop waits for. */
+  const responses = new Set<ServerResponse>();
+  const upgrades = new Set<Duplex>();
+  const inFlight = () => responses.size + upgrades.size;
+  /** Connections taken and requests read, counted to see a whole turn with none. */
+  let arrivals = 0;
+  let onIdle: () => void = () => undefined;
+  const track = <T extends ServerResponse | Duplex>(held: Set<T>, item: T) => {
+    arrivals += 1;
+    held.add(item);
+    item.once('close', () => {
+      held.delete(item);
+      if (inFlight() === 0) onIdle();
+    });
+  };
+  server.on('connection', () => (arrivals += 1));
+  // A server that takes upgrades has its listener by now; one that has none must not get one (Node would then pass
+  // its upgrade requests to it alone, instead of answering them as any request).
+  if (server.listenerCount('upgrade') > 0)
+    server.on('upgrade', (_request: IncomingMessage, socket: Duplex) => track(upgrades, socket));
+  // Before the server's own listener, so that a response the listener ends at once is counted before it ends.
+  server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
+    if (stopping) response.shouldKeepAlive = false;
+    track(responses, response);
+  });
+  const drained = async () => {
+    for (;;) {
+      if (inFlight() > 0) await new Promise<void>((resolve) => (onIdle = resolve));
+      const seen = arrivals;
+      await wholeTurn();
+      if (cut || (arrivals === seen && inFlight() === 0)) return;
+    }
+  };
+  return {
+    server,
+    get stopping() {
+      return stopping;
+    },
+    stop: async () => {
+      stopping = true;
+      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false;
+      onStop();
+      const ended = new Promise<void>((resolve) => server.once('close', () => resolve()));
+      await drained();
+      if (server.listening) server.close();
+      await ended;
+    },
+    cutOff: () => {
+      cut = true;
+      if (server.listening) server.close();
+      server.closeAllConnections();
+      for (const socket of upgrades) socket.destroy();
+      onIdle();
+    },
+  };
 };

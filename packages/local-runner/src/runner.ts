@@ -100,7 +100,8 @@ export interface Runner {
    */
   reload(cloudAssemblyDir: string): Promise<void>;
   /**
-   * Stops accepting, finishes what is in flight, then stops the functions and closes the database. Requests still in
+   * Finishes what is in flight, refusing new requests (503), and stops listening once every request that reached it
+   * is answered (http-server.ts, drainingServer); then stops the functions and closes the database. Requests still in
    * flight after `graceMs` are cut off (their connections closed), and the runner says so.
    */
   close(graceMs?: number): Promise<void>;
@@ -328,7 +329,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     assembly.apis.length === 1
       ? options.log
       : (line: string) => options.log(`[${severalStacks ? `${stackName}/` : ''}${apiId}] ${line}`);
-  const servers = assembly.apis.map((api, index) =>
+  const gateways = assembly.apis.map((api, index) =>
     createGateway({
       deployment: () => deployments[index] as Deployment,
       log: logOf(api),
@@ -338,9 +339,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   );
   const urls: string[] = [];
   try {
-    for (const [index, server] of servers.entries()) urls.push(await listenOnLoopback(server, ports[index]));
+    for (const [index, { server }] of gateways.entries()) urls.push(await listenOnLoopback(server, ports[index]));
   } catch (error) {
-    for (const server of servers) server.close();
+    for (const { server } of gateways) server.close();
     await services.close();
     const { code } = error as NodeJS.ErrnoException;
     const failed = assembly.apis[urls.length];
@@ -389,13 +390,11 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       }
     },
     close: async (graceMs = Number.POSITIVE_INFINITY) => {
-      const drained = Promise.all(
-        servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
-      );
+      const drained = Promise.all(gateways.map((gateway) => gateway.stop()));
       const cutOff = Number.isFinite(graceMs)
         ? setTimeout(() => {
             options.log(`requests still in flight after ${graceMs / 1000} s: stopping anyway`);
-            for (const server of servers) server.closeAllConnections();
+            for (const gateway of gateways) gateway.cutOff();
           }, graceMs)
         : undefined;
       await drained;

@@ -76,7 +76,9 @@ const stopOnSignals = (parent: number) => {
   const stop = async (reason: string) => {
     stopAsked = performance.now();
     state.stopWatching();
-    log(`${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s), then stopping`);
+    log(
+      `${reason}: finishing requests in flight (for up to ${drainGraceMs / 1000} s; new ones are answered 503), then stopping`,
+    );
     await (await state.serving.catch(() => undefined))?.close(drainGraceMs);
     log('stopped');
     process.exit(0);

@@ -4,10 +4,12 @@
 // response and its log line; a WebSocket API's upgrade requests go to its pipeline (websocket/pipeline.ts). A new kind
 // of API (a function URL) is a pipeline of its own, one more case in `serve`.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   afterBody,
+  type DrainingServer,
+  drainingServer,
   hostIsServed,
   hostRefusal,
   rawResponse,
@@ -81,8 +83,18 @@ interface GatewayOptions {
 /** Pages the local runner serves besides the app's API (the entry file's API reference): true when responded. */
 export type RunnerPages = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-/** The server: each request through its pipeline (above), its log line, and the Error shape for what Node's parser refuses. */
-export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] }: GatewayOptions): Server => {
+/** What a stopping gateway answers a request it reads (http-server.ts, drainingServer): 503, and why. */
+const stoppingRefusal = {
+  status: 503,
+  why: 'the runner is stopping',
+  message: 'The local runner is stopping: it answers no new request. Send it again once the runner is started.',
+};
+
+/**
+ * The server: each request through its pipeline (above), its log line, and the Error shape for what Node's parser
+ * refuses; stopped as drainingServer stops.
+ */
+export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] }: GatewayOptions): DrainingServer => {
   /** The runner's own refusal (400, 403), before any page or route: the Error JSON, then the connection closes. */
   const refuse = (
     request: IncomingMessage,
@@ -107,14 +119,16 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
       if (!hostIsServed(host, allowedHosts)) {
         return refuse(request, response, 403, `Host ${host} refused`, hostRefusal(host ?? ''));
       }
+      if (gateway.stopping) {
+        const { status, why, message } = stoppingRefusal;
+        return refuse(request, response, status, why, message);
+      }
       if (runnerPages?.(request, response)) return;
       const started = performance.now();
       // Logged without the query string, which may carry a token.
       const logLine = (outcome: string) => log(`${request.method} ${requestUrl(request).pathname} ${outcome}`);
       serve(request, deployment(), connections)
         .then(({ response: { status, headers, body }, notes }) => {
-          // Once the server is closing, close each connection after its response instead of keeping it alive.
-          if (!server.listening) response.shouldKeepAlive = false;
           const logged = () => {
             const milliseconds = Math.round(performance.now() - started);
             logLine(`${status} ${milliseconds} ms${notes.length ? ` (${notes.join('; ')})` : ''}`);
@@ -193,20 +207,18 @@ export const createGateway = ({ deployment, log, runnerPages, allowedHosts = [] 
       const host = requestHost(request);
       const refusal = hostIsWrong(request)
         ? { status: 400, why: 'no Host header, or more than one', message: undefined }
-        : hostIsServed(host, allowedHosts)
-          ? undefined
-          : { status: 403, why: `Host ${host} refused`, message: hostRefusal(host ?? '') };
+        : !hostIsServed(host, allowedHosts)
+          ? { status: 403, why: `Host ${host} refused`, message: hostRefusal(host ?? '') }
+          : gateway.stopping
+            ? stoppingRefusal
+            : undefined;
       if (!refusal) return upgrade(request, socket, head, requestUrl(request));
       socket.on('error', () => undefined);
       socket.end(raw(errorResponse(refusal.status, undefined, refusal.message)));
       log(`UPGRADE - ${refusal.status} (${refusal.why})`);
     });
-    // Upgraded connections keep a server from closing: the runner's close ends them (1001, going away).
-    const close = server.close.bind(server);
-    server.close = ((callback?: (error?: Error) => void) => {
-      connections.closeAll();
-      return close(callback);
-    }) as Server['close'];
   }
-  return server;
+  // Upgraded connections keep a server from closing: a stop ends them as it begins (1001, going away).
+  const gateway = drainingServer(server, { onStop: () => connections.closeAll() });
+  return gateway;
 };

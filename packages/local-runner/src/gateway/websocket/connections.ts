@@ -28,6 +28,8 @@ const goingAway = 1001;
 
 export class Connections {
   readonly #open = new Map<string, Connection>();
+  /** Once every connection is closed (the runner stopping), one that opens after (its $connect ran on) closes too. */
+  #closing = false;
 
   /**
    * Keeps `connection` until its socket closes; closes it once idle for the quota's time (each message it sends
@@ -52,6 +54,7 @@ export class Connections {
       clearTimeout(tooOld);
       this.#open.delete(context.connectionId);
     });
+    if (this.#closing) this.#goAway(connection);
     return connection;
   }
 
@@ -72,9 +75,12 @@ export class Connections {
 
   /** Closes every connection (the runner stopping): a close frame, then the socket ended if the client is slow. */
   closeAll() {
-    for (const connection of [...this.#open.values()]) {
-      this.close(connection, goingAway, 'Going away');
-      setTimeout(() => connection.socket.terminate(), 1_000).unref();
-    }
+    this.#closing = true;
+    for (const connection of [...this.#open.values()]) this.#goAway(connection);
+  }
+
+  #goAway(connection: Connection) {
+    this.close(connection, goingAway, 'Going away');
+    setTimeout(() => connection.socket.terminate(), 1_000).unref();
   }
 }
