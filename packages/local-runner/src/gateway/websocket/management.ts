@@ -86,7 +86,9 @@ export const managementPipeline = async (
         ),
       });
     case 'DELETE':
-      connections.close(connection, 1000, '');
+      // The $disconnect event AWS sent after a DeleteConnection, as its log showed it (boto/boto3 issue 3789): 1000,
+      // "Connection Closed Normally". The close frame's own reason AWS sends we have not seen: none here.
+      connections.close(connection, 1000, '', 'Connection Closed Normally');
       return answer({ status: 204, headers: [], body: Buffer.alloc(0) });
     default:
       return answer(forbidden());

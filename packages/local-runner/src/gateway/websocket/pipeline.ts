@@ -64,16 +64,23 @@ const serveEvents = (webSocket: WebSocket, exchange: () => WebSocketExchange, lo
   webSocket.on('message', (data: Buffer, isBinary) => {
     const started = performance.now();
     const messaged = exchange();
+    // A message read once the connection is closing (a client that ignores the close frame) is not routed.
+    if (webSocket.readyState !== webSocket.OPEN) {
+      log(`MESSAGE ${messaged.connection.connectionId} - (the connection is closing: not routed)`);
+      return;
+    }
     void onMessage(messaged, data, isBinary).then(
       (outcome) => log(eventLine('MESSAGE', messaged, outcome, started)),
       (error: unknown) => log(`MESSAGE ${messaged.connection.connectionId} - (local runner error: ${String(error)})`),
     );
   });
   webSocket.on('error', () => undefined);
-  webSocket.once('close', (code, reason) => {
+  webSocket.once('close', (clientCode, clientReason) => {
     const started = performance.now();
     const closed = exchange();
-    void onDisconnect(closed, code, reason.toString('utf8')).then(
+    // A close the gateway made is $disconnect's (Connections.close), else the client's close frame's.
+    const { code, reason } = closed.connection.closedBy ?? { code: clientCode, reason: clientReason.toString('utf8') };
+    void onDisconnect(closed, code, reason).then(
       (outcome) => outcome && log(eventLine('DISCONNECT', closed, outcome, started)),
       (error: unknown) => log(`DISCONNECT ${closed.connection.connectionId} - (local runner error: ${String(error)})`),
     );
@@ -133,7 +140,7 @@ export const webSocketGateway = (
         if (gone) return logLine(`- ${context.connectionId} (the client went away during $connect)`);
         server.handleUpgrade(request, socket, head, (webSocket) => {
           logLine(`101 ${context.connectionId}${noted}`);
-          const connection = connections.add({ ...context, authorizer: connected.next }, webSocket);
+          const connection = connections.add({ ...context, authorizer: connected.next }, webSocket, socket);
           serveEvents(webSocket, () => exchangeOf(request, url, deployment(), connection), log);
         });
       })

@@ -6,6 +6,7 @@
 // POST, GET, DELETE, GoneException 410) from the test and from a function's SDK at both endpoints apps give it, and the
 // chat of AWS's tutorial ("Tutorial: Create a WebSocket chat app"): 50 clients, each message reaching the others.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { APIGatewayProxyWebsocketEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway-websocket';
@@ -113,6 +114,113 @@ const upgradeStatus = (url: string, headers: Record<string, string> = {}) =>
     });
     asked.on('error', reject);
     asked.end();
+  });
+
+/** A client that speaks RFC 6455's frames itself and never answers a close frame: what it read, and its end. */
+interface RawClient {
+  /** Sends a text frame, masked (RFC 6455 section 5.3: a client masks every frame). */
+  send(text: string): void;
+  /** The payload of the first frame of `opcode` (1 text, 8 close) not yet taken, once it has come. */
+  frame(opcode: number): Promise<Buffer>;
+  /** Resolves once the server has ended the TCP connection. */
+  ended: Promise<void>;
+}
+
+const rawClients: { destroy: () => void }[] = [];
+afterAll(() => {
+  for (const client of rawClients) client.destroy();
+});
+
+/** The frames a server sends (RFC 6455 section 5.2, unmasked), parsed as the bytes come, each taken once. */
+const serverFrames = () => {
+  const frames: { opcode: number; payload: Buffer }[] = [];
+  const waiting: { opcode: number; resolve: (payload: Buffer) => void }[] = [];
+  let buffered = Buffer.alloc(0);
+  const take = () => {
+    for (const waiter of [...waiting]) {
+      const index = frames.findIndex(({ opcode }) => opcode === waiter.opcode);
+      if (index < 0) continue;
+      const [found] = frames.splice(index, 1);
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve((found as { payload: Buffer }).payload);
+    }
+  };
+  /** One frame at the start of `buffered`, taken off it; false when it is not all there yet. */
+  const readFrame = () => {
+    if (buffered.length < 2) return false;
+    const short = (buffered[1] as number) & 0x7f;
+    const start = short === 126 ? 4 : short === 127 ? 10 : 2;
+    if (buffered.length < start) return false;
+    const length =
+      short === 126 ? buffered.readUInt16BE(2) : short === 127 ? Number(buffered.readBigUInt64BE(2)) : short;
+    if (buffered.length < start + length) return false;
+    frames.push({ opcode: (buffered[0] as number) & 0x0f, payload: buffered.subarray(start, start + length) });
+    buffered = buffered.subarray(start + length);
+    return true;
+  };
+  return {
+    push: (bytes: Buffer) => {
+      buffered = Buffer.concat([buffered, bytes]);
+      while (readFrame());
+      take();
+    },
+    frame: (opcode: number) =>
+      new Promise<Buffer>((resolve) => {
+        waiting.push({ opcode, resolve });
+        take();
+      }),
+  };
+};
+
+/** A short text frame as a client sends it, masked (RFC 6455 section 5.3). */
+const maskedText = (text: string) => {
+  const payload = Buffer.from(text);
+  if (payload.length > 125) throw new Error('a short frame only');
+  const mask = Buffer.from([1, 2, 3, 4]);
+  return Buffer.concat([
+    Buffer.from([0x81, 0x80 | payload.length]),
+    mask,
+    payload.map((byte, index) => byte ^ (mask[index % 4] as number)),
+  ]);
+};
+
+/** A raw client connected to `url` (a 101 to its opening handshake, RFC 6455 section 4.1), `headers` sent. */
+const openRaw = (url: string, headers: Record<string, string>) =>
+  new Promise<RawClient>((resolve, reject) => {
+    const target = new URL(url);
+    const socket = connect(Number(target.port), target.hostname);
+    rawClients.push(socket);
+    socket.on('error', () => undefined);
+    const frames = serverFrames();
+    const client: RawClient = {
+      send: (text) => socket.write(maskedText(text)),
+      frame: frames.frame,
+      ended: new Promise<void>((done) => socket.once('close', () => done())),
+    };
+    // The handshake's answer, until its end; then frames.
+    let head: Buffer | undefined = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      if (head === undefined) return frames.push(chunk);
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const status = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
+      const rest = head.subarray(end + 4);
+      head = undefined;
+      if (!status.startsWith('HTTP/1.1 101 ')) return reject(new Error(`${url}: ${status}`));
+      resolve(client);
+      frames.push(rest);
+    });
+    const lines = [
+      `GET ${target.pathname}${target.search} HTTP/1.1`,
+      `Host: ${target.host}`,
+      'Upgrade: websocket',
+      'Connection: Upgrade',
+      `Sec-WebSocket-Key: ${Buffer.from('raw client key!!').toString('base64')}`,
+      'Sec-WebSocket-Version: 13',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
+    socket.write(`${lines.join('\r\n')}\r\n\r\n`);
   });
 
 /** An event a function got, as much of it as the tests read by name. */
@@ -302,6 +410,38 @@ describe('@connections', () => {
     await expect(
       api.send(new PostToConnectionCommand({ ConnectionId: connectionId, Data: 'x' })),
     ).rejects.toMatchObject({ name: 'GoneException', $metadata: { httpStatusCode: 410 } });
+  });
+
+  // "Use @connections commands in your backend service" (DELETE "disconnects the client", DeleteConnection in the
+  // API Gateway Management API reference); "Manage connected users and client apps: $connect and $disconnect routes",
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-websocket-api-route-keys-connect-disconnect.html:
+  // "The $disconnect route is executed after the connection is closed. The connection can be closed by the server or
+  // by the client." Its event after a DeleteConnection, as AWS's log showed it: 1000, "Connection Closed Normally"
+  // (boto/boto3 issue 3789).
+  test('DELETE ends the connection at once: a client ignoring the close frame has nothing more routed', async () => {
+    const raw = await openRaw(wsUrl('Probe', '/live?tenant=acme'), { Auth: 'allow' });
+    raw.send('not json: the $default route');
+    const echoed = JSON.parse((await raw.frame(1)).toString()) as { requestContext: { connectionId: string } };
+    const { connectionId } = echoed.requestContext;
+    const api = management();
+    await api.send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+    expect((await raw.frame(8)).readUInt16BE(0)).toBe(1000);
+    // The client does not answer the close frame, and keeps sending.
+    const marker = 'sent after DeleteConnection';
+    for (let count = 0; count < 3; count += 1) raw.send(`${marker} ${count}`);
+    const routed = served.functionLog.seen(new RegExp(marker)).then(() => 'routed');
+    expect(await Promise.race([raw.ended.then(() => 'ended by the runner'), routed])).toBe('ended by the runner');
+    const disconnected = new RegExp(`DISCONNECT ${connectionId.replace(/[+/=]/g, '\\$&')} \\$disconnect`);
+    await served.log.seen(disconnected);
+    expect((await eventOf(connectionId, '$disconnect')).requestContext).toMatchObject({
+      disconnectStatusCode: 1000,
+      disconnectReason: 'Connection Closed Normally',
+    });
+    expect(served.functionLog.lines.filter((line) => line.includes(marker))).toEqual([]);
+    expect(served.log.lines.filter((line) => disconnected.test(line))).toHaveLength(1);
+    await expect(api.send(new GetConnectionCommand({ ConnectionId: connectionId }))).rejects.toMatchObject({
+      name: 'GoneException',
+    });
   });
 
   test.each([
