@@ -23,14 +23,39 @@ export interface ExportedValue {
   stack: ValueContext;
 }
 
+/** The local ARN of the function `name` names (a name, or already an ARN): in the local region and account. */
+const functionArn = (name: string) =>
+  name.startsWith('arn:')
+    ? name
+    : `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:${name}`;
+
 /**
- * Resolves Ref (a table's name, a function's), Fn::GetAtt (a table's Arn), Fn::Join and Fn::ImportValue (another
- * stack's export, as the CDK writes a cross-stack reference); anything else is unresolvable locally.
+ * Fn::Sub ("Fn::Sub", CloudFormation template reference): its string, each `${Name}` replaced by the variable of that
+ * name (the list form's map) or by `{"Ref": Name}`, each `${Id.Attribute}` by `{"Fn::GetAtt": [Id, Attribute]}`,
+ * each `${!Literal}` by `${Literal}`, as resolveValue resolves them.
+ */
+const resolveSub = (argument: unknown, app: ValueContext): string => {
+  const [text, variables = {}] = Array.isArray(argument) ? argument : [argument];
+  if (typeof text !== 'string' || typeof variables !== 'object' || variables === null)
+    throw new UnresolvableValueError(JSON.stringify({ 'Fn::Sub': argument }));
+  return text.replace(/\$\{([^}]*)\}/g, (_, name: string) => {
+    if (name.startsWith('!')) return `\${${name.slice(1)}}`;
+    if (Object.hasOwn(variables, name)) return resolveValue((variables as Record<string, unknown>)[name], app);
+    const dot = name.indexOf('.');
+    return resolveValue(dot < 0 ? { Ref: name } : { 'Fn::GetAtt': [name.slice(0, dot), name.slice(dot + 1)] }, app);
+  });
+};
+
+/**
+ * Resolves Ref (a table's name, a function's, an alias's or a version's ARN), Fn::GetAtt (a table's Arn, a function's),
+ * Fn::Join, Fn::Sub and Fn::ImportValue (another stack's export, as the CDK writes a cross-stack reference); anything
+ * else is unresolvable locally.
  */
 export const resolveValue = (value: unknown, app: ValueContext): string => {
   if (isScalar(value)) return String(value);
   if (typeof value === 'object' && value !== null) {
     if ('Ref' in value && typeof value.Ref === 'string') return resolveRef(value.Ref, app);
+    if ('Fn::Sub' in value) return resolveSub(value['Fn::Sub'], app);
     if ('Fn::ImportValue' in value) {
       const name = resolveValue(value['Fn::ImportValue'], app);
       const exported = app.exports.get(name);
@@ -44,6 +69,8 @@ export const resolveValue = (value: unknown, app: ValueContext): string => {
     }
     if ('Fn::GetAtt' in value && Array.isArray(value['Fn::GetAtt'])) {
       const [id, attribute] = value['Fn::GetAtt'] as [string, string];
+      if (app.resources[id]?.Type === 'AWS::Lambda::Function' && attribute === 'Arn')
+        return functionArn(resolveRef(id, app));
       const table = app.tables.find((candidate) => candidate.id === id);
       if (table && attribute === 'Arn') {
         return `arn:aws:dynamodb:${localAws.region}:${localAws.accountId}:table/${table.tableName}`;
@@ -57,7 +84,7 @@ export const resolveValue = (value: unknown, app: ValueContext): string => {
           ProviderName: poolIssuer(poolId).slice('https://'.length),
           UserPoolId: poolId,
         };
-        if (attributes[attribute] !== undefined) return attributes[attribute];
+        if (Object.hasOwn(attributes, attribute)) return attributes[attribute] as string;
       }
     }
   }
@@ -72,7 +99,8 @@ const resolveRef = (id: string, app: ValueContext): string => {
     'AWS::URLSuffix': localAws.urlSuffix,
     'AWS::StackName': app.stackName,
   };
-  if (pseudo[id]) return pseudo[id];
+  // Own keys alone: a Ref to `toString` names no pseudo parameter.
+  if (Object.hasOwn(pseudo, id)) return pseudo[id] as string;
   const table = app.tables.find((candidate) => candidate.id === id);
   if (table) return table.tableName;
   // A function's Ref is its name, which locally is its logical id (its AWS_LAMBDA_FUNCTION_NAME); a user pool's, its
@@ -82,5 +110,12 @@ const resolveRef = (id: string, app: ValueContext): string => {
   if (type === 'AWS::Cognito::UserPool') return localPoolId(id);
   // An HTTP or WebSocket API's, its id, which locally is its logical id (its events' apiId).
   if (type === 'AWS::ApiGatewayV2::Api') return id;
+  // An alias's, its ARN (the function's with the alias's name); a version's, the function's with its version number,
+  // which locally is 1 (functions.ts: a published version runs as the function's first).
+  const properties = app.resources[id]?.Properties ?? {};
+  if (type === 'AWS::Lambda::Alias' || type === 'AWS::Lambda::Version') {
+    const qualifier = type === 'AWS::Lambda::Alias' ? resolveValue(properties.Name, app) : '1';
+    return `${functionArn(resolveValue(properties.FunctionName, app))}:${qualifier}`;
+  }
   throw new UnresolvableValueError(`{"Ref":"${id}"}`);
 };

@@ -1,0 +1,54 @@
+// The template values with a local meaning (src/app/intrinsics.ts): what the Lambda resources' references give, and
+// Fn::Sub as the CloudFormation template reference's "Fn::Sub" describes it (a variable map, `${Id.Attribute}`,
+// `${!Literal}`). What has no local meaning is UnresolvableValueError (an object's inherited keys, `toString`, name
+// nothing).
+import { describe, expect, test } from '@jest/globals';
+import { resolveValue, UnresolvableValueError, type ValueContext } from '../../src/app/intrinsics.ts';
+
+const stack: ValueContext = {
+  stackName: 'Shop',
+  tables: [{ id: 'Plants', tableName: 'plants' }],
+  exports: new Map(),
+  resources: {
+    Fn: { Type: 'AWS::Lambda::Function', Properties: {} },
+    Live: { Type: 'AWS::Lambda::Alias', Properties: { FunctionName: { Ref: 'Fn' }, Name: 'live' } },
+    Published: { Type: 'AWS::Lambda::Version', Properties: { FunctionName: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
+    Queue: { Type: 'AWS::SQS::Queue', Properties: {} },
+    Pool: { Type: 'AWS::Cognito::UserPool', Properties: {} },
+  },
+};
+const arn = 'arn:aws:lambda:us-east-1:000000000000:function:Fn';
+
+describe('resolved', () => {
+  test.each([
+    [{ 'Fn::GetAtt': ['Fn', 'Arn'] }, arn],
+    [{ Ref: 'Live' }, `${arn}:live`],
+    [{ Ref: 'Published' }, `${arn}:1`],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    [{ 'Fn::Sub': 'arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${Fn}' }, arn],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    [{ 'Fn::Sub': '${Fn.Arn}:live' }, `${arn}:live`],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    [{ 'Fn::Sub': ['${Name}-${Plants}', { Name: { Ref: 'AWS::StackName' } }] }, 'Shop-plants'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    [{ 'Fn::Sub': '${!Literal} and ${Fn}' }, '${Literal} and Fn'],
+  ])('%j', (value, expected) => {
+    expect(resolveValue(value, stack)).toBe(expected);
+  });
+});
+
+describe('no local meaning', () => {
+  test.each([
+    { Ref: 'Queue' },
+    { 'Fn::GetAtt': ['Live', 'AliasArn'] },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    { 'Fn::Sub': '${Queue.Arn}' },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    { 'Fn::Sub': ['${toString}', {}] },
+    { 'Fn::Sub': 42 },
+    { Ref: 'toString' },
+    { 'Fn::GetAtt': ['Pool', 'constructor'] },
+  ])('%j', (value) => {
+    expect(() => resolveValue(value, stack)).toThrow(UnresolvableValueError);
+  });
+});
