@@ -10,6 +10,7 @@ import type { FunctionDefinition } from './functions.ts';
 import type { HttpAuthorizer, HttpCors, HttpRoute } from './http-api.ts';
 import type { ValueContext } from './intrinsics.ts';
 import type { GatewayResponse, RestAuthorizer, RestRoute } from './rest-api.ts';
+import type { UrlAction } from './url-permissions.ts';
 import type { UserPool } from './user-pools.ts';
 import type { WebSocketAuthorizer, WebSocketRoute } from './websocket-api.ts';
 
@@ -66,6 +67,11 @@ export interface HttpApi extends ApiBase {
 /** A function URL (AWS::Lambda::Url): `apiId` is its logical id; its one stage, `$default`. */
 export interface UrlApi extends ApiBase, FunctionUrl {
   kind: 'url';
+  /**
+   * AuthType NONE: the actions its function's resource-based policy grants no one (url-permissions.ts); any, and the
+   * URL answers every request 403, as on AWS.
+   */
+  ungranted: UrlAction[];
 }
 
 /** A WebSocket API (AWS::ApiGatewayV2::Api, ProtocolType WEBSOCKET): websocket-api.ts reads it. */

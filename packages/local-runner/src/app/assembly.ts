@@ -13,6 +13,7 @@ import { type LayerDirs, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
+import { missingPublicGrants } from './url-permissions.ts';
 import { readUserPools } from './user-pools.ts';
 import { type DeployedTemplate, deployedResources } from './values.ts';
 import { readWebSocketApi, webSocketNotices } from './websocket-api.ts';
@@ -344,17 +345,21 @@ const reachedReader =
     return { functions, unreached: own.unreached, functionStacks: imported };
   };
 
-/** A function URL's Api (function-url.ts reads it). */
+/** A function URL's Api (function-url.ts reads it; url-permissions.ts, what its function's permissions grant). */
 const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const { resources, apiId, stackName: name } = shared;
   const url = readFunctionUrl(resources, apiId, functionOf);
   const { functions, unreached, functionStacks } = readReached([url.functionId]);
+  const functionStack = functionStacks.get(url.functionId);
+  const ungranted =
+    url.authType === 'NONE' ? missingPublicGrants([shared, ...(functionStack ? [functionStack] : [])], apiId, url) : [];
   return {
     kind: 'url',
     ...shared,
     ...url,
+    ungranted,
     stages: [{ name: '$default', variables: {}, deploymentId: 'local' }],
-    notices: urlNotices(name, apiId, url),
+    notices: urlNotices(name, apiId, url, ungranted),
     functions,
     functionStacks,
     unreachedFunctions: unreached,

@@ -4,6 +4,7 @@
 // refused, naming the property.
 import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { corsOf, type HttpCors } from './http-api.ts';
+import type { UrlAction } from './url-permissions.ts';
 import { stringOf } from './values.ts';
 
 export interface FunctionUrl {
@@ -60,10 +61,16 @@ export const readFunctionUrl = (
 };
 
 /**
- * What of the function URL `id` (of `stackName`) applies on AWS and not locally, said at start. Applied: the 6 MB
- * request and buffered response payloads, the function's timeout ("Lambda quotas").
+ * What of the function URL `id` (of `stackName`) applies on AWS and not locally, said at start, and what makes it
+ * answer 403 (`ungranted`: the actions no permission grants to anyone, AuthType NONE). Applied: the 6 MB request and
+ * buffered response payloads, the function's timeout ("Lambda quotas").
  */
-export const urlNotices = (stackName: string, id: string, url: FunctionUrl): string[] => [
+export const urlNotices = (stackName: string, id: string, url: FunctionUrl, ungranted: UrlAction[]): string[] => [
+  ...(ungranted.length > 0
+    ? [
+        `${stackName}/${id}: the function URL of ${url.functionId}${url.qualifier === undefined ? '' : ` (alias ${url.qualifier})`} has AuthType NONE and no AWS::Lambda::Permission grants ${ungranted.join(' nor ')} to Principal *: it answers every request 403, as AWS does ("Control access to Lambda function URLs": the resource-based policy must grant public access, both actions for a URL created since October 2025)`,
+      ]
+    : []),
   ...(url.authType === 'AWS_IAM'
     ? [
         `${stackName}/${id}: a function URL with AuthType AWS_IAM: the runner checks a request's SigV4 signature against its own credentials (access key id local, secret local), not the caller's IAM permissions nor the signature's age`,

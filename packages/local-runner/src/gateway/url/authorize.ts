@@ -1,7 +1,8 @@
-// A function URL's authorize phase, for AuthType AWS_IAM ("Invoking Lambda function URLs": "When your function URL
-// receives a request, Lambda also calculates the SigV4 signature. Lambda processes the request only if the signatures
-// match"): the request's Signature Version 4 signature (its Authorization header) computed again, by
-// @smithy/signature-v4 (the AWS SDK's own signer), with the runner's credentials (local-aws.ts), and compared.
+// A function URL's authorize phase: for AuthType NONE, what its function's permissions grant (url-permissions.ts);
+// for AuthType AWS_IAM ("Invoking Lambda function URLs": "When your function URL receives a request, Lambda also
+// calculates the SigV4 signature. Lambda processes the request only if the signatures match"): the request's
+// Signature Version 4 signature (its Authorization header) computed again, by @smithy/signature-v4 (the AWS SDK's own
+// signer), with the runner's credentials (local-aws.ts), and compared.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -140,12 +141,17 @@ export const signedCaller = async (
 
 /**
  * Authorize: for AuthType AWS_IAM, the caller of the request (its `body` read whole), signed with the runner's
- * credentials (`signedCaller`), else the URL's 403; for NONE, no caller.
+ * credentials (`signedCaller`), else the URL's 403; for NONE, no caller, once the function's resource-based policy
+ * grants the public access (app/url-permissions.ts; "Control access to Lambda function URLs"), else the URL's 403.
  */
 export const authorize = async (
   { deployment: { api }, request, url, notes }: Exchange<UrlDeployment>,
   body: Buffer,
 ): Promise<Step<IamCaller | undefined>> => {
+  if (api.ungranted.length > 0) {
+    notes.push(`NONE: the function's resource-based policy grants no one ${api.ungranted.join(' nor ')}`);
+    return { responded: ownResponse(403) };
+  }
   if (api.authType !== 'AWS_IAM') return { next: undefined };
   const caller = await signedCaller(request, url, body);
   if (caller) return { next: caller };

@@ -1,7 +1,8 @@
 // A function URL's pipeline ("Invoking Lambda function URLs"): its CORS preflight, answered by the URL itself
 // (http/cors.ts: "Lambda automatically adds the CORS headers to all responses through the function URL"; the URL's
-// take precedence over the function's), then limits, authorize (AWS_IAM: SigV4), integrate and respond, each phase in
-// the file of its name. Every path and method reaches the function; a phase that answers ends the request.
+// take precedence over the function's), then limits, authorize (AWS_IAM: SigV4; NONE: 403 when the function's
+// permissions grant the public no access, app/url-permissions.ts), integrate and respond, each phase in the file of
+// its name. Every path and method reaches the function; a phase that answers ends the request.
 import { randomUUID } from 'node:crypto';
 import type { Pipeline, UrlDeployment } from '../deployment.ts';
 import type { Exchange } from '../exchange.ts';
