@@ -13,8 +13,8 @@ export interface Launched {
   /** Resolves once every process holding the output pipes (npm, the runner, its database) has closed them. */
   closed: Promise<void>;
   output: () => string;
-  /** Resolves once the output (from its start) matches `pattern`. */
-  printed: (pattern: RegExp) => Promise<void>;
+  /** Resolves once the output (from its start) matches `pattern` (a RegExp, or anything that tests the output). */
+  printed: (pattern: Pick<RegExp, 'test'>) => Promise<void>;
 }
 
 /**
@@ -30,7 +30,7 @@ export const launch = (
     ? spawnInGroup('sh', ['-c', '"$@" &', 'sh', command, ...args], options)
     : spawnInGroup(command, args, options);
   let output = '';
-  const watchers: { pattern: RegExp; resolve: () => void }[] = [];
+  const watchers: { pattern: Pick<RegExp, 'test'>; resolve: () => void }[] = [];
   const onOutput = (chunk: Buffer) => {
     output += chunk.toString();
     for (const watcher of watchers.filter(({ pattern }) => pattern.test(output))) {
@@ -43,7 +43,7 @@ export const launch = (
   const closed = Promise.all(
     [child.stdout, child.stderr].map((stream) => new Promise((resolve) => stream?.once('close', resolve))),
   ).then(() => undefined);
-  const printed = (pattern: RegExp) =>
+  const printed = (pattern: Pick<RegExp, 'test'>) =>
     pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, exited, closed, output: () => output, printed };

@@ -1,103 +1,20 @@
-// The runner as a stranger installs it: `npm pack` (which builds it: package.json's `prepare`), the tarball installed
-// into a CDK app of its own outside this repository (its own package.json: aws-cdk-lib, constructs, the aws-cdk CLI
+// The runner as a stranger installs it: `npm pack` (which builds it: package.json's `prepack`), the tarball installed
+// into a CDK app of its own outside this repository (helpers/packed-project.ts) (its own package.json: aws-cdk-lib, constructs, the aws-cdk CLI
 // the runner's synth runs), then `npx cdk-local-runner start` there, synth included, and its routes called: under
 // Node.js 24 and under Node.js 22 (the `node22` devDependency, `npm:node@^22`). A file the runner reads but `files`
 // leaves out, a dependency it does not declare, or an API Node 22 lacks fails here.
 // The `node22` package declares the bin `node`, as `node` (24, the project's) does: npm links bins in the order of
 // their paths, so node_modules/.bin/node stays 24 (an `npm install` that adds or changes `node22` alone may link it
 // over; `npm ci` mends it, and the repository's pretest guard says so). Its binary is found by its own path here.
-//
-// Offline, as every test: the app is installed with `npm install --offline` from npm's cache, which `npm ci` of the
-// repository filled, at the exact versions the repository's package-lock.json holds (a lockfile written for the app
-// from it: npm's cache holds the tarballs `npm ci` fetched, not the registry's metadata a resolution would read).
+// Offline, as every test: installed from npm's cache (helpers/packed-project.ts).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawnInGroup, stopGroups } from 'test-support/process-group';
-
-const packageDir = fileURLToPath(new URL('../..', import.meta.url));
-const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
-  name: string;
-  version: string;
-  bin: Record<string, string>;
-  dependencies: Record<string, string>;
-};
-
-interface LockEntry {
-  name?: string;
-  version?: string;
-  link?: boolean;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-  [key: string]: unknown;
-}
-
-/** The repository's package-lock.json: the nearest above this package. */
-const repositoryLock = () => {
-  for (let dir = dirname(packageDir); ; dir = dirname(dir)) {
-    const file = join(dir, 'package-lock.json');
-    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { packages: Record<string, LockEntry> };
-    if (dir === dirname(dir)) throw new Error(`no package-lock.json above ${packageDir}`);
-  }
-};
-
-/**
- * The lock entries the app needs: `wanted` (name to the path of the package that needs it, in the repository's lock)
- * and, transitively, what each needs, found as Node finds a package (its own node_modules, then each one above).
- * The runner's own (packages/local-runner/node_modules/...) land under the installed runner's folder.
- */
-const appLock = (packages: Record<string, LockEntry>, runnerPath: string, wanted: [string, string][]) => {
-  const found = new Map<string, LockEntry>();
-  const resolve = (name: string, from: string): string | undefined => {
-    for (let dir = from; ; ) {
-      const path = dir === '' ? `node_modules/${name}` : `${dir}/node_modules/${name}`;
-      if (packages[path] !== undefined) return path;
-      if (dir === '') return undefined;
-      const parent = dir.lastIndexOf('/node_modules/');
-      dir = parent === -1 ? '' : dir.slice(0, parent);
-    }
-  };
-  const visit = (name: string, from: string, optional: boolean) => {
-    const path = resolve(name, from);
-    if (path === undefined) {
-      if (optional) return;
-      throw new Error(`the repository's lock has no ${name} for ${from || 'its root'}`);
-    }
-    if (found.has(path)) return;
-    const entry = packages[path] as LockEntry;
-    found.set(path, entry);
-    for (const dependency of Object.keys({ ...entry.dependencies })) visit(dependency, path, false);
-    for (const dependency of Object.keys({ ...entry.optionalDependencies })) visit(dependency, path, true);
-    for (const dependency of Object.keys({ ...entry.peerDependencies }))
-      visit(dependency, path, entry.peerDependenciesMeta?.[dependency]?.optional === true);
-  };
-  for (const [name, from] of wanted) visit(name, from, false);
-  const lock: Record<string, LockEntry> = {};
-  for (const [path, { dev, devOptional, peer, ...entry }] of found) {
-    const installedPath = path.startsWith(`${runnerPath}/`)
-      ? `node_modules/${manifest.name}${path.slice(runnerPath.length)}`
-      : path;
-    lock[installedPath] = entry;
-  }
-  return lock;
-};
-
-/** The environment of the npm and runner processes: no npm settings of this run's own npm, nothing off the machine. */
-const offlineEnvironment = (nodeBin: string) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_'))),
-  PATH: `${nodeBin}:${process.env.PATH}`,
-  npm_config_offline: 'true',
-  npm_config_audit: 'false',
-  npm_config_fund: 'false',
-  npm_config_update_notifier: 'false',
-  HTTPS_PROXY: 'http://127.0.0.1:9',
-  HTTP_PROXY: 'http://127.0.0.1:9',
-});
+import { installProject, manifest, offlineEnvironment, packedRunner } from '../helpers/packed-project.ts';
 
 const appSource = `
 import { App, Stack } from 'aws-cdk-lib';
@@ -140,74 +57,20 @@ const nodeBins: Record<string, string> = {};
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'local-runner-packed-'));
-  // The package as its files stand, packed from a copy (its `prepare` builds it there, with the repository's
-  // TypeScript): a build beside the tests that run from this package's dist/ would rewrite it under them.
-  const copy = join(root, 'package');
-  cpSync(packageDir, copy, {
-    recursive: true,
-    filter: (path) => !/^\/(node_modules|dist|test)$/.test(path.slice(packageDir.length - 1)),
-  });
-  const repositoryModules = dirname(dirname(fileURLToPath(import.meta.resolve('typescript/package.json'))));
-  symlinkSync(repositoryModules, join(copy, 'node_modules'));
-  const [result] = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', root], {
-      cwd: copy,
-      env: offlineEnvironment(dirname(process.execPath)),
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  ) as [{ filename: string; files: { path: string }[] }];
-  packed = result.files.map(({ path }) => path);
-
-  const { packages } = repositoryLock();
-  const direct = ['aws-cdk-lib', 'constructs', 'aws-cdk'];
-  const versionOf = (name: string) => packages[`node_modules/${name}`]?.version ?? '';
-  const tarball = `file:../${result.filename}`;
-  const appManifest = {
-    name: 'greetings',
-    private: true,
-    type: 'module',
-    // swagger-ui-dist's @scarf/scarf would report the install over the network.
-    scarfSettings: { enabled: false },
-    devDependencies: { ...Object.fromEntries(direct.map((name) => [name, versionOf(name)])), [manifest.name]: tarball },
-  };
-  const runnerLockPath = Object.entries(packages).find(([, entry]) => entry.name === manifest.name)?.[0] ?? '';
-  const lock = {
-    name: 'greetings',
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      '': { name: 'greetings', devDependencies: appManifest.devDependencies },
-      ...appLock(packages, runnerLockPath, [
-        ...direct.map((name): [string, string] => [name, '']),
-        ...Object.keys(manifest.dependencies).map((name): [string, string] => [name, runnerLockPath]),
-      ]),
-      [`node_modules/${manifest.name}`]: {
-        version: manifest.version,
-        resolved: tarball,
-        dependencies: manifest.dependencies,
-        bin: manifest.bin,
-      },
-    },
-  };
-  app = join(root, 'app');
-  mkdirSync(join(app, 'hello'), { recursive: true });
-  mkdirSync(join(app, 'hola'));
-  writeFileSync(join(app, 'package.json'), JSON.stringify(appManifest, null, 2));
-  writeFileSync(join(app, 'package-lock.json'), JSON.stringify(lock, null, 2));
+  packed = packedRunner().files;
   // No notices, no telemetry: the CLI's synth makes no request (https://docs.aws.amazon.com/cdk/v2/guide/cli.html).
-  writeFileSync(
-    join(app, 'cdk.json'),
-    JSON.stringify({ app: 'node app.mjs', notices: false, context: { 'cli-telemetry': false } }),
-  );
-  writeFileSync(join(app, 'app.mjs'), appSource);
-  writeFileSync(join(app, 'hello/index.mjs'), nodeHandler);
-  writeFileSync(join(app, 'hola/index.py'), pythonHandler);
-  execFileSync('npm', ['install'], {
-    cwd: app,
-    env: offlineEnvironment(dirname(process.execPath)),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  app = installProject(root, {
+    name: 'greetings',
+    type: 'module',
+    dependencies: [],
+    devDependencies: ['aws-cdk-lib', 'constructs', 'aws-cdk'],
+    files: {
+      'cdk.json': JSON.stringify({ app: 'node app.mjs', notices: false, context: { 'cli-telemetry': false } }),
+      'app.mjs': appSource,
+      'hello/index.mjs': nodeHandler,
+      'hola/index.py': pythonHandler,
+    },
+  }).dir;
   nodeBins['24'] = dirname(process.execPath);
   nodeBins['22'] = join(dirname(fileURLToPath(import.meta.resolve('node22/package.json'))), 'bin');
 }, 300_000);
