@@ -98,7 +98,10 @@ export const isUpToDate = (cloudAssemblyDir: string, project: AppProject) => {
   return sourcesOf(project).every((source) => statSync(join(root, source)).mtimeMs <= synthesized);
 };
 
-/** Runs `cdk synth` (offline, with cdk-nag) unless cdk.out is up to date; its output goes to stderr. */
+/**
+ * Runs `cdk synth` (offline, with cdk-nag) unless cdk.out is up to date. Its output, both streams (an app's `npx tsc`
+ * writes its errors to stdout), goes to stderr as it comes: a command's stdout is its own (invoke's result).
+ */
 export const ensureSynthesized = (project: AppProject, log: (line: string) => void) => {
   const cloudAssemblyDir = cloudAssemblyOf(project);
   if (isUpToDate(cloudAssemblyDir, project)) {
@@ -108,14 +111,34 @@ export const ensureSynthesized = (project: AppProject, log: (line: string) => vo
   log('Synthesizing the app (cdk synth)...');
   const synth = spawnSync(cdkOf(project), synthArgs(project), {
     cwd: project.root,
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.stderr.fd, 'inherit'],
   });
-  if (synth.status !== 0) throw new RunnerError(`cdk synth failed (exit ${synth.status ?? synth.signal})`);
+  if (synth.status !== 0)
+    throw new RunnerError(`cdk synth failed (exit ${synth.status ?? synth.signal}): its output is above`);
   noteContext(cloudAssemblyDir, project);
   return cloudAssemblyDir;
 };
 
-/** `cdk synth` into `outputDir`, without blocking (the runner goes on serving); rejects with cdk's own output. */
+/**
+ * How much of a failed synth's output a reload prints: its last lines, where cdk and tsc end with what failed, each cut
+ * short past `shownWidth` (a stack trace through minified code shows a whole bundle's line).
+ */
+const shownLines = 40;
+const shownWidth = 300;
+
+/** `output`'s last `shownLines` lines, each at most `shownWidth` long, and how many came before them. */
+const lastLines = (output: string) => {
+  const lines = output
+    .split('\n')
+    .map((line) => (line.length > shownWidth ? `${line.slice(0, shownWidth)}... (${line.length} characters)` : line));
+  const before = lines.length - shownLines;
+  return (before > 0 ? [`(${before} lines before these)`, ...lines.slice(before)] : lines).join('\n');
+};
+
+/**
+ * `cdk synth` into `outputDir`, without blocking (the runner goes on serving); rejects with cdk's own output, both
+ * streams (stdout first: an app's `npx tsc` writes its errors there), trimmed to their last lines.
+ */
 export const synthesize = async (project: AppProject, outputDir: string) => {
   try {
     await promisify(execFile)(cdkOf(project), [...synthArgs(project), '--output', outputDir], {
@@ -124,7 +147,8 @@ export const synthesize = async (project: AppProject, outputDir: string) => {
     });
   } catch (error) {
     const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
-    throw new RunnerError(`${stderr}${stdout}`.trim() || (error as Error).message);
+    const output = [stdout.trimEnd(), stderr.trimEnd()].filter((text) => text !== '').join('\n');
+    throw new RunnerError(output === '' ? (error as Error).message : lastLines(output));
   }
 };
 
