@@ -96,9 +96,11 @@ export interface Runner {
   /**
    * Serves the app synthesized into `cloudAssemblyDir` instead (`start --watch`): the same database (its new tables
    * created), issuer and address; new execution environments with the new bundles. Requests that arrived before are
-   * answered by the old ones, which stop once they have.
+   * answered by the old ones, which stop once they have. Resolves true once the new app serves; false when its APIs
+   * are not the ones served (one added or removed), which a reload cannot serve: it says to restart, and the previous
+   * version goes on serving.
    */
-  reload(cloudAssemblyDir: string): Promise<void>;
+  reload(cloudAssemblyDir: string): Promise<boolean>;
   /**
    * Finishes what is in flight, refusing new requests (503), and stops listening once every request that reached it
    * is answered (http-server.ts, drainingServer); then stops the functions and closes the database. Requests still in
@@ -375,9 +377,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       const ids = (list: Api[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');
       if (ids(next.apis) !== ids(deployments.map(({ api }) => api))) {
         options.log(
-          `the app's APIs are now ${ids(next.apis)}: restart the runner to serve them (still serving the last synth)`,
+          `the app's APIs are now ${ids(next.apis)}: restart the runner to serve them; still serving the previous version`,
         );
-        return;
+        return false;
       }
       await services.database.createTables(next.tables);
       served = next;
@@ -388,6 +390,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);
       }
+      return true;
     },
     close: async (graceMs = Number.POSITIVE_INFINITY) => {
       const drained = Promise.all(gateways.map((gateway) => gateway.stop()));

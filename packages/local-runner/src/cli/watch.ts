@@ -23,8 +23,9 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: (line: str
     synthesizing = true;
     try {
       log('change seen: synthesizing...');
-      await api.reload(await resynthesize(project));
-      log('serving the new version (the database and its items are kept)');
+      // A reload that cannot serve the new version (its APIs changed) says so itself, and the previous one serves.
+      if (await api.reload(await resynthesize(project)))
+        log('serving the new version (the database and its items are kept)');
     } catch (error) {
       log(`the change does not synthesize; still serving the previous version:\n${(error as Error).message}`);
     } finally {
