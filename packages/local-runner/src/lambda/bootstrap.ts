@@ -130,7 +130,7 @@ const machinePython = () => {
 
 /**
  * Where this machine runs `fn` on another version of its language than Lambda's runtime would (the runner's Node.js,
- * the machine's `python3`): said once at start. A Python function on a machine without `python3` is refused, and any
+ * the machine's `python3`): a line for its runtime, said once at start, naming the functions (runner.ts). A Python function on a machine without `python3` is refused, and any
  * function whose runtime file this installation lacks.
  */
 export const machineNotices = (fn: FunctionDefinition): string[] => {
@@ -147,12 +147,12 @@ export const machineNotices = (fn: FunctionDefinition): string[] => {
     return wanted === undefined || wanted === here
       ? []
       : [
-          `it runs on the runner's Node.js ${here}, not ${wanted} as ${fn.runtime} does (with ${fn.runtime}'s handler styles)`,
+          `${fn.runtime} functions run on the runner's Node.js ${here}, not ${wanted} (with ${fn.runtime}'s handler styles)`,
         ];
   }
   if (fn.code.language !== 'python') return [];
   const here = machinePython();
   if (here === undefined)
     throw new RunnerError(`${fn.id}: runtime ${fn.runtime} needs python3 on this machine's PATH, and none answers`);
-  return wanted === here ? [] : [`it runs on this machine's Python ${here}, not ${wanted} as ${fn.runtime} does`];
+  return wanted === here ? [] : [`${fn.runtime} functions run on this machine's Python ${here}, not ${wanted}`];
 };
