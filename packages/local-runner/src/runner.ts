@@ -267,6 +267,7 @@ export const startServices = async (
         new FunctionPool(fn, variables, {
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
+          say: (line) => options.log(`${name}: ${line}`),
           ...(options.runtimeSdk && { runtimeSdk: options.runtimeSdk }),
           ...(inspect && { inspect }),
           ...(options.executeApi && { executeApi: options.executeApi }),

@@ -110,13 +110,15 @@ export class FunctionPool {
   readonly #drained: (() => void)[] = [];
 
   readonly #logLine: ((line: string) => void) | undefined;
+  readonly #say: ((line: string) => void) | undefined;
   readonly #inspect: Inspect | undefined;
   readonly #runtimeSdk: string | undefined;
   readonly #executeApi: ReadonlyMap<string, string> | undefined;
 
   /**
    * `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this
-   * process's output. With `inspect`, the function is debugged: see `debugged`.
+   * process's output. `say` takes the runner's own lines about the function (its log's, naming it). With `inspect`,
+   * the function is debugged: see `debugged`.
    */
   constructor(
     fn: FunctionDefinition,
@@ -124,12 +126,14 @@ export class FunctionPool {
     {
       maxWorkers,
       logLine,
+      say,
       inspect,
       runtimeSdk,
       executeApi,
     }: {
       maxWorkers: number;
       logLine?: (line: string) => void;
+      say?: (line: string) => void;
       inspect?: Inspect;
       runtimeSdk?: string;
       /** The WebSocket APIs' @connections endpoints (bootstrap.ts), read as each environment starts. */
@@ -139,6 +143,7 @@ export class FunctionPool {
     this.#fn = fn;
     this.#variables = variables;
     this.#logLine = logLine;
+    this.#say = say;
     this.#inspect = inspect;
     this.#runtimeSdk = runtimeSdk;
     this.#executeApi = executeApi;
@@ -305,7 +310,7 @@ export class FunctionPool {
   /** A time limit passed: the environment ends, unless it is being debugged (it may be paused at a breakpoint). */
   #timedOut(environment: ExecutionEnvironment, reason: string) {
     if (!this.debugged) return this.#fail(environment, reason);
-    const say = this.#logLine ?? console.error;
+    const say = this.#logLine ?? this.#say ?? console.error;
     say(`${reason} on AWS; debugged (--inspect), it goes on`);
   }
 
