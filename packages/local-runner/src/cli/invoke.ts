@@ -3,10 +3,15 @@
 // start of the same data folder, its database is shared (the folder's lock admits one process). Prints the result as
 // JSON.
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { readAssembly } from '../app/assembly.ts';
 import { namedFunction } from '../app/served-functions.ts';
 import { RunnerError } from '../errors.ts';
-import { failureOf } from '../lambda/pool.ts';
+import { streamedResponse } from '../gateway/streamed-response.ts';
+import { failureOf, type InvocationReport } from '../lambda/pool.ts';
+import { StreamedError } from '../lambda/runtime-api.ts';
 import { startServices } from '../runner.ts';
 import { readConfig } from './config.ts';
 import {
@@ -62,6 +67,59 @@ const readEvent = (file: string | undefined): unknown => {
   }
 };
 
+/** An error a stream ended with: the function's own (runtime-api.ts), else the stream cut. */
+const errorOf = (error: Error) => ({
+  errorType: error instanceof StreamedError ? error.errorType : 'Runtime.StreamCut',
+  errorMessage: error.message,
+});
+
+/**
+ * A streaming handler's response on stdout: its status, its headers, a blank line, then its body as it comes (the
+ * prelude HttpResponseStream wrote, read as a function URL reads it). False when the function failed.
+ */
+const printStream = async (contentType: string, body: Readable) => {
+  const streamed = await streamedResponse(contentType, body);
+  if ('malformed' in streamed) {
+    log(`${functionId}: its stream's prelude is not one (HttpResponseStream.from's JSON, then 8 NUL bytes)`);
+    return false;
+  }
+  if ('error' in streamed) {
+    console.log(JSON.stringify(errorOf(streamed.error), null, 2));
+    return false;
+  }
+  const { status, headers, body: rest } = streamed.response;
+  const head = [
+    `${status} ${STATUS_CODES[status] ?? ''}`.trim(),
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+  ];
+  process.stdout.write(`${head.join('\n')}\n\n`);
+  try {
+    await pipeline(Buffer.isBuffer(rest) ? Readable.from([rest]) : rest, process.stdout, { end: false });
+    return true;
+  } catch (error) {
+    const { errorType, errorMessage } = errorOf(error as Error);
+    log(`\n${functionId}: its stream ended with ${errorType}: ${errorMessage}`);
+    return false;
+  }
+};
+
+/** What the invocation answered, on stdout: a result as JSON, a stream as it came, an error as Lambda reports it. */
+const printInvocation = async (invocation: InvocationReport['invocation'] | undefined) => {
+  if (invocation?.outcome === 'result') console.log(JSON.stringify(invocation.result, null, 2));
+  else if (invocation?.outcome === 'stream') return printStream(invocation.contentType, invocation.body);
+  else
+    console.log(
+      JSON.stringify(
+        invocation?.outcome === 'error'
+          ? { errorType: invocation.errorType, errorMessage: invocation.message }
+          : { errorType: 'Runtime.Failure', errorMessage: invocation && failureOf(invocation) },
+        null,
+        2,
+      ),
+    );
+  return invocation?.outcome === 'result';
+};
+
 try {
   if (!functionId || positionals.length > 2) throw new RunnerError(`expected <function> [event.json | -]\n\n${usage}`);
   if (eventArgument !== undefined && values.event !== undefined)
@@ -87,6 +145,7 @@ try {
     dataDir: dataDirOf(values, config),
     joinRunningDatabase: true,
     maxWorkers: 1,
+    only: named.name,
     tokenIssuer: config.tokenIssuer,
     runtimeSdk: runtimeSdkOf(values),
     log,
@@ -95,25 +154,14 @@ try {
   });
   for (const [id, port] of services.inspectPorts)
     log(`Debugger: ${id} on 127.0.0.1:${port}, waiting for a debugger to attach (no timeout cuts a pause off)`);
-  const report = await services.pools.get(named.name)?.invoke(event);
+  // Streamed: a streaming handler's response as it comes (its outcome `stream`), any other's as its result.
+  const report = await services.pools.get(named.name)?.invoke(event, { streamed: true });
+  const printed = await printInvocation(report?.invocation);
   await services.close();
-  const invocation = report?.invocation;
   log(
-    `${functionId}: ${report?.durationMs} ms${report?.initMs === undefined ? '' : `, init ${Math.round(report.initMs)} ms`}`,
+    `${functionId}: ${report?.durationMs} ms${report?.invocation.outcome === 'stream' ? ' to its first byte' : ''}${report?.initMs === undefined ? '' : `, init ${Math.round(report.initMs)} ms`}`,
   );
-  if (invocation?.outcome === 'result') console.log(JSON.stringify(invocation.result, null, 2));
-  else {
-    console.log(
-      JSON.stringify(
-        invocation?.outcome === 'error'
-          ? { errorType: invocation.errorType, errorMessage: invocation.message }
-          : { errorType: 'Runtime.Failure', errorMessage: invocation && failureOf(invocation) },
-        null,
-        2,
-      ),
-    );
-    process.exitCode = 1;
-  }
+  if (!printed) process.exitCode = 1;
 } catch (error) {
   commandFailed('cdk-local-runner invoke', error);
 }
