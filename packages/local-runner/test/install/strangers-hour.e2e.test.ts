@@ -6,7 +6,8 @@
 // TypeScript (`node bin/stranger.ts`, its import naming the `.ts` file) instead of tsx, which the lock lacks; and
 // tsconfig's `types` names node alone (jest's types are not installed).
 // The project is made and installed once (beforeAll); each test leaves its sources as it found them.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
@@ -249,6 +250,90 @@ describe('invoke, and start --inspect', () => {
       await stopInProject(runner);
     }
   }, 120_000);
+});
+
+/** Listens on `port` (0: any) on 127.0.0.1; undefined when it is in use. */
+const hold = (port: number) =>
+  new Promise<Server | undefined>((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
+  });
+const release = (server: Server | undefined) => new Promise((resolve) => (server ? server.close(resolve) : resolve(0)));
+
+/** A port from which the next `count` are free now (the system's choice for the first). */
+const freeRange = async (count: number): Promise<number> => {
+  for (;;) {
+    const first = (await hold(0)) as Server;
+    const base = (first.address() as AddressInfo).port;
+    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => hold(base + index + 1)));
+    await Promise.all([first, ...rest].map(release));
+    if (rest.every(Boolean)) return base;
+  }
+};
+
+describe('names, addresses and the inspector', () => {
+  test('item 9: `invoke` takes the construct path as cdk prints it and a unique construct id; a typo gets the closest', async () => {
+    for (const name of ['StrangerStack/Hello/Resource', 'Hello']) {
+      const { code, stdout } = await runToEnd(project, invokeEnv(), ['invoke', name, '--in-memory']);
+      expect([name, code, JSON.parse(stdout || '{}')]).toEqual([name, 0, { statusCode: 200, body: '{"version":1}' }]);
+    }
+    const { code, stderr } = await runToEnd(project, invokeEnv(), ['invoke', 'StrangerStack/Helo', '--in-memory']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/no function StrangerStack\/Helo in the app; did you mean StrangerStack\/Hello\b/);
+  }, 180_000);
+
+  test('item 11: `--inspect=<construct path>` with its port taken: the banner prints the port the inspector is on', async () => {
+    const held = (await hold(0)) as Server;
+    const taken = (held.address() as AddressInfo).port;
+    const runner = await startInProject(project, ['--inspect=StrangerStack/Hello', '--inspect-port', String(taken)]);
+    try {
+      const [, port] = /^Debugger: \w+ on 127\.0\.0\.1:(\d+)/m.exec(runner.output()) ?? [];
+      expect(Number(port)).not.toBe(taken);
+      // The function starts at its first request; its inspector then answers on the port printed.
+      expect(await (await fetch(`${runner.url}/hello`)).text()).toBe('{"version":1}');
+      const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as unknown[];
+      expect(targets.length).toBeGreaterThan(0);
+    } finally {
+      await stopInProject(runner);
+      await release(held);
+    }
+  }, 180_000);
+
+  test('item 10: stop, add an API before the others, start: the old addresses are unchanged', async () => {
+    const base = await freeRange(4);
+    const addresses = async () => {
+      const runner = runInProject(project, ['start', '--port', String(base)]);
+      await printedSince(runner, 0, /^Data: /m);
+      const output = runner.output();
+      await stopInProject(runner);
+      const found = [...output.matchAll(/^(?:REST API|HTTP API|Function URL|WebSocket API) (\S+) at (http:\S+):$/gm)];
+      return Object.fromEntries(found.map(([, id, url]) => [id, url]));
+    };
+    try {
+      const before = await addresses();
+      expect(Object.keys(before)).toHaveLength(2);
+      project.write(
+        'lib/stranger-stack.ts',
+        stackSource()
+          .replace(
+            "    const api = new RestApi(this, 'Api');",
+            "    new HttpApi(this, 'Admin');\n    const api = new RestApi(this, 'Api');",
+          )
+          .replace(
+            "import { Construct } from 'constructs';",
+            "import { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';\nimport { Construct } from 'constructs';",
+          ),
+      );
+      const after = await addresses();
+      expect(Object.keys(after)).toHaveLength(3);
+      expect(after).toMatchObject(before);
+      expect(existsSync(join(project.dir, '.local-runner', 'ports.json'))).toBe(true);
+    } finally {
+      project.write('lib/stranger-stack.ts', stackSource());
+      rmSync(join(project.dir, '.local-runner'), { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 describe('start --watch', () => {
