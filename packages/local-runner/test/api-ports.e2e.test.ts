@@ -2,36 +2,16 @@
 // port, and the next start gives each the same one while its logical id stays, though an API added since comes first
 // in the template (src/api-ports.ts). A port in use is refused naming what wanted it.
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from '@jest/globals';
 import { signalGroup } from 'test-support/process-group';
 import { synthesizeNamesApp, synthesizeNamesAppWithAdminApi } from './fixtures/names-app.ts';
+import { freeRange, hold, release } from './helpers/free-ports.ts';
 import { launch, launchedUntil, stopStarted } from './helpers/runner-process.ts';
 
 afterEach(stopStarted);
-
-/** Listens on `port` (0: any) on 127.0.0.1; undefined when it is in use. */
-const hold = (port: number) =>
-  new Promise<Server | undefined>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
-  });
-const close = (server: Server) => new Promise((resolve) => server.close(resolve));
-
-/** A port from which the next `count` are free now (the system's choice for the first). */
-const freeRange = async (count: number): Promise<number> => {
-  for (;;) {
-    const first = (await hold(0)) as Server;
-    const base = (first.address() as AddressInfo).port;
-    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => hold(base + index + 1)));
-    await Promise.all([first, ...rest].flatMap((server) => (server ? [close(server)] : [])));
-    if (rest.every(Boolean)) return base;
-  }
-};
 
 let v1 = '';
 let v2 = '';
@@ -69,7 +49,7 @@ test('an API added before the others moves no address; a port in use names what 
   const holder = (await hold(port)) as Server;
   const refused = launch(dataDir, { args: ['--app', v1, '--port', String(base)] });
   expect(await refused.exited).toBe(1);
-  await close(holder);
+  await release(holder);
   expect(refused.output()).toContain(
     `cdk-local-runner start failed: port ${port} is in use: the runner wanted it for the function URL WebhookFunctionUrl0EF34D45 of stack PlantStore (its port since an earlier start, kept in ${join(dataDir, 'ports.json')}); stop what holds it, or choose another --port (0: any free ones)`,
   );

@@ -18,9 +18,7 @@ afterAll(() => {
 });
 
 const call = async (apiId: string, path: string, headers: Record<string, string> = {}) => {
-  const api = served.api.apis.find(({ app }) => app.apiId === apiId);
-  if (!api) throw new Error(`${apiId} is not served`);
-  return fetch(`${api.url}${path}`, { headers });
+  return fetch(`${served.urlOf(apiId)}${path}`, { headers });
 };
 
 describe('no token, no key: refused as on AWS, the function not invoked', () => {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { synthesizeNamesApp } from '../fixtures/names-app.ts';
+import { restProxyEvent } from '../helpers/rest-event.ts';
 import { launch, launchedUntil, runnerBin, stopStarted } from '../helpers/runner-process.ts';
 
 afterEach(stopStarted);
@@ -20,35 +21,7 @@ beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'local-runner-names-'));
   // A REST API proxy event, as the function's API would send it.
   event = join(folder, 'event.json');
-  writeFileSync(
-    event,
-    JSON.stringify({
-      resource: '/orders',
-      path: '/orders',
-      httpMethod: 'GET',
-      headers: null,
-      multiValueHeaders: null,
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: null,
-      stageVariables: null,
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        stage: 'prod',
-        protocol: 'HTTP/1.1',
-        identity: { sourceIp: '127.0.0.1' },
-        requestId: 'c0ffee00-0000-4000-8000-000000000000',
-        requestTime: '01/Jan/2026:00:00:00 +0000',
-        requestTimeEpoch: 1767225600000,
-        resourcePath: '/orders',
-        httpMethod: 'GET',
-        path: '/prod/orders',
-      },
-      body: null,
-      isBase64Encoded: false,
-    }),
-  );
+  writeFileSync(event, JSON.stringify(restProxyEvent('/orders')));
 });
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, expect, test } from '@jest/globals';
 import { spawnInGroup, stopGroups } from 'test-support/process-group';
 import { synthesizeRestShapesApp } from '../fixtures/rest-shapes-app.ts';
+import { restProxyEvent } from '../helpers/rest-event.ts';
 import { runnerBin } from '../helpers/runner-process.ts';
 
 afterEach(stopGroups);
@@ -21,35 +22,7 @@ const functionId = 'WelcomeFunction';
 test('the invocation waits for a debugger to attach, then runs', async () => {
   // A REST API proxy event, as a file of its own.
   const event = join(mkdtempSync(join(tmpdir(), 'local-runner-invoke-')), 'event.json');
-  writeFileSync(
-    event,
-    JSON.stringify({
-      resource: '/',
-      path: '/',
-      httpMethod: 'GET',
-      headers: { accept: '*/*' },
-      multiValueHeaders: { accept: ['*/*'] },
-      queryStringParameters: null,
-      multiValueQueryStringParameters: null,
-      pathParameters: null,
-      stageVariables: null,
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        stage: 'prod',
-        protocol: 'HTTP/1.1',
-        identity: { sourceIp: '127.0.0.1' },
-        requestId: 'c0ffee00-0000-4000-8000-000000000000',
-        requestTime: '01/Jan/2026:00:00:00 +0000',
-        requestTimeEpoch: 1767225600000,
-        resourcePath: '/',
-        httpMethod: 'GET',
-        path: '/prod/',
-      },
-      body: null,
-      isBase64Encoded: false,
-    }),
-  );
+  writeFileSync(event, JSON.stringify(restProxyEvent('/', { accept: '*/*' })));
   const child = spawnInGroup(
     process.execPath,
     [runnerBin, 'invoke', functionId, event, '--app', app, '--in-memory', '--inspect', '--inspect-port', '0'],

@@ -36,11 +36,7 @@ const agent = oneConnection();
 afterAll(() => agent.destroy());
 
 /** The URL of `path` at the API (or function URL) `id`. */
-const at = (id: string, path: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  return new URL(path, new URL(found.url).origin);
-};
+const at = (id: string, path: string) => new URL(path, new URL(served.urlOf(id)).origin);
 const ask = (id: string, path: string, asked: unknown) => strictPost(agent, at(id, path), JSON.stringify(asked));
 const answered = ({ answer }: StrictExchange): StrictAnswer => {
   if ('error' in answer) throw new Error(`the strict parser refused the answer: ${answer.error}`);

@@ -25,11 +25,8 @@ const served = servedBeforeAll(synthesizeFramingApp);
 const agent = oneConnection();
 afterAll(() => agent.destroy());
 
-const at = (id: string, path: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  return new URL(path, new URL(found.url).origin);
-};
+/** The URL of `path` at the API (or function URL) `id`. */
+const at = (id: string, path: string) => new URL(path, new URL(served.urlOf(id)).origin);
 
 /** Where a function's answer is written: how it is asked for, and the 502 body of the gateway there. */
 const targets = {

@@ -7,9 +7,7 @@ import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeStagedApp);
 const get = async (apiId: string, path: string) => {
-  const api = served.api.apis.find(({ app }) => app.apiId === apiId);
-  if (!api) throw new Error(`${apiId} is not served`);
-  const response = await fetch(`${api.url}${path}`);
+  const response = await fetch(`${served.urlOf(apiId)}${path}`);
   const text = await response.text();
   return {
     status: response.status,

@@ -36,5 +36,11 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Runne
       if (!started) throw new Error('the runner did not start');
       return started;
     },
+    /** The address of the API (or function URL) whose logical id is `id`, as the banner prints it. */
+    urlOf(id: string): string {
+      const found = this.api.apis.find(({ app }) => app.apiId === id);
+      if (!found) throw new Error(`${id} is not served`);
+      return found.url;
+    },
   };
 };

@@ -7,13 +7,14 @@
 // tsconfig's `types` names node alone (jest's types are not installed).
 // The project is made and installed once (beforeAll); each test leaves its sources as it found them.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { launch } from 'test-support/launched';
 import { stopGroups } from 'test-support/process-group';
+import { freeRange, hold, portOf, release } from '../helpers/free-ports.ts';
 import {
   fileInTarball,
   functionIdOf,
@@ -252,26 +253,6 @@ describe('invoke, and start --inspect', () => {
   }, 120_000);
 });
 
-/** Listens on `port` (0: any) on 127.0.0.1; undefined when it is in use. */
-const hold = (port: number) =>
-  new Promise<Server | undefined>((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(undefined));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
-  });
-const release = (server: Server | undefined) => new Promise((resolve) => (server ? server.close(resolve) : resolve(0)));
-
-/** A port from which the next `count` are free now (the system's choice for the first). */
-const freeRange = async (count: number): Promise<number> => {
-  for (;;) {
-    const first = (await hold(0)) as Server;
-    const base = (first.address() as AddressInfo).port;
-    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, index) => hold(base + index + 1)));
-    await Promise.all([first, ...rest].map(release));
-    if (rest.every(Boolean)) return base;
-  }
-};
-
 describe('names, addresses and the inspector', () => {
   test('item 9: `invoke` takes the construct path as cdk prints it and a unique construct id; a typo gets the closest', async () => {
     for (const name of ['StrangerStack/Hello/Resource', 'Hello']) {
@@ -285,7 +266,7 @@ describe('names, addresses and the inspector', () => {
 
   test('item 11: `--inspect=<construct path>` with its port taken: the banner prints the port the inspector is on', async () => {
     const held = (await hold(0)) as Server;
-    const taken = (held.address() as AddressInfo).port;
+    const taken = portOf(held);
     const runner = await startInProject(project, ['--inspect=StrangerStack/Hello', '--inspect-port', String(taken)]);
     try {
       const [, port] = /^Debugger: \w+ on 127\.0\.0\.1:(\d+)/m.exec(runner.output()) ?? [];

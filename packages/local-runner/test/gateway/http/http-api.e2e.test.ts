@@ -21,11 +21,7 @@ import { jwtIssuer, synthesizeHttpApiApp } from '../../fixtures/http-api-app.ts'
 import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeHttpApiApp);
-const apiNamed = (id: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  return found.url;
-};
+const apiNamed = (id: string) => served.urlOf(id);
 const send = async (api: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
   const response = await fetch(`${apiNamed(api)}${path}`, { method, headers, ...(body !== undefined && { body }) });
   return { status: response.status, headers: response.headers, text: await response.text() };

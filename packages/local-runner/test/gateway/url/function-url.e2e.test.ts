@@ -18,11 +18,7 @@ import { synthesizeFunctionUrlApp } from '../../fixtures/function-url-app.ts';
 import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeFunctionUrlApp);
-const urlOf = (id: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  return new URL(found.url);
-};
+const urlOf = (id: string) => new URL(served.urlOf(id));
 const send = async (id: string, method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
   const response = await fetch(`${urlOf(id).origin}${path}`, { method, headers, ...(body !== undefined && { body }) });
   return { status: response.status, headers: response.headers, text: await response.text() };

@@ -10,9 +10,7 @@ import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 const served = servedBeforeAll(synthesizeUrlPolicyApp);
 const get = async (id: string, path: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  const response = await fetch(`${found.url}${path}`);
+  const response = await fetch(`${served.urlOf(id)}${path}`);
   return { status: response.status, headers: response.headers, text: await response.text() };
 };
 

@@ -28,11 +28,7 @@ const installedPackages = join(
 );
 const served = servedBeforeAll(synthesizeWebSocketApp, { runtimeSdk: installedPackages });
 
-const addressOf = (id: string) => {
-  const found = served.api.apis.find(({ app }) => app.apiId === id);
-  if (!found) throw new Error(`${id} is not served`);
-  return found.url;
-};
+const addressOf = (id: string) => served.urlOf(id);
 const wsUrl = (id: string, path: string) => `${addressOf(id).replace(/^http:/, 'ws:')}${path}`;
 
 /** A client, every message it got, and its close. */
