@@ -24,7 +24,7 @@ import { type Deployment, deploymentOf } from './gateway/deployment.ts';
 import { createGateway, type RunnerPages } from './gateway/listener.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
 import { domainNameOf } from './gateway/websocket/events.ts';
-import { listenOnLoopback } from './http-server.ts';
+import { type DrainingServer, listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
@@ -318,17 +318,57 @@ const deploymentFor = (
   return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)));
 };
 
+/** What the start says it does not serve: functions nothing reaches, stacks with no API, the assembly's notices. */
+const sayWhatIsNotServed = (assembly: Assembly, log: (line: string) => void) => {
+  const unreached = unreachedFunctions(assembly);
+  if (unreached.length > 0) log(`not served (no route or authorizer reaches them): ${unreached.join(', ')}`);
+  if (assembly.stacksWithoutApi.length > 0)
+    log(
+      `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
+    );
+  for (const notice of assembly.notices) log(notice);
+};
+
+/** Each API's log: with several APIs, each request's line names the API it reached (and its stack, with several). */
+const apiLog = (assembly: Assembly, log: (line: string) => void) => {
+  const severalStacks = new Set(assembly.apis.map(({ stackName }) => stackName)).size > 1;
+  return ({ stackName, apiId }: Api) =>
+    assembly.apis.length === 1
+      ? log
+      : (line: string) => log(`[${severalStacks ? `${stackName}/` : ''}${apiId}] ${line}`);
+};
+
+/**
+ * Each gateway listening on its port (api-ports.ts): their URLs. One that cannot listen closes them all and the
+ * services (`closeServices`); a port in use is refused, naming the API or URL that wanted it.
+ */
+const listenAll = async (
+  gateways: DrainingServer[],
+  apis: Api[],
+  ports: number[],
+  options: Pick<RunnerOptions, 'port' | 'dataDir'>,
+  closeServices: () => Promise<void>,
+) => {
+  const urls: string[] = [];
+  try {
+    for (const [index, { server }] of gateways.entries()) urls.push(await listenOnLoopback(server, ports[index]));
+  } catch (error) {
+    for (const { server } of gateways) server.close();
+    await closeServices();
+    const { code } = error as NodeJS.ErrnoException;
+    const failed = apis[urls.length];
+    if (code === 'EADDRINUSE' && failed)
+      throw portInUse(failed, ports[urls.length] ?? 0, options.port, options.dataDir);
+    throw error;
+  }
+  return urls;
+};
+
 export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   const readAll = (dir: string) =>
     readAssembly(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
   const assembly = readAll(options.cloudAssemblyDir);
-  const unreached = unreachedFunctions(assembly);
-  if (unreached.length > 0) options.log(`not served (no route or authorizer reaches them): ${unreached.join(', ')}`);
-  if (assembly.stacksWithoutApi.length > 0)
-    options.log(
-      `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
-    );
-  for (const notice of assembly.notices) options.log(notice);
+  sayWhatIsNotServed(assembly, options.log);
   // Each API at its own address: the one it had at the last start with this data folder and port, else the first on
   // `port`, the next ones on the ports after it (any free one with 0): api-ports.ts.
   const ports = portsFor(assembly.apis, options.port, options.dataDir);
@@ -341,12 +381,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   let deployments = assembly.apis.map((api) => deploymentFor(api, functionNames(assembly), pools, services.signingKey));
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
-  // Several APIs: each request's log line names the API it reached (and its stack, when several are served).
-  const severalStacks = new Set(assembly.apis.map(({ stackName }) => stackName)).size > 1;
-  const logOf = ({ stackName, apiId }: Api) =>
-    assembly.apis.length === 1
-      ? options.log
-      : (line: string) => options.log(`[${severalStacks ? `${stackName}/` : ''}${apiId}] ${line}`);
+  const logOf = apiLog(assembly, options.log);
   const gateways = assembly.apis.map((api, index) =>
     createGateway({
       deployment: () => deployments[index] as Deployment,
@@ -355,18 +390,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
     }),
   );
-  const urls: string[] = [];
-  try {
-    for (const [index, { server }] of gateways.entries()) urls.push(await listenOnLoopback(server, ports[index]));
-  } catch (error) {
-    for (const { server } of gateways) server.close();
-    await services.close();
-    const { code } = error as NodeJS.ErrnoException;
-    const failed = assembly.apis[urls.length];
-    if (code === 'EADDRINUSE' && failed)
-      throw portInUse(failed, ports[urls.length] ?? 0, options.port, options.dataDir);
-    throw error;
-  }
+  const urls = await listenAll(gateways, assembly.apis, ports, options, services.close);
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
