@@ -25,6 +25,8 @@ export interface TokenVerifierConfig {
   /** Allow-listed asymmetric algorithms, e.g. RS256, ES256 (algorithms.ts). */
   algorithms: readonly string[];
   clockToleranceSeconds: number;
+  /** How long the issuer may take to answer each fetch; `defaultIssuerTimeoutMs` when unset. */
+  issuerTimeoutMs?: number;
 }
 
 export interface VerifiedToken {
@@ -43,7 +45,7 @@ export class InvalidTokenError extends Error {
  * more at once, so an issuer that hangs is reported after twice this; discovery and keys together stay within the
  * authorizer's 5 s timeout: the failure it is (500), before Lambda cuts the invocation off.
  */
-const issuerTimeoutMs = 1_000;
+const defaultIssuerTimeoutMs = 1_000;
 
 /** OpenID Connect Core 1.0, section 2: `sub` "MUST NOT exceed 255 ASCII characters in length". */
 const maxSubjectLength = 255;
@@ -221,8 +223,8 @@ const agentFor = (uri: string, what: string) => {
 
 /** aws-jwt-verify's fetcher (one retry, time limits), over https or to a loopback issuer over http. */
 class IssuerFetcher extends SimpleFetcher {
-  constructor() {
-    super({ defaultRequestOptions: { timeout: issuerTimeoutMs, responseTimeout: issuerTimeoutMs } });
+  constructor(timeoutMs: number) {
+    super({ defaultRequestOptions: { timeout: timeoutMs, responseTimeout: timeoutMs } });
   }
   override fetch(uri: string) {
     return super.fetch(uri, agentFor(uri, 'An issuer address'));
@@ -262,7 +264,7 @@ export const createTokenVerifier = (config: TokenVerifierConfig) => {
   if (config.jwksUri === undefined)
     agentFor(config.issuer, `${names.issuer} (whose discovery document names its keys)`);
   else agentFor(config.jwksUri, `The JWKS URI (${names.jwksUri})`);
-  const fetcher = new IssuerFetcher();
+  const fetcher = new IssuerFetcher(config.issuerTimeoutMs ?? defaultIssuerTimeoutMs);
   const jwks = new SimpleJwksCache({ fetcher });
   // Found once per execution environment; a failed discovery is tried again by the next token.
   let jwksUri = config.jwksUri === undefined ? undefined : Promise.resolve(config.jwksUri);

@@ -9,6 +9,12 @@ import { createTokenVerifier, InvalidTokenError } from '../../../functions/beare
 import { tokenAuthorizerEvent } from '../../helpers/events.ts';
 import { type Settings, startVendorIssuer, type VendorIssuer, type Verdict } from '../../helpers/vendor-tokens.ts';
 
+/**
+ * The issuer here is a server in the test's own process: on a busy machine its answer can take longer than the authorizer's
+ * 1 s default, which would turn a slow answer into a failed fetch and a retry (one discovery request too many).
+ */
+const issuerTimeoutMs = 30_000;
+
 let vendor: VendorIssuer;
 beforeAll(async () => {
   vendor = await startVendorIssuer();
@@ -22,6 +28,7 @@ const verdictOf = async (token: string, settings: Settings) => {
     audience: settings.JWT_AUDIENCE,
     algorithms: parseAlgorithms(settings.JWT_ALGORITHMS ?? 'RS256,ES256', 'JWT_ALGORITHMS'),
     clockToleranceSeconds: 5,
+    issuerTimeoutMs,
   });
   try {
     const result = await authorize(tokenAuthorizerEvent(`Bearer ${token}`), {
@@ -74,6 +81,7 @@ describe('keys found by OpenID Connect Discovery (no JWKS_URI)', () => {
       ...settings,
       algorithms: ['RS256'],
       clockToleranceSeconds: 5,
+      issuerTimeoutMs,
     });
 
     await Promise.all([verify(await token()), verify(await token())]);
@@ -99,6 +107,7 @@ describe('keys found by OpenID Connect Discovery (no JWKS_URI)', () => {
         ...settings,
         algorithms: ['RS256'],
         clockToleranceSeconds: 5,
+        issuerTimeoutMs,
       });
       try {
         const failure = verify(await token());
