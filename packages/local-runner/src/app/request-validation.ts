@@ -1,7 +1,8 @@
 // A method's request validation as the template sets it ("Request validation for REST APIs in API Gateway",
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-method-request-validation.html): its
 // RequestValidator says what is checked, its RequestParameters which parameters are required, its RequestModels the
-// JSON schema (draft 4) of the body for each content type, `$default` for any other.
+// JSON schema (draft 4) of the body for each content type, `$default` for any other. A WebSocket API's models
+// (AWS::ApiGatewayV2::Model) are read and flattened here too, for its routes' validation (websocket-api.ts).
 import { type CfnResource, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { booleanOf, names, referencedId, stringOf } from './values.ts';
 
@@ -31,16 +32,40 @@ const builtInModels: Record<string, object> = {
 const modelNameOf = (id: string, model: CfnResource) =>
   stringOf(props(model).Name, { resource: id, property: 'Name' }, undefined);
 
+/**
+ * Which models an API has: a REST API's (AWS::ApiGateway::Model, by RestApiId) or a WebSocket API's
+ * (AWS::ApiGatewayV2::Model, by ApiId). Both are JSON Schema draft 4, and refer to each other by the same URL.
+ */
+interface ModelKind {
+  type: 'AWS::ApiGateway::Model' | 'AWS::ApiGatewayV2::Model';
+  apiProperty: 'RestApiId' | 'ApiId';
+  apiType: string;
+}
+const restModels: ModelKind = {
+  type: 'AWS::ApiGateway::Model',
+  apiProperty: 'RestApiId',
+  apiType: 'AWS::ApiGateway::RestApi',
+};
+const webSocketModels: ModelKind = {
+  type: 'AWS::ApiGatewayV2::Model',
+  apiProperty: 'ApiId',
+  apiType: 'AWS::ApiGatewayV2::Api',
+};
+
 /** Whether the Model `id` is one of the API `apiId`'s. */
-const ofThisApi = (id: string, resources: Record<string, CfnResource>, apiId: string) =>
-  names(props(resources[id] as CfnResource).RestApiId, apiId, resources, { resource: id, property: 'RestApiId' }, [
-    'AWS::ApiGateway::RestApi',
-  ]);
+const ofThisApi = (id: string, resources: Record<string, CfnResource>, apiId: string, kind: ModelKind) =>
+  names(
+    props(resources[id] as CfnResource)[kind.apiProperty],
+    apiId,
+    resources,
+    { resource: id, property: kind.apiProperty },
+    [kind.apiType],
+  );
 
 /** The API's Model whose `Name` is `name` (a model without one cannot be named by text, only by its Ref). */
-const modelNamed = (name: unknown, resources: Record<string, CfnResource>, apiId: string) =>
-  ofType(resources, 'AWS::ApiGateway::Model').find(
-    ([id, resource]) => modelNameOf(id, resource) === name && ofThisApi(id, resources, apiId),
+const modelNamed = (name: unknown, resources: Record<string, CfnResource>, apiId: string, kind = restModels) =>
+  ofType(resources, kind.type).find(
+    ([id, resource]) => modelNameOf(id, resource) === name && ofThisApi(id, resources, apiId, kind),
   );
 
 /** In a model's URL resolved to text, where a Ref to a Model stands (its name, which may be generated). */
@@ -55,7 +80,13 @@ const modelUrl = /^https:\/\/apigateway\.amazonaws\.com\/restapis\/([^/]+)\/mode
  * is a Ref to this API and whose model name is a Ref to a Model (its name) or a literal, the `Name` of one. Another
  * API's model, or a literal that is only a model's logical id, is refused.
  */
-const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, apiId: string, where: string) => {
+const referencedModel = (
+  ref: unknown,
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  where: string,
+  kind: ModelKind,
+) => {
   const join = (ref as { 'Fn::Join'?: unknown } | null)?.['Fn::Join'];
   const [separator, parts] = Array.isArray(join) ? (join as [unknown, unknown]) : [];
   const text =
@@ -67,7 +98,9 @@ const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, a
               if (typeof part === 'string') return part;
               const id = refOf(part);
               const type = resources[id ?? '']?.Type;
-              // A Model's Ref is its name (generated when it has no Name); a RestApi's, its id (locally, its logical id).
+              // A REST API Model's Ref is its name (generated when it has no Name); an API's, its id (locally, its
+              // logical id). A WebSocket API Model's Ref is its id ("AWS::ApiGatewayV2::Model", Return values), not
+              // its name: such a URL is refused, as what API Gateway does with it is not documented.
               if (id === apiId) return id;
               if (id !== undefined && type === 'AWS::ApiGateway::Model') return `${modelRefMark}${id}`;
               return '\u0001';
@@ -80,8 +113,8 @@ const referencedModel = (ref: unknown, resources: Record<string, CfnResource>, a
     restApiId !== apiId
       ? undefined
       : refId === undefined
-        ? modelNamed(name, resources, apiId)
-        : ofThisApi(refId, resources, apiId)
+        ? modelNamed(name, resources, apiId, kind)
+        : ofThisApi(refId, resources, apiId, kind)
           ? ([refId, resources[refId] as CfnResource] as [string, CfnResource])
           : undefined;
   if (!model)
@@ -101,6 +134,7 @@ const flattened = (
   resources: Record<string, CfnResource>,
   apiId: string,
   where: string,
+  kind: ModelKind,
   seen: string[] = [],
 ): Record<string, unknown> => {
   if (seen.includes(id))
@@ -121,10 +155,11 @@ const flattened = (
     if (typeof value !== 'object' || value === null) return value;
     if ('$ref' in value && !(typeof value.$ref === 'string' && value.$ref.startsWith('#'))) {
       const { $schema: _, ...referenced } = flattened(
-        referencedModel(value.$ref, resources, apiId, where),
+        referencedModel(value.$ref, resources, apiId, where, kind),
         resources,
         apiId,
         where,
+        kind,
         [...seen, id],
       );
       return referenced;
@@ -138,12 +173,30 @@ const flattened = (
 const schemaOf = (value: unknown, resources: Record<string, CfnResource>, apiId: string, where: string): object => {
   if (typeof value === 'string') {
     const named = modelNamed(value, resources, apiId);
-    if (named) return flattened(named, resources, apiId, where);
+    if (named) return flattened(named, resources, apiId, where, restModels);
     if (builtInModels[value]) return builtInModels[value];
     throw new UnsupportedTemplateError(`${where}: request model ${value}, not a model of the template`);
   }
   const id = referencedId(value, resources, { resource: where, property: 'RequestModels' }, ['AWS::ApiGateway::Model']);
-  return flattened([id, resources[id] as CfnResource], resources, apiId, where);
+  return flattened([id, resources[id] as CfnResource], resources, apiId, where, restModels);
+};
+
+/**
+ * The schema of the WebSocket API `apiId`'s model named `name` (a route's RequestModels names its models: "Request
+ * validation for WebSocket APIs in API Gateway"), its `$ref`s to the API's other models flattened as a REST API's are.
+ */
+export const webSocketModelSchema = (
+  name: unknown,
+  resources: Record<string, CfnResource>,
+  apiId: string,
+  where: string,
+): object => {
+  const named = modelNamed(name, resources, apiId, webSocketModels);
+  if (!named)
+    throw new UnsupportedTemplateError(
+      `${where}: request model ${shown(name)}, the Name of no model (AWS::ApiGatewayV2::Model) of this API`,
+    );
+  return flattened(named, resources, apiId, where, webSocketModels);
 };
 
 /** The request validation of a method (its properties), or undefined when it has no validator. */

@@ -6,6 +6,7 @@
 // refused, naming the resource and the property.
 import { type CfnResource, type IdentitySource, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
 import { type FunctionOfUri, integrationOf, resourcesOfApi } from './http-api.ts';
+import { webSocketModelSchema } from './request-validation.ts';
 import type { LambdaAuthorizerDefinition } from './rest-api.ts';
 import { readStages } from './stages.ts';
 import { booleanOf, numberOf, referencedId, refuseAuthorizerWithoutType, stringOf, stringsOf } from './values.ts';
@@ -23,6 +24,12 @@ export interface WebSocketRoute {
    * CDK's `returnResponse` sets: "Set up a route response for a WebSocket API").
    */
   routeResponse: boolean;
+  /**
+   * The route's request validation, when it has a ModelSelectionExpression ("Request validation for WebSocket APIs in
+   * API Gateway": "Model validation occurs if you provide a model selection expression"): the path into the message's
+   * JSON body that selects a model's key, and each key's JSON schema (draft 4), `$default` for a key no other names.
+   */
+  validation?: { selectionPath: string[]; models: Record<string, object> };
 }
 
 /** A WebSocket API's REQUEST authorizer: a REST API's REQUEST authorizer in shape, without a result cache. */
@@ -33,11 +40,11 @@ export type WebSocketAuthorizer = Extract<LambdaAuthorizerDefinition, { type: 'R
  * `['action']`, `$request.body.message.type`: `['message', 'type']`), the form "Working with routes for WebSocket
  * APIs" documents. Any other expression is refused.
  */
-const selectionPathOf = (expression: string, apiId: string): string[] => {
+const selectionPathOf = (expression: string, id: string, property = 'RouteSelectionExpression'): string[] => {
   const path = /^\$request\.body\.([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*)$/.exec(expression)?.[1];
   if (path === undefined)
     throw new UnsupportedTemplateError(
-      `${apiId}: RouteSelectionExpression ${expression}, which the runner does not read (only $request.body.<path>, such as $request.body.action)`,
+      `${id}: ${property} ${expression}, which the runner does not read (only $request.body.<path>, such as $request.body.action)`,
     );
   return path.split('.');
 };
@@ -109,13 +116,12 @@ const authorizerOf = (id: string, resource: CfnResource, functionOfUri: Function
 
 /**
  * Whether the route `where` asks for a route response (RouteResponseSelectionExpression `$default`); what the runner
- * does not apply of a route (models, parameters, API keys, another selection expression) is refused.
+ * does not apply of a route (parameters, API keys, another selection expression) is refused.
  */
 const routeResponseOf = (properties: Record<string, unknown>, id: string, where: string) => {
   const at = (property: string) => ({ resource: id, property });
-  for (const property of ['RequestModels', 'RequestParameters', 'ModelSelectionExpression'])
-    if (properties[property] !== undefined)
-      throw new UnsupportedTemplateError(`${where}: ${property}, which the runner does not apply`);
+  if (properties.RequestParameters !== undefined)
+    throw new UnsupportedTemplateError(`${where}: RequestParameters, which the runner does not apply`);
   if (booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false))
     throw new UnsupportedTemplateError(`${where}: ApiKeyRequired true (the runner serves no WebSocket API keys)`);
   const responseSelection = stringOf(
@@ -171,10 +177,33 @@ const proxyIntegrationOf = (target: unknown, resources: Record<string, CfnResour
   return integration;
 };
 
-/** The route `id` of a WebSocket API whose authorizers are `authorizers`. */
+/**
+ * The route's request validation: its ModelSelectionExpression (`$request.body.<path>`) and RequestModels (each key's
+ * model, by its Name); none without the expression, as API Gateway validates only with one.
+ */
+const routeValidationOf = (
+  properties: Record<string, unknown>,
+  { id, where, apiId }: { id: string; where: string; apiId: string },
+  resources: Record<string, CfnResource>,
+): WebSocketRoute['validation'] => {
+  const at = (property: string) => ({ resource: id, property });
+  const expression = stringOf(properties.ModelSelectionExpression, at('ModelSelectionExpression'), undefined);
+  if (expression === undefined) return undefined;
+  const models = properties.RequestModels ?? {};
+  if (typeof models !== 'object' || models === null || Array.isArray(models))
+    throw new UnsupportedTemplateError(`${where}: RequestModels ${JSON.stringify(models)}, not a map of model names`);
+  return {
+    selectionPath: selectionPathOf(expression, id, 'ModelSelectionExpression'),
+    models: Object.fromEntries(
+      Object.entries(models).map(([key, name]) => [key, webSocketModelSchema(name, resources, apiId, where)]),
+    ),
+  };
+};
+
+/** The route `id` of the WebSocket API `apiId`, whose authorizers are `authorizers`. */
 const routeOf = (
   [id, resource]: [string, CfnResource],
-  resources: Record<string, CfnResource>,
+  { resources, apiId }: { resources: Record<string, CfnResource>; apiId: string },
   authorizers: Map<string, WebSocketAuthorizer>,
   functionOfUri: FunctionOfUri,
 ): WebSocketRoute => {
@@ -194,6 +223,7 @@ const routeOf = (
     ),
     authorizerId,
     routeResponse,
+    validation: routeValidationOf(properties, { id, where, apiId }, resources),
   };
 };
 
@@ -233,7 +263,7 @@ export const readWebSocketApi = (
     ofApi('AWS::ApiGatewayV2::Authorizer').map(([id, resource]) => [id, authorizerOf(id, resource, functionOfUri)]),
   );
   const routes = ofApi('AWS::ApiGatewayV2::Route').map((route) =>
-    routeOf(route, resources, authorizers, functionOfUri),
+    routeOf(route, { resources, apiId }, authorizers, functionOfUri),
   );
   return { routeSelectionPath: selectionPathOf(expression, apiId), stages, routes, authorizers };
 };

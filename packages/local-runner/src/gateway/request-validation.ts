@@ -21,6 +21,9 @@ const validatorOf = (schema: object) => {
   return validate;
 };
 
+/** Whether `body`, parsed JSON, matches the JSON schema (draft 4) `schema`. */
+export const matchesSchema = (schema: object, body: unknown): boolean => validatorOf(schema)(body) === true;
+
 export interface ValidatedRequest {
   /** Header names as sent, every value. */
   headers: Record<string, string[]>;

@@ -1,7 +1,7 @@
 // A WebSocket API's pipeline ("Working with WebSocket APIs"), on the `ws` library's server in noServer mode on the
 // listener's own HTTP server: an upgrade request to a stage's path goes through connect (connect.ts: the `$connect`
 // authorizer and function, before the upgrade is accepted; a refusal is an HTTP status), then each message through
-// route → integrate → respond (message.ts), and the close through `$disconnect` (disconnect.ts), each an exchange of its
+// route → validate → integrate → respond (message.ts), and the close through `$disconnect` (disconnect.ts), each an exchange of its
 // own (exchange.ts) over the upgrade request and the connection. Requests that are no upgrade are the @connections
 // API's (management.ts). The listener checks the Host before any of it.
 import type { IncomingMessage } from 'node:http';

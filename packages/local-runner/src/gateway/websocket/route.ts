@@ -15,7 +15,7 @@ const eventRoutes = new Set(['$connect', '$disconnect']);
  * property, or a value that is not a string. Whether AWS takes a number or a boolean there as a route key is not
  * documented: the runner takes strings alone.
  */
-const selectionKey = (path: readonly string[], body: string | undefined): string | undefined => {
+export const selectionKey = (path: readonly string[], body: string | undefined): string | undefined => {
   if (body === undefined) return undefined;
   let value: unknown;
   try {
