@@ -140,6 +140,26 @@ describe('refused, naming the resource and the property', () => {
       /^Chat: RouteSelectionExpression/,
     ],
     [
+      'a model selection expression on a header',
+      (resources: Record<string, CfnResource>) => {
+        Object.assign(properties(resources.Routedefault), {
+          ModelSelectionExpression: '$request.header.kind',
+          RequestModels: {},
+        });
+      },
+      /^Routedefault: ModelSelectionExpression \$request\.header\.kind/,
+    ],
+    [
+      'a request model that is the Name of no model of the API',
+      (resources: Record<string, CfnResource>) => {
+        Object.assign(properties(resources.Routedefault), {
+          ModelSelectionExpression: '$request.body.action',
+          RequestModels: { $default: 'Missing' },
+        });
+      },
+      /^Routedefault \(\$default\): request model .*Missing.*, the Name of no model \(AWS::ApiGatewayV2::Model\)/,
+    ],
+    [
       'no stage',
       (resources: Record<string, CfnResource>) => {
         delete resources.Stage;
