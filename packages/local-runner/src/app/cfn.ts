@@ -53,3 +53,23 @@ export interface IdentitySource {
   from: 'header' | 'querystring' | 'stageVariable' | 'context';
   name: string;
 }
+
+/**
+ * Refuses an API whose routes the template writes outside its route resources, which are what the runner reads: an
+ * OpenAPI definition (`Body`, `BodyS3Location`, on "AWS::ApiGateway::RestApi" and "AWS::ApiGatewayV2::Api") or an
+ * HTTP API's quick create (`Target`, `RouteKey`: "produces an API with an integration, a default catch-all route, and a
+ * default stage"). On AWS the API has those routes; served without them, it would answer none.
+ */
+export const refuseRoutesOutsideResources = (api: CfnResource, apiId: string) => {
+  const properties = props(api);
+  for (const property of ['Body', 'BodyS3Location'])
+    if (properties[property] !== undefined)
+      throw new UnsupportedTemplateError(
+        `${apiId}: ${property}, an OpenAPI definition of its routes, which the runner does not read (it serves the routes the template's resources declare)`,
+      );
+  for (const property of ['Target', 'RouteKey'])
+    if (properties[property] !== undefined)
+      throw new UnsupportedTemplateError(
+        `${apiId}: ${property}, quick create of its route and integration, which the runner does not read (it serves the template's Route and Integration resources)`,
+      );
+};

@@ -8,6 +8,7 @@ import {
   type IdentitySource,
   ofType,
   props,
+  refuseRoutesOutsideResources,
   type Stage,
   shown,
   UnsupportedTemplateError,
@@ -292,6 +293,7 @@ export const readHttpApi = (
 } => {
   const ofApi = (type: string) => resourcesOfApi(resources, apiId, type);
   const api = props(resources[apiId] ?? { Type: '' });
+  refuseRoutesOutsideResources(resources[apiId] ?? { Type: '' }, apiId);
   const protocol = stringOf(api.ProtocolType, { resource: apiId, property: 'ProtocolType' }, undefined);
   if (protocol !== 'HTTP')
     throw new UnsupportedTemplateError(`${apiId}: a ${String(protocol)} API, which the runner does not serve`);

@@ -2,7 +2,15 @@
 // (Lambda proxy and MOCK integrations, request validation, API keys), its authorizers (TOKEN, REQUEST and
 // COGNITO_USER_POOLS) and its gateway responses. What the runner cannot reproduce faithfully is refused, each named.
 import { readApiKeys } from './api-keys.ts';
-import { type CfnResource, getAttOf, type IdentitySource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
+import {
+  type CfnResource,
+  getAttOf,
+  type IdentitySource,
+  ofType,
+  props,
+  refuseRoutesOutsideResources,
+  UnsupportedTemplateError,
+} from './cfn.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { checkResourcePolicy } from './resource-policy.ts';
 import { readStages } from './stages.ts';
@@ -441,6 +449,7 @@ export const readRestApi = (
   functionOf: FunctionOf,
 ) => {
   const apiResource = resources[apiId] as CfnResource;
+  refuseRoutesOutsideResources(apiResource, apiId);
   checkResourcePolicy(apiResource, apiId);
   const binaryMediaTypes = props(apiResource).BinaryMediaTypes ?? [];
   if (!Array.isArray(binaryMediaTypes) || !binaryMediaTypes.every((type) => typeof type === 'string')) {
