@@ -175,7 +175,9 @@ const banner = async (
         : []),
     ]),
     ...(chosen
-      ? [`The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (without --api, each is served)`]
+      ? [
+          `The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (without --api, all are served together; one the runner refuses stops the start)`,
+        ]
       : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
