@@ -30,6 +30,8 @@ import { machineNotices } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { localVariables } from './lambda/variables.ts';
+import { startLocalServices } from './services/local-services.ts';
+import type { ServiceValues } from './services/service-values.ts';
 
 export interface RunnerOptions {
   cloudAssemblyDir: string;
@@ -58,6 +60,8 @@ export interface RunnerOptions {
    * --env-vars`: givenVariables).
    */
   envVars?: Record<string, Record<string, string>>;
+  /** SSM parameters' and secrets' values over the template's (`--service-values`: services/service-values.ts). */
+  serviceValues?: ServiceValues;
   log: (line: string) => void;
   /**
    * Takes each line a function (by name: ServedFunction) writes to its log (as CloudWatch Logs gets it); without it,
@@ -87,6 +91,8 @@ export interface Runner {
   readonly apis: { url: string; app: Api }[];
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
+  /** The local SSM Parameter Store's and Secrets Manager's endpoint (the runner's credentials: local-aws.ts). */
+  servicesEndpoint: string;
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -221,7 +227,16 @@ export const startServices = async (
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
   const unserved = await serveUnservedServices(options.log);
-  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close()]);
+  const local = await startLocalServices({
+    dataDir: options.dataDir,
+    seeds: assembly.seeds,
+    values: options.serviceValues,
+    log: options.log,
+  }).catch(async (error: unknown) => {
+    await Promise.all([jwks.close(), unserved.close()]);
+    throw error;
+  });
+  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close(), local.close()]);
   let database: Database;
   try {
     database = await startDatabase(
@@ -256,7 +271,7 @@ export const startServices = async (
       warnOfOwnScope(fn, context, given, options.log);
       for (const notice of fn.notices) sayOnce(`${name}: ${notice}`, `${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const endpoints = { database: database.endpoint, unservedServices: unserved.url };
+      const endpoints = { database: database.endpoint, unservedServices: unserved.url, services: local.endpoints };
       const variables = localVariables(fn, context, issuer, endpoints, { [fn.id]: given });
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(name, line));
@@ -287,6 +302,7 @@ export const startServices = async (
   return {
     signingKey,
     database,
+    local,
     pools,
     poolsFor,
     inspectPorts,
@@ -405,6 +421,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     },
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
+    servicesEndpoint: services.local.url,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => {
@@ -422,6 +439,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
         return false;
       }
       await services.database.createTables(next.tables);
+      services.local.seed(next.seeds);
       served = next;
       const previous = pools;
       pools = services.poolsFor(next);

@@ -13,6 +13,7 @@ import { type LayerDirs, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
+import { type ServiceSeeds, serviceSeedsOf } from './service-resources.ts';
 import { missingPublicGrants } from './url-permissions.ts';
 import { readUserPools } from './user-pools.ts';
 import { type DeployedTemplate, deployedResources } from './values.ts';
@@ -177,7 +178,13 @@ export interface Assembly {
   notices: string[];
   /** Every function of every stack (served or not), as a user may name it (function-names.ts). */
   functions: FunctionRef[];
+  /** Every stack's SSM parameters and secrets, which the local services start with (service-resources.ts). */
+  seeds: ServiceSeeds;
 }
+
+/** Every stack's parameters and secrets, each read in its own stack, whichever stacks are served. */
+const seedsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
+  serviceSeedsOf(stacks.map(({ name, tables, resources }) => ({ stackName: name, tables, resources, exports })));
 
 const functionsOf = (stacks: AssemblyStack[]) =>
   stacks.flatMap(({ name, resources }) => functionRefsOf(name, resources));
@@ -219,6 +226,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       stacksWithoutApi: [],
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
       functions: functionsOf(stacks),
+      seeds: seedsOf(assembly),
     };
   }
   const withApis = stacks.filter(({ resources }) =>
@@ -248,6 +256,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
     functions: functionsOf(stacks),
+    seeds: seedsOf(assembly),
   };
 };
 

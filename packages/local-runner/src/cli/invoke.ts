@@ -13,6 +13,7 @@ import { streamedResponse } from '../gateway/streamed-response.ts';
 import { failureOf, type InvocationReport } from '../lambda/pool.ts';
 import { StreamedError } from '../lambda/runtime-api.ts';
 import { startServices } from '../runner.ts';
+import { serviceValuesOf } from '../services/service-values.ts';
 import { readConfig } from './config.ts';
 import {
   cloudAssemblyOf,
@@ -32,6 +33,7 @@ const { values, positionals, usage } = parseCommandLine(
     'data-dir',
     'in-memory',
     'env-vars',
+    'service-values',
     'app',
     'context',
     'stack',
@@ -126,7 +128,9 @@ try {
     throw new RunnerError(`the event is given twice: ${eventArgument} and --event ${values.event}`);
   const eventFile = values.event ?? eventArgument;
   const event = readEvent(eventFile);
-  const inputs = [eventFile, values['env-vars']].filter((file): file is string => file !== undefined && file !== '-');
+  const inputs = [eventFile, values['env-vars'], values['service-values']].filter(
+    (file): file is string => file !== undefined && file !== '-',
+  );
   const assembly = readAssembly(cloudAssemblyOf(values, log, inputs), {
     stackName: values.stack,
     apiName: values.api,
@@ -150,6 +154,7 @@ try {
     runtimeSdk: runtimeSdkOf(values),
     log,
     ...(values['env-vars'] && { envVars: envVarsOf(values['env-vars']) }),
+    ...(values['service-values'] && { serviceValues: serviceValuesOf(values['service-values']) }),
     ...(inspect && { inspect }),
   });
   for (const [id, port] of services.inspectPorts)

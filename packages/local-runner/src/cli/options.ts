@@ -42,6 +42,11 @@ export const options = {
     placeholder: 'FILE',
     help: '{"<function>": {"NAME": "value"}, "Parameters": {...every function\'s}} replacing template values (as sam local takes it); a function by logical id, construct path or construct id',
   },
+  'service-values': {
+    type: 'string',
+    placeholder: 'FILE',
+    help: '{"Parameters": {"<name>": "value"}, "Secrets": {"<name>": "value"}}: SSM parameters and secrets over and beside the template\'s (docs: configuration)',
+  },
   event: {
     type: 'string',
     short: 'e',

@@ -8,6 +8,7 @@ import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { lendSigningKey } from '../issuer/lent-key.ts';
 import { type Runner, startRunner } from '../runner.ts';
+import { serviceValuesOf } from '../services/service-values.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
 import {
@@ -214,6 +215,7 @@ export const serve = async (parent: number) => {
       'in-memory',
       'max-workers',
       'env-vars',
+      'service-values',
       'app',
       'context',
       'stack',
@@ -236,6 +238,7 @@ export const serve = async (parent: number) => {
     const openapi = openApiPath ? (parseYaml(readFileSync(openApiPath, 'utf8')) as OpenApiDocument) : undefined;
     const dataDir = dataDirOf(values, config);
     const envVars = envVarsOf(values['env-vars']);
+    const serviceValues = serviceValuesOf(values['service-values']);
     const starting = startRunner({
       cloudAssemblyDir: cloudAssemblyOf(values, log),
       ...(values.stack && { stackName: values.stack }),
@@ -247,6 +250,7 @@ export const serve = async (parent: number) => {
       maxWorkers: maxWorkersOf(values['max-workers'], log),
       tokenIssuer: config.tokenIssuer,
       ...(envVars && { envVars }),
+      ...(serviceValues && { serviceValues }),
       log,
       ...(openApiPath && { runnerPages: apiReference(openApiPath) }),
       ...(values['allowed-host'] && { allowedHosts: values['allowed-host'] }),

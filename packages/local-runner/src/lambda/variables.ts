@@ -99,19 +99,21 @@ const templateVariables = (fn: FunctionDefinition, envVars: EnvVars = {}): Recor
 
 /**
  * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
- * `envVars` names the issuer), the local database and the endpoint of the services the runner does not serve
+ * `envVars` names the issuer), the local database, the local services' endpoints (services/: AWS_ENDPOINT_URL_SSM,
+ * AWS_ENDPOINT_URL_SECRETS_MANAGER) and the endpoint of the services the runner does not serve
  * (aws/unserved-services.ts) in, and its `envVars` (from `--env-vars`, by function id) over them.
  */
 export const localVariables = (
   fn: FunctionDefinition,
   app: ValueContext,
   issuer: { identity: IssuerIdentity; jwksUri: string },
-  endpoints: { database: string; unservedServices?: string },
+  endpoints: { database: string; unservedServices?: string; services?: Record<string, string> },
   envVars: EnvVars = {},
 ) =>
   functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
     ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
     ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
     AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
+    ...endpoints.services,
     ...envVars[fn.id],
   });

@@ -1,0 +1,172 @@
+// The template's resources that a local service (src/services/) holds: its SSM parameters (AWS::SSM::Parameter) and
+// its Secrets Manager secrets (AWS::SecretsManager::Secret), each read into what the service is seeded with at start.
+// Their values go through the template evaluator in one place (`evaluated`); a value it cannot know leaves that
+// resource unseeded, said at start, rather than refusing an app that served before.
+import { createHash } from 'node:crypto';
+import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
+import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { localAws } from './local-aws.ts';
+
+/** A parameter as the template declares it. */
+export interface ParameterSeed {
+  /** `Stack/LogicalId`, which notices name. */
+  source: string;
+  name: string;
+  type: string;
+  value: string;
+}
+
+/** What GenerateSecretString asks for ("AWS::SecretsManager::Secret GenerateSecretString"). */
+export interface SecretGenerator {
+  passwordLength?: number;
+  excludeCharacters?: string;
+  excludeLowercase?: boolean;
+  excludeUppercase?: boolean;
+  excludeNumbers?: boolean;
+  excludePunctuation?: boolean;
+  includeSpace?: boolean;
+  requireEachIncludedType?: boolean;
+  secretStringTemplate?: string;
+  generateStringKey?: string;
+}
+
+/** A secret as the template declares it: its string, the generator of one, or neither (an empty secret). */
+export interface SecretSeed {
+  source: string;
+  name: string;
+  secretString?: string;
+  generate?: SecretGenerator;
+}
+
+export interface ServiceSeeds {
+  parameters: ParameterSeed[];
+  secrets: SecretSeed[];
+  /** What could not be seeded, and why: said at start. */
+  notices: string[];
+}
+
+/** Letters and digits of a hash of `text`: the part of a generated name that CloudFormation makes random, stable here. */
+const stableSuffix = (text: string, length: number) =>
+  createHash('sha256')
+    .update(text)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, length);
+
+/**
+ * The name of a parameter whose template gives none: CloudFormation generates `CFN-<logical id>-<random>` (the pattern
+ * deployed stacks show; the template reference says only that it generates one), the random part here a hash of the
+ * stack and id, so that it is the same at every start.
+ */
+export const generatedParameterName = (stackName: string, id: string) =>
+  `CFN-${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
+export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** A secret's ARN: Secrets Manager adds `-` and six random characters to its name; here a hash of the name. */
+export const localSecretArn = (name: string) =>
+  `arn:${localAws.partition}:secretsmanager:${localAws.region}:${localAws.accountId}:secret:${name}-${stableSuffix(name, 6)}`;
+
+/** A parameter's ARN (a name without a leading `/` gets one): `arn:aws:ssm:<region>:<account>:parameter/<name>`. */
+export const localParameterArn = (name: string) =>
+  `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
+
+/** Not evaluable locally: the resource is left out, with this reason. */
+class Unseeded extends Error {}
+
+/** The one call into the template evaluator: `value` (a property of `id`) as text, undefined when absent. */
+const evaluated = (value: unknown, context: ValueContext, id: string, property: string): string | undefined => {
+  if (value === undefined) return undefined;
+  try {
+    return resolveValue(value, context);
+  } catch (error) {
+    if (!(error instanceof UnresolvableValueError)) throw error;
+    throw new Unseeded(`${context.stackName}/${id}: its ${property} ${error.message} has no local value`);
+  }
+};
+
+const parameterOf = (id: string, resource: CfnResource, context: ValueContext): ParameterSeed => {
+  const { Name, Type, Value } = props(resource);
+  const value = evaluated(Value, context, id, 'Value');
+  if (value === undefined)
+    throw new UnsupportedTemplateError(`${context.stackName}/${id}: an SSM parameter with no Value`);
+  return {
+    source: `${context.stackName}/${id}`,
+    name: evaluated(Name, context, id, 'Name') ?? generatedParameterName(context.stackName, id),
+    type: evaluated(Type, context, id, 'Type') ?? 'String',
+    value,
+  };
+};
+
+const booleanOf = (value: string | undefined) => (value === undefined ? undefined : value === 'true');
+
+/** GenerateSecretString's properties, each evaluated; SecretStringTemplate and GenerateStringKey come together. */
+const generatorOf = (generate: unknown, context: ValueContext, id: string): SecretGenerator => {
+  const given = (typeof generate === 'object' && generate !== null ? generate : {}) as Record<string, unknown>;
+  const text = (key: string) => evaluated(given[key], context, id, `GenerateSecretString.${key}`);
+  const length = text('PasswordLength');
+  const generator: SecretGenerator = {
+    ...(length !== undefined && { passwordLength: Number(length) }),
+  };
+  const strings = {
+    excludeCharacters: 'ExcludeCharacters',
+    secretStringTemplate: 'SecretStringTemplate',
+    generateStringKey: 'GenerateStringKey',
+  } as const;
+  for (const [key, property] of Object.entries(strings)) {
+    const value = text(property);
+    if (value !== undefined) generator[key as keyof typeof strings] = value;
+  }
+  const flags = {
+    excludeLowercase: 'ExcludeLowercase',
+    excludeUppercase: 'ExcludeUppercase',
+    excludeNumbers: 'ExcludeNumbers',
+    excludePunctuation: 'ExcludePunctuation',
+    includeSpace: 'IncludeSpace',
+    requireEachIncludedType: 'RequireEachIncludedType',
+  } as const;
+  for (const [key, property] of Object.entries(flags)) {
+    const value = booleanOf(text(property));
+    if (value !== undefined) generator[key as keyof typeof flags] = value;
+  }
+  if ((generator.secretStringTemplate === undefined) !== (generator.generateStringKey === undefined))
+    throw new UnsupportedTemplateError(
+      `${context.stackName}/${id}: GenerateSecretString has one of SecretStringTemplate and GenerateStringKey without the other, which CloudFormation refuses`,
+    );
+  return generator;
+};
+
+const secretOf = (id: string, resource: CfnResource, context: ValueContext): SecretSeed => {
+  const { Name, SecretString, GenerateSecretString } = props(resource);
+  if (SecretString !== undefined && GenerateSecretString !== undefined)
+    throw new UnsupportedTemplateError(
+      `${context.stackName}/${id}: a secret with both SecretString and GenerateSecretString, which CloudFormation refuses`,
+    );
+  const secretString = evaluated(SecretString, context, id, 'SecretString');
+  return {
+    source: `${context.stackName}/${id}`,
+    name: evaluated(Name, context, id, 'Name') ?? generatedSecretName(context.stackName, id),
+    ...(secretString !== undefined && { secretString }),
+    ...(GenerateSecretString !== undefined && { generate: generatorOf(GenerateSecretString, context, id) }),
+  };
+};
+
+/** Each parameter and secret of every stack (`stacks`, each its own context), as the services are seeded with them. */
+export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
+  const seeds: ServiceSeeds = { parameters: [], secrets: [], notices: [] };
+  const read = <T>(type: string, reader: (id: string, r: CfnResource, c: ValueContext) => T, into: T[]) => {
+    for (const context of stacks)
+      for (const [id, resource] of ofType(context.resources, type)) {
+        try {
+          into.push(reader(id, resource, context));
+        } catch (error) {
+          if (!(error instanceof Unseeded)) throw error;
+          seeds.notices.push(`${error.message}: not seeded (put it with --service-values)`);
+        }
+      }
+  };
+  read('AWS::SSM::Parameter', parameterOf, seeds.parameters);
+  read('AWS::SecretsManager::Secret', secretOf, seeds.secrets);
+  return seeds;
+};

@@ -1,0 +1,78 @@
+// The AWS services the runner serves locally besides DynamoDB, each a module of this folder, served by one server per
+// protocol family (json-protocol.ts: SSM Parameter Store and Secrets Manager), their state in the data folder
+// (state-file.ts), encrypted with its key (data-key.ts), and seeded at start from the template's resources
+// (app/service-resources.ts) and the --service-values file (service-values.ts). Functions reach each through its
+// `AWS_ENDPOINT_URL_<SERVICE>` variable ("Service-specific endpoints", AWS SDKs and Tools Reference Guide).
+import type { ServiceSeeds } from '../app/service-resources.ts';
+import { type DataKey, loadDataKey } from './data-key.ts';
+import { serveJsonServices } from './json-protocol.ts';
+import { emptyParameters, parameterStore } from './parameter-store.ts';
+import { generatedSecretString } from './secret-generator.ts';
+import { emptySecrets, secretsManager } from './secrets-manager.ts';
+import type { ServiceValues } from './service-values.ts';
+import { stateFile } from './state-file.ts';
+
+/** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
+const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: DataKey) => {
+  const print = (...parts: unknown[]) => key.fingerprint(JSON.stringify(parts));
+  const given = values ?? { parameters: [], secrets: [] };
+  const parameters = new Map(
+    seeds.parameters.map(({ name, type, value, source }) => [
+      name,
+      { name, type, value, source, fingerprint: print('template', type, value) },
+    ]),
+  );
+  for (const { name, value, type } of given.parameters) {
+    const chosen = type ?? parameters.get(name)?.type ?? 'String';
+    parameters.set(name, {
+      name,
+      type: chosen,
+      value,
+      source: '--service-values',
+      fingerprint: print('file', chosen, value),
+    });
+  }
+  const secrets = new Map(
+    seeds.secrets.map(({ name, secretString, generate, source }) => [
+      name,
+      {
+        name,
+        source,
+        // A generated value is made once: the same generator again leaves it (its fingerprint is the generator's).
+        value: () => (generate ? generatedSecretString(generate, source) : secretString),
+        fingerprint: print('template', secretString ?? null, generate ?? null),
+      },
+    ]),
+  );
+  for (const { name, value } of given.secrets)
+    secrets.set(name, { name, source: '--service-values', value: () => value, fingerprint: print('file', value) });
+  return { parameters: [...parameters.values()], secrets: [...secrets.values()] };
+};
+
+/** Starts the local services on `dataDir` (in memory without one), seeded; their endpoints, by variable name. */
+export const startLocalServices = async (options: {
+  dataDir: string | undefined;
+  seeds: ServiceSeeds;
+  values?: ServiceValues | undefined;
+  log: (line: string) => void;
+}) => {
+  const { dataDir, log } = options;
+  const key = loadDataKey(dataDir);
+  const parameters = parameterStore(stateFile(dataDir, 'ssm', emptyParameters), key);
+  const secrets = secretsManager(stateFile(dataDir, 'secretsmanager', emptySecrets), key);
+  const seed = (seeds: ServiceSeeds) => {
+    const chosen = seedsOf(seeds, options.values, key);
+    for (const line of [...seeds.notices, ...parameters.seed(chosen.parameters), ...secrets.seed(chosen.secrets)])
+      log(line);
+  };
+  seed(options.seeds);
+  const server = await serveJsonServices([parameters.service, secrets.service], log);
+  return {
+    url: server.url,
+    /** The variables that point a function's SDK at each service. */
+    endpoints: { AWS_ENDPOINT_URL_SSM: server.url, AWS_ENDPOINT_URL_SECRETS_MANAGER: server.url },
+    /** Seeds again from a reloaded app's template (start --watch). */
+    seed,
+    close: server.close,
+  };
+};

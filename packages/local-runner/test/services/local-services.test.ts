@@ -1,0 +1,181 @@
+// The local services on a data folder: seeded from the template's resources (and the --service-values file), kept
+// across restarts, encrypted at rest with the data folder's key, and reached only with the runner's credentials.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../src/app/local-aws.ts';
+import type { ServiceSeeds } from '../../src/app/service-resources.ts';
+import { RunnerError } from '../../src/errors.ts';
+import { startLocalServices } from '../../src/services/local-services.ts';
+import { serviceValuesOf } from '../../src/services/service-values.ts';
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'local-services-'));
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const seeds = (value: string, generateLength = 20): ServiceSeeds => ({
+  parameters: [
+    { source: 'App/Plain', name: '/app/plain', type: 'String', value },
+    { source: 'App/Hidden', name: '/app/hidden', type: 'SecureString', value: 'parameter-secret-text' },
+  ],
+  secrets: [
+    { source: 'App/Given', name: 'app/given', secretString: 'secret-string-text' },
+    {
+      source: 'App/Made',
+      name: 'app/made',
+      generate: {
+        passwordLength: generateLength,
+        secretStringTemplate: '{"user":"admin"}',
+        generateStringKey: 'password',
+      },
+    },
+  ],
+  notices: ['App/Other: its Value {"Ref":"Elsewhere"} has no local value: not seeded (put it with --service-values)'],
+});
+
+/** Runs `use` with services started on the data folder with `given` seeds, and the log they wrote. */
+const withServices = async <T>(
+  given: ServiceSeeds,
+  use: (clients: { ssm: SSMClient; secrets: SecretsManagerClient; log: string[] }) => Promise<T>,
+  values?: Parameters<typeof startLocalServices>[0]['values'],
+) => {
+  const log: string[] = [];
+  const services = await startLocalServices({ dataDir, seeds: given, values, log: (line) => log.push(line) });
+  const options = { endpoint: services.url, region: localAws.region, credentials: localAws.credentials };
+  const ssm = new SSMClient(options);
+  const secrets = new SecretsManagerClient(options);
+  try {
+    return await use({ ssm, secrets, log });
+  } finally {
+    ssm.destroy();
+    secrets.destroy();
+    await services.close();
+  }
+};
+
+const parameter = async (ssm: SSMClient, Name: string) =>
+  (await ssm.send(new GetParameterCommand({ Name, WithDecryption: true }))).Parameter?.Value;
+const secret = async (client: SecretsManagerClient, SecretId: string) =>
+  (await client.send(new GetSecretValueCommand({ SecretId }))).SecretString;
+
+let generated: string | undefined;
+
+test('the template seeds them; a value it cannot know is said', async () => {
+  await withServices(seeds('one'), async ({ ssm, secrets, log }) => {
+    expect(await parameter(ssm, '/app/plain')).toBe('one');
+    expect(await parameter(ssm, '/app/hidden')).toBe('parameter-secret-text');
+    expect(await secret(secrets, 'app/given')).toBe('secret-string-text');
+    generated = await secret(secrets, 'app/made');
+    expect(log).toEqual([expect.stringMatching(/^App\/Other: .* not seeded/)]);
+  });
+  // "AWS::SecretsManager::Secret GenerateSecretString": the template's object, the password at GenerateStringKey.
+  expect(JSON.parse(generated ?? '')).toEqual({ user: 'admin', password: expect.stringMatching(/^.{20}$/) });
+});
+
+test('a value the user put stays at the next start while the template keeps its value; a changed template puts its own', async () => {
+  await withServices(seeds('one'), async ({ ssm, secrets }) => {
+    await ssm.send(new PutParameterCommand({ Name: '/app/plain', Value: 'mine', Overwrite: true }));
+    await secrets.send(new PutSecretValueCommand({ SecretId: 'app/given', SecretString: 'my-secret' }));
+  });
+  await withServices(seeds('one'), async ({ ssm, secrets }) => {
+    expect(await parameter(ssm, '/app/plain')).toBe('mine');
+    expect(await secret(secrets, 'app/given')).toBe('my-secret');
+    // The same generator again: the value generated at the first start, not another.
+    expect(await secret(secrets, 'app/made')).toBe(generated);
+  });
+  await withServices(seeds('two', 24), async ({ ssm, secrets, log }) => {
+    expect(await parameter(ssm, '/app/plain')).toBe('two');
+    expect((await ssm.send(new GetParameterCommand({ Name: '/app/plain' }))).Parameter?.Version).toBe(3);
+    expect(JSON.parse((await secret(secrets, 'app/made')) ?? '').password).toHaveLength(24);
+    expect(await secret(secrets, 'app/given')).toBe('my-secret');
+    expect(log).toContain('SSM parameter /app/plain: App/Plain changed, over the value put since');
+  });
+});
+
+test("the --service-values file's values go over the template's and beside them", async () => {
+  // The user's file, outside the data folder.
+  const folder = mkdtempSync(join(tmpdir(), 'service-values-'));
+  const file = join(folder, 'values.json');
+  try {
+    writeFileSync(
+      file,
+      JSON.stringify({
+        Parameters: { '/app/plain': 'from-file', '/outside/key': { Value: 'k', Type: 'SecureString' } },
+        Secrets: { 'outside/secret': 's' },
+      }),
+    );
+    await withServices(
+      seeds('two', 24),
+      async ({ ssm, secrets }) => {
+        expect(await parameter(ssm, '/app/plain')).toBe('from-file');
+        expect((await ssm.send(new GetParameterCommand({ Name: '/outside/key' }))).Parameter?.Type).toBe(
+          'SecureString',
+        );
+        expect(await parameter(ssm, '/outside/key')).toBe('k');
+        expect(await secret(secrets, 'outside/secret')).toBe('s');
+      },
+      serviceValuesOf(file),
+    );
+    writeFileSync(file, JSON.stringify({ Parameters: { '/x': { Value: 1 } } }));
+    expect(() => serviceValuesOf(file)).toThrow(RunnerError);
+    expect(() => serviceValuesOf(file)).toThrow(`${file}: Parameters /x: expected {`);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test("no secret's text is in any file of the data folder; its key is the owner's alone", () => {
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? files(join(dir, entry.name)) : [join(dir, entry.name)],
+    );
+  const everything = files(dataDir).map((file) => readFileSync(file, 'utf8'));
+  expect(files(dataDir).map((file) => file.slice(dataDir.length))).toEqual(
+    expect.arrayContaining(['/data-key', '/services/ssm.json', '/services/secretsmanager.json']),
+  );
+  for (const text of ['parameter-secret-text', 'secret-string-text', 'my-secret', JSON.parse(generated ?? '').password])
+    for (const content of everything) expect(content).not.toContain(text);
+  expect(statSync(join(dataDir, 'data-key')).mode & 0o777).toBe(0o600);
+});
+
+test('a data key that is not one is refused, naming the file and what to do', async () => {
+  const other = mkdtempSync(join(tmpdir(), 'local-services-key-'));
+  try {
+    writeFileSync(join(other, 'data-key'), 'short');
+    await expect(startLocalServices({ dataDir: other, seeds: seeds('x'), log: () => undefined })).rejects.toThrow(
+      `${join(other, 'data-key')} is not the data folder's key`,
+    );
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
+test("a call not signed with the runner's key and region is refused as AWS refuses it", async () => {
+  const log: string[] = [];
+  const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: (line) => log.push(line) });
+  try {
+    const call = (authorization?: string) =>
+      fetch(services.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-amz-json-1.1',
+          'X-Amz-Target': 'AmazonSSM.GetParameter',
+          ...(authorization && { Authorization: authorization }),
+        },
+        body: '{"Name":"/app/plain"}',
+      }).then(async (response) => [response.status, ((await response.json()) as { __type: string }).__type]);
+    const signed = (key: string, region: string) =>
+      `AWS4-HMAC-SHA256 Credential=${key}/20261128/${region}/ssm/aws4_request, SignedHeaders=host, Signature=00`;
+    expect(await call()).toEqual([400, 'MissingAuthenticationTokenException']);
+    expect(await call(signed('AKIAREAL', 'us-east-1'))).toEqual([400, 'UnrecognizedClientException']);
+    expect(await call(signed('local', 'eu-west-1'))).toEqual([400, 'InvalidSignatureException']);
+    expect(await call(signed('local', 'us-east-1'))).toEqual([200, undefined]);
+  } finally {
+    await services.close();
+  }
+});
