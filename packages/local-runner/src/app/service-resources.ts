@@ -8,7 +8,7 @@ import { resolveValue, UnresolvableValueError, type ValueContext } from './intri
 import { localAws } from './local-aws.ts';
 
 /** A parameter as the template declares it. */
-export interface ParameterSeed {
+interface ParameterSeed {
   /** `Stack/LogicalId`, which notices name. */
   source: string;
   name: string;
@@ -31,7 +31,7 @@ export interface SecretGenerator {
 }
 
 /** A secret as the template declares it: its string, the generator of one, or neither (an empty secret). */
-export interface SecretSeed {
+interface SecretSeed {
   source: string;
   name: string;
   secretString?: string;
@@ -62,7 +62,7 @@ export const generatedParameterName = (stackName: string, id: string) =>
   `CFN-${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
-export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
 /** A secret's ARN: Secrets Manager adds `-` and six random characters to its name; here a hash of the name. */
 export const localSecretArn = (name: string) =>

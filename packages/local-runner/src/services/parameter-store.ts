@@ -15,7 +15,7 @@ interface ParameterVersion {
   modified: number;
 }
 
-export interface StoredParameter {
+interface StoredParameter {
   name: string;
   type: string;
   versions: ParameterVersion[];
