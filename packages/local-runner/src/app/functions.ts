@@ -188,7 +188,13 @@ const settingNotices = (properties: Record<string, unknown>) => [
 ];
 
 /**
- * Services besides DynamoDB that the function's role lets it call (its role's inline policies and the
+ * The services (IAM's prefixes) whose calls do not fail locally: DynamoDB, SSM and Secrets Manager (served: some of
+ * their operations, docs/services.md), CloudWatch Logs and X-Ray (the runtime's calls).
+ */
+const servedServices = ['dynamodb', 'ssm', 'secretsmanager', 'logs', 'xray'];
+
+/**
+ * Services besides those served that the function's role lets it call (its role's inline policies and the
  * AWS::IAM::Policy resources attached to it, by the service prefix of each allowed action), and CloudWatch Logs and
  * X-Ray, whose calls the runtime makes, not the function, and a WebSocket API's @connections. Locally those calls fail at once (NotServedLocally:
  * aws/unserved-services.ts); said at start, since the template shows them.
@@ -220,7 +226,7 @@ const unservedServicesOf = (properties: Record<string, unknown>, resources: Reco
         if (servesConnections && typeof name === 'string' && name.toLowerCase() === 'execute-api:manageconnections')
           continue;
         const service = typeof name === 'string' ? name.split(':')[0] : undefined;
-        if (service && !['dynamodb', 'logs', 'xray'].includes(service)) services.add(service);
+        if (service && !servedServices.includes(service)) services.add(service);
       }
     }
   }

@@ -137,9 +137,15 @@ const answer = async (
 export const serveJsonServices = async (services: JsonService[], log: (line: string) => void) => {
   const server = createServer(async (request, response) => {
     // Loopback hosts alone, as every server of the runner (http-server.ts).
+    // Browsers are refused outright, as the database refuses them (database/loopback-only.ts): an SDK sends no Origin.
     const host = requestHost(request);
-    if (!hostIsServed(host)) {
-      const refusal = { __type: 'AccessDeniedException', message: hostRefusal(host ?? '', { optionServesIt: false }) };
+    const refused = !hostIsServed(host)
+      ? hostRefusal(host ?? '', { optionServesIt: false })
+      : request.headers.origin === undefined
+        ? undefined
+        : `a request from a web page (Origin ${request.headers.origin}): the local services answer SDKs alone`;
+    if (refused) {
+      const refusal = { __type: 'AccessDeniedException', message: refused };
       afterBody(request, response, () => send(response, 403, refusal, refusal.__type));
       return;
     }

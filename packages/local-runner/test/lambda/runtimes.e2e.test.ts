@@ -160,7 +160,8 @@ describe('served as the template has it', () => {
     expect(notices).toEqual([
       'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
       'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
-      'NetworkedFunction: its role lets it call ssm, s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
+      // SSM is served (docs/services.md): its role's ssm:GetParameter is not said.
+      'NetworkedFunction: its role lets it call s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
     ]);
     expect((await get(runner.api, '/networked')).status).toBe(200);
   });

@@ -1,6 +1,6 @@
 // Loopback is not reachable from web pages (issue 41, item 8). A page on a name whose DNS it rebinds to 127.0.0.1 (DNS
-// rebinding) sends its own name as Host (RFC 9110 section 7.2): the gateway, its pages, the database and the issuer
-// answer loopback names alone (RFC 6761 section 6.3 for .localhost), and the gateway the names --allowed-host gives,
+// rebinding) sends its own name as Host (RFC 9110 section 7.2): the gateway, its pages, the database, the issuer and
+// the local services (which, like the database, refuse any Origin) answer loopback names alone (RFC 6761 section 6.3 for .localhost), and the gateway the names --allowed-host gives,
 // as Vite's `server.allowedHosts` (https://vite.dev/config/server-options#server-allowedhosts) and webpack-dev-server's
 // `allowedHosts` (https://webpack.js.org/configuration/dev-server/#devserverallowedhosts) do against this attack. The
 // database refuses browsers outright: any Origin header, any preflight (Fetch standard, "CORS protocol").
@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { rawExchange } from 'test-support/raw-http';
 import { serveJwks } from '../../src/issuer/dev-issuer.ts';
+import { startLocalServices } from '../../src/services/local-services.ts';
 import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
@@ -222,5 +223,36 @@ describe("the development issuer's JWKS answers loopback hosts alone", () => {
     const answered = await send(jwks.url, { path, headers: { Host: new URL(jwks.url).host } });
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.text)).toEqual({ keys: [expect.objectContaining({ kty: 'EC' })] });
+  });
+});
+
+describe('the local services (SSM, Secrets Manager) answer loopback hosts alone, and no web page', () => {
+  let services: Awaited<ReturnType<typeof startLocalServices>>;
+  beforeAll(async () => {
+    const seeds = { parameters: [{ source: 'S/P', name: '/p', type: 'String', value: 'v' }], secrets: [], notices: [] };
+    services = await startLocalServices({ dataDir: undefined, seeds, log: () => undefined });
+  });
+  afterAll(() => services.close());
+
+  test('Host: evil.example or an Origin is 403; an SDK-like call on 127.0.0.1 gets the parameter', async () => {
+    const call = (headers: Record<string, string>) =>
+      send(services.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/x-amz-json-1.1',
+          'X-Amz-Target': 'AmazonSSM.GetParameter',
+          Authorization:
+            'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
+          ...headers,
+        },
+        body: '{"Name":"/p"}',
+      });
+    for (const refused of [await call({ Host: 'evil.example' }), await call({ Origin: 'https://evil.example' })]) {
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.text)).toMatchObject({ __type: 'AccessDeniedException' });
+    }
+    const answered = await call({ Host: new URL(services.url).host });
+    expect(answered.status).toBe(200);
+    expect(JSON.parse(answered.text)).toMatchObject({ Parameter: { Name: '/p', Value: 'v' } });
   });
 });

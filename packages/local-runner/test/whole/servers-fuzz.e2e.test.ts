@@ -1,7 +1,8 @@
 // No request, whatever its bytes, ends the runner (issue 41, items 7-8; the rule every server of the runner keeps):
 // thousands of random requests sent raw over TCP to a live runner's gateway and database (the start command, as a user
-// runs it) and to the development issuer's JWKS server: request lines, methods, paths with bad percent-encoding, Host
-// variants, headers and bodies (null, non-JSON, large, binary, truncated). Each complete request gets an HTTP answer
+// runs it), to the development issuer's JWKS server and to the local services' (SSM, Secrets Manager): request
+// lines, methods, paths with bad percent-encoding, Host variants, headers and bodies (null, non-JSON, large, binary,
+// truncated). Each complete request gets an HTTP answer
 // (RFC 9112: a malformed one Node's parser refuses gets 400, section 3.2 and 5; the gateway's as JSON); one whose
 // bytes end early (the client half-closes before its body or header section is whole) cannot be answered, and the
 // connection closes cleanly, with at most an answer to what was whole. Afterwards the runner still serves. The Runtime
@@ -11,6 +12,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { serveJwks } from '../../src/issuer/dev-issuer.ts';
+import { startLocalServices } from '../../src/services/local-services.ts';
 import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
 import { type Launched, startApp, stopStarted } from '../helpers/runner-process.ts';
 
@@ -255,5 +257,29 @@ describe("the development issuer's JWKS server under random requests", () => {
     expect({ seed, failures }).toEqual({ seed, failures: [] });
     const response = await fetch(jwks.jwksUri);
     expect(await response.json()).toEqual({ keys: [] });
+  }, 60_000);
+});
+
+describe('the local services (SSM, Secrets Manager) under random requests', () => {
+  let services: Awaited<ReturnType<typeof startLocalServices>>;
+  beforeAll(async () => {
+    const seeds = { parameters: [{ source: 'S/P', name: '/p', type: 'String', value: 'v' }], secrets: [], notices: [] };
+    services = await startLocalServices({ dataDir: undefined, seeds, log: () => undefined });
+  });
+  afterAll(() => services.close());
+
+  test('answers every whole request; a parameter is still served after', async () => {
+    const { seed, failures } = await fuzz(port(services.url), ['/'], 400);
+    expect({ seed, failures }).toEqual({ seed, failures: [] });
+    const response = await fetch(services.url, {
+      method: 'POST',
+      headers: {
+        'X-Amz-Target': 'AmazonSSM.GetParameter',
+        Authorization:
+          'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
+      },
+      body: '{"Name":"/p"}',
+    });
+    expect(await response.json()).toMatchObject({ Parameter: { Value: 'v' } });
   }, 60_000);
 });
