@@ -226,13 +226,13 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
   const seed = (seeds: { name: string; type: string; value: string; fingerprint: string; source: string }[]) => {
     const state = file.read();
     const said: string[] = [];
-    for (const { name, type, value, fingerprint, source } of seeds) {
-      const stored = find(state, name);
-      if (stored && stored.seeded === fingerprint) continue;
-      if (stored?.putSince) said.push(`SSM parameter ${name}: ${source} changed, over the value put since`);
+    const changed = seeds.filter(({ name, fingerprint }) => find(state, name)?.seeded !== fingerprint);
+    for (const { name, type, value, fingerprint, source } of changed) {
+      if (find(state, name)?.putSince) said.push(`SSM parameter ${name}: ${source} changed, over the value put since`);
       put(state, name, type, value, fingerprint);
     }
-    file.write(state);
+    // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
+    if (changed.length > 0) file.write(state);
     return said;
   };
 

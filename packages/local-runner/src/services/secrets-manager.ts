@@ -181,9 +181,10 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
   const seed = (seeds: { name: string; value: () => string | undefined; fingerprint: string; source: string }[]) => {
     const state = file.read();
     const said: string[] = [];
-    for (const { name, value, fingerprint, source } of seeds) {
-      let secret = state.secrets.find((stored) => stored.name === name);
-      if (secret?.seeded === fingerprint) continue;
+    const stored = (name: string) => state.secrets.find((secret) => secret.name === name);
+    const changed = seeds.filter(({ name, fingerprint }) => stored(name)?.seeded !== fingerprint);
+    for (const { name, value, fingerprint, source } of changed) {
+      let secret = stored(name);
       if (secret?.putSince) said.push(`secret ${name}: ${source} changed, over the value put since`);
       if (!secret) {
         secret = { name, arn: localSecretArn(name), created: Date.now(), versions: [] };
@@ -193,7 +194,8 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
       if (made !== undefined) addVersion(secret, { value: made, binary: false }, randomUUID());
       Object.assign(secret, { seeded: fingerprint, putSince: false });
     }
-    file.write(state);
+    // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
+    if (changed.length > 0) file.write(state);
     return said;
   };
 
