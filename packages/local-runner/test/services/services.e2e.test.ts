@@ -6,7 +6,8 @@
 // https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html); the template's parameter and secret are
 // seeded ("AWS::SSM::Parameter", "AWS::SecretsManager::Secret GenerateSecretString", CloudFormation Template
 // Reference), and a SecureString the --service-values file gives is nowhere readable in the data folder.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,8 @@ import { localAws } from '../../src/app/local-aws.ts';
 import { generatedParameterName } from '../../src/app/service-resources.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 import { parameterNames, synthesizeParametersApp } from '../fixtures/parameters-app.ts';
+import { restProxyEvent } from '../helpers/rest-event.ts';
+import { runnerBin } from '../helpers/runner-process.ts';
 
 /** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
 const installedPackages = join(
@@ -25,12 +28,13 @@ const installedPackages = join(
 const secureText = 'e2e-secure-string-text';
 
 let dataDir: string | undefined;
+let assembly = '';
 let runner: Runner | undefined;
 const log: string[] = [];
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'services-e2e-'));
   runner = await startRunner({
-    cloudAssemblyDir: await synthesizeParametersApp(),
+    cloudAssemblyDir: (assembly = await synthesizeParametersApp()),
     port: 0,
     dataDir,
     maxWorkers: 1,
@@ -85,4 +89,33 @@ test("the SecureString's text is in none of the data folder's files", () => {
   const all = files(dataDir ?? '');
   expect(all.length).toBeGreaterThan(3);
   for (const file of all) expect(readFileSync(file).includes(secureText)).toBe(false);
+});
+
+test("invoke --service-values FILE: the function reads the file's values", () => {
+  const folder = mkdtempSync(join(tmpdir(), 'services-invoke-'));
+  try {
+    const values = join(folder, 'values.json');
+    writeFileSync(
+      values,
+      JSON.stringify({ Parameters: { [parameterNames.password]: { Value: 'from-the-file', Type: 'SecureString' } } }),
+    );
+    const event = join(folder, 'event.json');
+    writeFileSync(event, JSON.stringify(restProxyEvent('/')));
+    const args = ['invoke', 'Reader', event, '--app', assembly, '--in-memory', '--runtime-sdk', installedPackages];
+    const run = spawnSync(process.execPath, [runnerBin, ...args, '--service-values', values], {
+      cwd: folder,
+      encoding: 'utf8',
+    });
+    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(JSON.parse(run.stdout).body)).toMatchObject({ password: 'from-the-file' });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test('a reload (start --watch) seeds the changed template: the new execution environments read its value at init', async () => {
+  expect(await runner?.reload(await synthesizeParametersApp('hello again from '))).toBe(true);
+  const response = await fetch(`${runner?.url}/prod/`);
+  expect(response.status).toBe(200);
+  expect(JSON.parse(await response.text())).toMatchObject({ greeting: 'hello again from us-east-1' });
 });
