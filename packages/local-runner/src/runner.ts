@@ -207,6 +207,30 @@ const envVarsByFunction = (envVars: Record<string, Record<string, string>>, asse
 const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audience: 'local-runner' };
 
 /**
+ * The servers functions reach besides the database: the issuer's JWKS, the endpoint of the services the runner does
+ * not serve, and the local services (services/), seeded from `assembly`; one that cannot start closes the others.
+ */
+const startEndpoints = async (
+  assembly: Assembly,
+  signingKey: SigningKey,
+  options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log'>,
+) => {
+  const jwks = await serveJwks(() => [signingKey.publicJwk]);
+  const unserved = await serveUnservedServices(options.log);
+  const local = await startLocalServices({
+    dataDir: options.dataDir,
+    seeds: assembly.seeds,
+    values: options.serviceValues,
+    log: options.log,
+  }).catch(async (error: unknown) => {
+    await Promise.all([jwks.close(), unserved.close()]);
+    throw error;
+  });
+  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close(), local.close()]);
+  return { jwks, unserved, local, closeEndpoints };
+};
+
+/**
  * Starts what the functions of `assembly` use (the database and the issuer), and their pools; `poolsFor` makes the
  * pools of another assembly on the same database and issuer (a reload). Used by the start and invoke commands.
  */
@@ -225,18 +249,7 @@ export const startServices = async (
   const inspectPorts = await inspectPortsOf(assembly, options.inspect, options.log);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
-  const jwks = await serveJwks(() => [signingKey.publicJwk]);
-  const unserved = await serveUnservedServices(options.log);
-  const local = await startLocalServices({
-    dataDir: options.dataDir,
-    seeds: assembly.seeds,
-    values: options.serviceValues,
-    log: options.log,
-  }).catch(async (error: unknown) => {
-    await Promise.all([jwks.close(), unserved.close()]);
-    throw error;
-  });
-  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close(), local.close()]);
+  const { jwks, unserved, local, closeEndpoints } = await startEndpoints(assembly, signingKey, options);
   let database: Database;
   try {
     database = await startDatabase(

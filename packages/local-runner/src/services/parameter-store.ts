@@ -65,71 +65,84 @@ const checkedName = (name: string) => {
   return name;
 };
 
-export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) => {
-  const find = (state: ParameterState, name: string) => state.parameters.find((p) => p.name === name);
+/** What every operation works on: the parameters' file, and the key their values are sealed with. */
+interface Store {
+  file: StateFile<ParameterState>;
+  key: DataKey;
+}
 
-  /** A name as given (a name or an ARN, either with a `:version` selector) as the parameter and the version it names. */
-  const lookup = (state: ParameterState, given: string) => {
-    const [, arn, named = given, selector] =
-      /^(arn:[^:]+:ssm:[^:]*:[^:]*:parameter)?([^:]+)(?::([^:]+))?$/.exec(given) ?? [];
-    // An ARN names `/x` and `x` alike (`parameter/x`): the one that exists.
-    const parameter = find(state, named) ?? (arn ? find(state, named.slice(1)) : undefined);
-    if (!parameter) throw notFound(named);
-    if (selector === undefined) return { parameter, version: parameter.versions.at(-1) as ParameterVersion };
-    if (!/^\d+$/.test(selector))
-      throw invalid(`${given}: parameter labels are not served locally; select a version by its number`);
-    const version = parameter.versions.find((v) => v.version === Number(selector));
-    if (!version)
-      throw new ServiceError(
-        'ParameterVersionNotFound',
-        `Systems Manager could not find version ${selector} of ${named}. Verify the version and try again.`,
-      );
-    return { parameter, version, selector: `:${selector}` };
-  };
+const find = (state: ParameterState, name: string) => state.parameters.find((p) => p.name === name);
 
-  /** A parameter as the API returns it: its value decrypted when `decrypt` or not a SecureString. */
-  const shown = ({ parameter, version, selector }: ReturnType<typeof lookup>, decrypt: boolean) => {
-    const plain = parameter.type !== 'SecureString' || decrypt;
-    return {
-      Name: parameter.name,
-      Type: parameter.type,
-      // Undecrypted, a SecureString's value is its ciphertext, as Parameter Store returns KMS's (here the runner's).
-      Value: plain
-        ? key.open(version.value, `SSM parameter ${parameter.name}`)
-        : Buffer.from(version.value).toString('base64'),
-      Version: version.version,
-      ...(selector && { Selector: selector }),
-      LastModifiedDate: version.modified / 1000,
-      ARN: localParameterArn(parameter.name),
-      DataType: 'text',
-    };
-  };
-
-  /** Puts `value` as the next version of `name` (created with `type` when missing); its version number. */
-  const put = (state: ParameterState, name: string, type: string | undefined, value: string, seeded?: string) => {
-    let parameter = find(state, name);
-    if (!parameter) {
-      if (type === undefined) throw invalid('A parameter type is required when you create a parameter.');
-      parameter = { name, type, versions: [] };
-      state.parameters.push(parameter);
-    }
-    if (type !== undefined) parameter.type = type;
-    const version = (parameter.versions.at(-1)?.version ?? 0) + 1;
-    parameter.versions = [...parameter.versions, { version, value: key.seal(value), modified: Date.now() }].slice(
-      -keptVersions,
+/** A name as given (a name or an ARN, either with a `:version` selector) as the parameter and the version it names. */
+const lookup = (state: ParameterState, given: string) => {
+  const [, arn, named = given, selector] =
+    /^(arn:[^:]+:ssm:[^:]*:[^:]*:parameter)?([^:]+)(?::([^:]+))?$/.exec(given) ?? [];
+  // An ARN names `/x` and `x` alike (`parameter/x`): the one that exists.
+  const parameter = find(state, named) ?? (arn ? find(state, named.slice(1)) : undefined);
+  if (!parameter) throw notFound(named);
+  if (selector === undefined) return { parameter, version: parameter.versions.at(-1) as ParameterVersion };
+  if (!/^\d+$/.test(selector))
+    throw invalid(`${given}: parameter labels are not served locally; select a version by its number`);
+  const version = parameter.versions.find((v) => v.version === Number(selector));
+  if (!version)
+    throw new ServiceError(
+      'ParameterVersionNotFound',
+      `Systems Manager could not find version ${selector} of ${named}. Verify the version and try again.`,
     );
-    if (seeded === undefined) parameter.putSince = true;
-    else Object.assign(parameter, { seeded, putSince: false });
-    return version;
+  return { parameter, version, selector: `:${selector}` };
+};
+
+/** A parameter as the API returns it: its value decrypted when `decrypt` or not a SecureString. */
+const shown = (key: DataKey, { parameter, version, selector }: ReturnType<typeof lookup>, decrypt: boolean) => {
+  const plain = parameter.type !== 'SecureString' || decrypt;
+  return {
+    Name: parameter.name,
+    Type: parameter.type,
+    // Undecrypted, a SecureString's value is its ciphertext, as Parameter Store returns KMS's (here the runner's).
+    Value: plain
+      ? key.open(version.value, `SSM parameter ${parameter.name}`)
+      : Buffer.from(version.value).toString('base64'),
+    Version: version.version,
+    ...(selector && { Selector: selector }),
+    LastModifiedDate: version.modified / 1000,
+    ARN: localParameterArn(parameter.name),
+    DataType: 'text',
   };
+};
 
-  const decryption = (input: JsonInput) => input.WithDecryption === true;
+/** Puts `value` as the next version of `name` (created with `type` when missing); its version number. */
+const put = (
+  key: DataKey,
+  state: ParameterState,
+  { name, type, value }: { name: string; type: string | undefined; value: string },
+  seeded?: string,
+) => {
+  let parameter = find(state, name);
+  if (!parameter) {
+    if (type === undefined) throw invalid('A parameter type is required when you create a parameter.');
+    parameter = { name, type, versions: [] };
+    state.parameters.push(parameter);
+  }
+  if (type !== undefined) parameter.type = type;
+  const version = (parameter.versions.at(-1)?.version ?? 0) + 1;
+  const added = { version, value: key.seal(value), modified: Date.now() };
+  parameter.versions = [...parameter.versions, added].slice(-keptVersions);
+  if (seeded === undefined) parameter.putSince = true;
+  else Object.assign(parameter, { seeded, putSince: false });
+  return version;
+};
 
-  const getParameter = (input: JsonInput) => ({
-    Parameter: shown(lookup(file.read(), text(input, 'Name') as string), decryption(input)),
+const decryption = (input: JsonInput) => input.WithDecryption === true;
+
+const getParameter =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => ({
+    Parameter: shown(key, lookup(file.read(), text(input, 'Name') as string), decryption(input)),
   });
 
-  const getParameters = (input: JsonInput) => {
+const getParameters =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const names = input.Names;
     if (!Array.isArray(names) || names.length < 1 || names.length > 10 || !names.every((n) => typeof n === 'string'))
       throw invalid(
@@ -140,7 +153,7 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
     const missing: string[] = [];
     for (const name of new Set(names as string[])) {
       try {
-        found.push(shown(lookup(state, name), decryption(input)));
+        found.push(shown(key, lookup(state, name), decryption(input)));
       } catch (error) {
         if (!(error instanceof ServiceError) || error.type !== 'ParameterNotFound') throw error;
         missing.push(name);
@@ -149,17 +162,25 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
     return { Parameters: found, InvalidParameters: missing };
   };
 
-  const getParametersByPath = (input: JsonInput) => {
+/** GetParametersByPath's MaxResults: 1 to 10, by default 10. */
+const pageSize = (input: JsonInput) => {
+  const max = input.MaxResults ?? 10;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10)
+    throw invalid(
+      `1 validation error detected: Value '${String(max)}' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 10`,
+    );
+  return max;
+};
+
+const getParametersByPath =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const path = text(input, 'Path') as string;
     if (!path.startsWith('/'))
       throw invalid(
         `The parameter doesn't meet the parameter name requirements. The parameter name must begin with a forward slash "/". (${path})`,
       );
-    const max = input.MaxResults ?? 10;
-    if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10)
-      throw invalid(
-        `1 validation error detected: Value '${String(max)}' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 10`,
-      );
+    const max = pageSize(input);
     const prefix = path.endsWith('/') ? path : `${path}/`;
     const under = file
       .read()
@@ -174,13 +195,15 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
     const more = start >= 0 && start + max < under.length;
     return {
       Parameters: page.map((parameter) =>
-        shown({ parameter, version: parameter.versions.at(-1) as ParameterVersion }, decryption(input)),
+        shown(key, { parameter, version: parameter.versions.at(-1) as ParameterVersion }, decryption(input)),
       ),
       ...(more && last && { NextToken: Buffer.from(JSON.stringify({ after: last.name })).toString('base64url') }),
     };
   };
 
-  const putParameter = (input: JsonInput) => {
+const putParameter =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const name = checkedName(text(input, 'Name') as string);
     const value = text(input, 'Value') as string;
     const type = text(input, 'Type', false);
@@ -194,12 +217,14 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
         'ParameterAlreadyExists',
         'The parameter already exists. To overwrite this value, set the overwrite option in the request to true.',
       );
-    const version = put(state, name, type, value);
+    const version = put(key, state, { name, type, value });
     file.write(state);
     return { Version: version, Tier: 'Standard' };
   };
 
-  const deleteParameter = (input: JsonInput) => {
+const deleteParameter =
+  ({ file }: Store) =>
+  (input: JsonInput) => {
     const name = text(input, 'Name') as string;
     const state = file.read();
     if (!find(state, name)) throw notFound(name);
@@ -207,36 +232,43 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
     return {};
   };
 
+/**
+ * Puts each seed whose fingerprint differs from the one that last put its parameter (a new seed, or a changed one);
+ * a parameter the user put since keeps the user's value until its seed changes. Lines saying what was put over a
+ * value put since.
+ */
+const seedParameters = (
+  { file, key }: Store,
+  seeds: { name: string; type: string; value: string; fingerprint: string; source: string }[],
+) => {
+  const state = file.read();
+  const said: string[] = [];
+  const changed = seeds.filter(({ name, fingerprint }) => find(state, name)?.seeded !== fingerprint);
+  for (const { fingerprint, source, ...seed } of changed) {
+    if (find(state, seed.name)?.putSince)
+      said.push(`SSM parameter ${seed.name}: ${source} changed, over the value put since`);
+    put(key, state, seed, fingerprint);
+  }
+  // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
+  if (changed.length > 0) file.write(state);
+  return said;
+};
+
+/** The service on `file`, its values sealed with `key`, and its seeding. */
+export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) => {
+  const store = { file, key };
   const service: JsonService = {
     name: 'ssm',
     targetPrefix: 'AmazonSSM',
     operations: {
-      GetParameter: getParameter,
-      GetParameters: getParameters,
-      GetParametersByPath: getParametersByPath,
-      PutParameter: putParameter,
-      DeleteParameter: deleteParameter,
+      GetParameter: getParameter(store),
+      GetParameters: getParameters(store),
+      GetParametersByPath: getParametersByPath(store),
+      PutParameter: putParameter(store),
+      DeleteParameter: deleteParameter(store),
     },
   };
-
-  /**
-   * Puts each seed whose fingerprint differs from the one that last put its parameter (a new seed, or a changed one);
-   * a parameter the user put since keeps the user's value until its seed changes. Lines saying what was put.
-   */
-  const seed = (seeds: { name: string; type: string; value: string; fingerprint: string; source: string }[]) => {
-    const state = file.read();
-    const said: string[] = [];
-    const changed = seeds.filter(({ name, fingerprint }) => find(state, name)?.seeded !== fingerprint);
-    for (const { name, type, value, fingerprint, source } of changed) {
-      if (find(state, name)?.putSince) said.push(`SSM parameter ${name}: ${source} changed, over the value put since`);
-      put(state, name, type, value, fingerprint);
-    }
-    // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
-    if (changed.length > 0) file.write(state);
-    return said;
-  };
-
-  return { service, seed };
+  return { service, seed: (seeds: Parameters<typeof seedParameters>[1]) => seedParameters(store, seeds) };
 };
 
 /** The name a NextToken says the previous page ended with; an InvalidNextToken error when it is not one of ours. */

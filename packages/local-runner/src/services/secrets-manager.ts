@@ -71,38 +71,51 @@ const checkedName = (name: string | undefined) => {
   return name;
 };
 
-export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
-  /**
-   * The secret `id` names: its name, its ARN, or an ARN of its name with another six-character suffix (a partial or
-   * another component's ARN of it), as "GetSecretValue" takes "the ARN or name of the secret".
-   */
-  const find = (state: SecretState, id: string | undefined) => {
-    if (id === undefined) throw invalidParameter('SecretId is required');
-    const tail = id.startsWith('arn:') ? id.slice(id.indexOf(':secret:') + ':secret:'.length) : undefined;
-    const ofName = (name: string) =>
-      tail === name || (tail?.startsWith(`${name}-`) && /^[A-Za-z0-9]{6}$/.test(tail.slice(name.length + 1)));
-    return state.secrets.find(({ name, arn }) => name === id || arn === id || ofName(name));
-  };
+/** What every operation works on: the secrets' file, and the key their values are sealed with. */
+interface Store {
+  file: StateFile<SecretState>;
+  key: DataKey;
+}
 
-  /** Adds a version holding `value` with `stages` (by default AWSCURRENT), moving those labels off the others. */
-  const addVersion = (
-    secret: StoredSecret,
-    value: { value: string; binary: boolean },
-    id: string,
-    stages = [current],
-  ) => {
-    const wasCurrent = secret.versions.find((v) => v.stages.includes(current));
-    for (const version of secret.versions) version.stages = version.stages.filter((stage) => !stages.includes(stage));
-    // "PutSecretValue": moving AWSCURRENT moves AWSPREVIOUS to the version AWSCURRENT was removed from.
-    if (stages.includes(current) && wasCurrent) {
-      for (const version of secret.versions) version.stages = version.stages.filter((stage) => stage !== previous);
-      wasCurrent.stages.push(previous);
-    }
-    secret.versions.push({ id, value: key.seal(value.value), binary: value.binary, stages, created: Date.now() });
-    return { ARN: secret.arn, Name: secret.name, VersionId: id, VersionStages: stages };
-  };
+/**
+ * The secret `id` names: its name, its ARN, or an ARN of its name with another six-character suffix (a partial or
+ * another component's ARN of it), as "GetSecretValue" takes "the ARN or name of the secret".
+ */
+const find = (state: SecretState, id: string | undefined) => {
+  if (id === undefined) throw invalidParameter('SecretId is required');
+  const tail = id.startsWith('arn:') ? id.slice(id.indexOf(':secret:') + ':secret:'.length) : undefined;
+  const ofName = (name: string) =>
+    tail === name || (tail?.startsWith(`${name}-`) && /^[A-Za-z0-9]{6}$/.test(tail.slice(name.length + 1)));
+  return state.secrets.find(({ name, arn }) => name === id || arn === id || ofName(name));
+};
 
-  const getSecretValue = (input: JsonInput) => {
+const newSecret = (name: string): StoredSecret => ({
+  name,
+  arn: localSecretArn(name),
+  created: Date.now(),
+  versions: [],
+});
+
+/** Adds a version holding `value` with `stages` (by default AWSCURRENT), moving those labels off the others. */
+const addVersion = (
+  key: DataKey,
+  secret: StoredSecret,
+  { value, binary, id, stages = [current] }: { value: string; binary: boolean; id: string; stages?: string[] },
+) => {
+  const wasCurrent = secret.versions.find((v) => v.stages.includes(current));
+  for (const version of secret.versions) version.stages = version.stages.filter((stage) => !stages.includes(stage));
+  // "PutSecretValue": moving AWSCURRENT moves AWSPREVIOUS to the version AWSCURRENT was removed from.
+  if (stages.includes(current) && wasCurrent) {
+    for (const version of secret.versions) version.stages = version.stages.filter((stage) => stage !== previous);
+    wasCurrent.stages.push(previous);
+  }
+  secret.versions.push({ id, value: key.seal(value), binary, stages, created: Date.now() });
+  return { ARN: secret.arn, Name: secret.name, VersionId: id, VersionStages: stages };
+};
+
+const getSecretValue =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const secret = find(file.read(), text(input, 'SecretId'));
     if (!secret) throw notFound();
     const versionId = text(input, 'VersionId');
@@ -126,7 +139,9 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
     };
   };
 
-  const createSecret = (input: JsonInput) => {
+const createSecret =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const name = checkedName(text(input, 'Name'));
     const value = givenValue(input, false);
     const state = file.read();
@@ -135,22 +150,30 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
         'ResourceExistsException',
         `The operation failed because the secret ${name} already exists.`,
       );
-    const secret: StoredSecret = { name, arn: localSecretArn(name), created: Date.now(), versions: [] };
+    const secret = newSecret(name);
     state.secrets.push(secret);
-    const added = value && addVersion(secret, value, text(input, 'ClientRequestToken') ?? randomUUID());
+    const added = value && addVersion(key, secret, { ...value, id: text(input, 'ClientRequestToken') ?? randomUUID() });
     file.write(state);
     return { ARN: secret.arn, Name: name, ...(added && { VersionId: added.VersionId }) };
   };
 
-  const putSecretValue = (input: JsonInput) => {
+/** PutSecretValue's VersionStages: a list of labels, or undefined (AWSCURRENT). */
+const stagesOf = (input: JsonInput) => {
+  const stages = input.VersionStages;
+  if (stages !== undefined && (!Array.isArray(stages) || !stages.every((stage) => typeof stage === 'string')))
+    throw invalidParameter('VersionStages must be a list of staging labels');
+  return stages as string[] | undefined;
+};
+
+const putSecretValue =
+  ({ file, key }: Store) =>
+  (input: JsonInput) => {
     const state = file.read();
     const secret = find(state, text(input, 'SecretId'));
     if (!secret) throw notFound();
     const value = givenValue(input, true) as { value: string; binary: boolean };
     const id = text(input, 'ClientRequestToken') ?? randomUUID();
-    const stages = input.VersionStages;
-    if (stages !== undefined && (!Array.isArray(stages) || !stages.every((stage) => typeof stage === 'string')))
-      throw invalidParameter('VersionStages must be a list of staging labels');
+    const stages = stagesOf(input);
     // "PutSecretValue": the same token again with the same value does nothing; with another value, it is refused.
     const same = secret.versions.find((version) => version.id === id);
     if (same) {
@@ -161,43 +184,49 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
         );
       return { ARN: secret.arn, Name: secret.name, VersionId: id, VersionStages: same.stages };
     }
-    const added = addVersion(secret, value, id, stages as string[] | undefined);
+    const added = addVersion(key, secret, { ...value, id, ...(stages && { stages }) });
     secret.putSince = true;
     file.write(state);
     return added;
   };
 
+/**
+ * Creates each seed's secret when missing, and puts its value as AWSCURRENT when the seed's fingerprint differs from
+ * the one that last put it; a value the user put since stays until the seed changes. `value` makes the value (a
+ * generated one is made only then); undefined: an empty secret. Lines saying what was put over a value put since.
+ */
+const seedSecrets = (
+  { file, key }: Store,
+  seeds: { name: string; value: () => string | undefined; fingerprint: string; source: string }[],
+) => {
+  const state = file.read();
+  const said: string[] = [];
+  const stored = (name: string) => state.secrets.find((secret) => secret.name === name);
+  const changed = seeds.filter(({ name, fingerprint }) => stored(name)?.seeded !== fingerprint);
+  for (const { name, value, fingerprint, source } of changed) {
+    const secret = stored(name) ?? newSecret(name);
+    if (secret.putSince) said.push(`secret ${name}: ${source} changed, over the value put since`);
+    if (!state.secrets.includes(secret)) state.secrets.push(secret);
+    const made = value();
+    if (made !== undefined) addVersion(key, secret, { value: made, binary: false, id: randomUUID() });
+    Object.assign(secret, { seeded: fingerprint, putSince: false });
+  }
+  // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
+  if (changed.length > 0) file.write(state);
+  return said;
+};
+
+/** The service on `file`, its values sealed with `key`, and its seeding. */
+export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
+  const store = { file, key };
   const service: JsonService = {
     name: 'secretsmanager',
     targetPrefix: 'secretsmanager',
-    operations: { GetSecretValue: getSecretValue, PutSecretValue: putSecretValue, CreateSecret: createSecret },
+    operations: {
+      GetSecretValue: getSecretValue(store),
+      PutSecretValue: putSecretValue(store),
+      CreateSecret: createSecret(store),
+    },
   };
-
-  /**
-   * Creates each seed's secret when missing, and puts its value as AWSCURRENT when the seed's fingerprint differs from
-   * the one that last put it; a value the user put since stays until the seed changes. `value` makes the value (a
-   * generated one is made only then); undefined: an empty secret. Lines saying what was put over the user's.
-   */
-  const seed = (seeds: { name: string; value: () => string | undefined; fingerprint: string; source: string }[]) => {
-    const state = file.read();
-    const said: string[] = [];
-    const stored = (name: string) => state.secrets.find((secret) => secret.name === name);
-    const changed = seeds.filter(({ name, fingerprint }) => stored(name)?.seeded !== fingerprint);
-    for (const { name, value, fingerprint, source } of changed) {
-      let secret = stored(name);
-      if (secret?.putSince) said.push(`secret ${name}: ${source} changed, over the value put since`);
-      if (!secret) {
-        secret = { name, arn: localSecretArn(name), created: Date.now(), versions: [] };
-        state.secrets.push(secret);
-      }
-      const made = value();
-      if (made !== undefined) addVersion(secret, { value: made, binary: false }, randomUUID());
-      Object.assign(secret, { seeded: fingerprint, putSince: false });
-    }
-    // Written only when a seed changed: an `invoke` beside a running start rewrites nothing of it.
-    if (changed.length > 0) file.write(state);
-    return said;
-  };
-
-  return { service, seed };
+  return { service, seed: (seeds: Parameters<typeof seedSecrets>[1]) => seedSecrets(store, seeds) };
 };

@@ -33,8 +33,9 @@ let runner: Runner | undefined;
 const log: string[] = [];
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'services-e2e-'));
+  assembly = await synthesizeParametersApp();
   runner = await startRunner({
-    cloudAssemblyDir: (assembly = await synthesizeParametersApp()),
+    cloudAssemblyDir: assembly,
     port: 0,
     dataDir,
     maxWorkers: 1,
