@@ -8,7 +8,7 @@ import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { lendSigningKey } from '../issuer/lent-key.ts';
 import { type Runner, startRunner } from '../runner.ts';
-import { serviceValuesOf } from '../services/service-values.ts';
+import { type ServiceValues, serviceValuesOf } from '../services/service-values.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
 import {
@@ -111,12 +111,22 @@ const urlTraits = (url: UrlApi) =>
     ...(url.cors ? ['CORS'] : []),
   ].join(', ');
 
+/** Whether the local SSM Parameter Store and Secrets Manager hold anything: the template's or --service-values'. */
+const servesValues = (api: Runner, serviceValues: ServiceValues | undefined) =>
+  serviceValues !== undefined ||
+  api.apis.some(({ app }) =>
+    Object.values(app.resources).some(
+      ({ Type }) => Type === 'AWS::SSM::Parameter' || Type === 'AWS::SecretsManager::Secret',
+    ),
+  );
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
   openapi: OpenApiDocument | undefined,
   dataDir: string | undefined,
   envVars: Runner['envVars'],
+  withServices: boolean,
 ) => {
   const scope = devIssuerScope(
     api.apis.map(({ app }) => app),
@@ -182,6 +192,9 @@ const banner = async (
       : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
+    ...(withServices
+      ? [`SSM Parameter Store and Secrets Manager: ${api.servicesEndpoint} (the runner's credentials, local/local)`]
+      : []),
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
     ...userPoolsOf(api.apis.map(({ app }) => app)).map(
       ({ logicalId }) =>
@@ -267,7 +280,7 @@ export const serve = async (parent: number) => {
           `\`token\` cannot ask this runner for its key (${error instanceof Error ? error.message : String(error)}): its tokens are the banner's`,
         ),
       );
-    console.log(await banner(api, openapi, dataDir, api.envVars));
+    console.log(await banner(api, openapi, dataDir, api.envVars, servesValues(api, serviceValues)));
     if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
   } catch (error) {
     commandFailed('cdk-local-runner start', error);

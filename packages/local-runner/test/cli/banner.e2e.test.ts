@@ -1,7 +1,9 @@
 // The start command's banner names what it serves: each API at its address with its stack, when several stacks are
-// served, its stages, when it has several, and its API keys.
+// served, its stages, when it has several, its API keys, and the local services' address when the app keeps
+// parameters or secrets.
 import { afterEach, expect, test } from '@jest/globals';
 import { localKeyValue } from '../../src/app/api-keys.ts';
+import { synthesizeParametersApp } from '../fixtures/parameters-app.ts';
 import { synthesizeStacksApp } from '../fixtures/stacks-app.ts';
 import { apiKeys, synthesizeStagedApp } from '../fixtures/staged-app.ts';
 import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
@@ -15,6 +17,8 @@ test("several stacks: the banner names them, and each API's stack (the stacks fi
   expect(output).toMatch(/\(stacks Gateway, Edge, PerOperation, Monolith, Counter\) is serving at/);
   for (const stack of ['Gateway', 'Edge', 'PerOperation', 'Monolith', 'Counter'])
     expect(output).toMatch(new RegExp(`REST API \\w+ of ${stack} at http://127\\.0\\.0\\.1:\\d+:`));
+  // No parameter or secret in the app: no word of the local services.
+  expect(output).not.toContain('SSM Parameter Store');
 }, 60_000);
 
 test('an API with several stages and API keys: the banner names the stages and gives the keys', async () => {
@@ -26,4 +30,11 @@ test('an API with several stages and API keys: the banner names the stages and g
   expect(output).not.toContain('DisabledKey');
   expect(output).toContain("  stages prod, dev: the path's first segment chooses");
   expect(output).toContain("  stages dev, prod: the path's first segment chooses");
+}, 60_000);
+
+test("an app with SSM parameters and secrets: the banner gives the local services' address", async () => {
+  const output = await servedBanner(await synthesizeParametersApp());
+  expect(output).toMatch(
+    /\nSSM Parameter Store and Secrets Manager: http:\/\/127\.0\.0\.1:\d+ \(the runner's credentials, local\/local\)\n/,
+  );
 }, 60_000);
