@@ -55,6 +55,9 @@ test('PutParameter creates version 1; GetParameter reads it back, with its ARN',
     DataType: 'text',
   });
   expect(Parameter?.LastModifiedDate).toBeInstanceOf(Date);
+  // "GetParameter": the name, or the parameter's ARN.
+  const byArn = await ssm.send(new GetParameterCommand({ Name: Parameter?.ARN }));
+  expect(byArn.Parameter).toMatchObject({ Name: '/app/color', Value: 'green' });
 });
 
 test('PutParameter on an existing name: ParameterAlreadyExists, unless Overwrite, which makes the next version', async () => {
@@ -138,6 +141,10 @@ test('GetParametersByPath: one level, or every level with Recursive, a page of M
   expect(
     await failure(ssm.send(new GetParametersByPathCommand({ Path: '/tree', NextToken: 'not-a-token' }))),
   ).toMatchObject({ name: 'InvalidNextToken' });
+  // "GetParametersByPath": hierarchies start with a forward slash.
+  expect(await failure(ssm.send(new GetParametersByPathCommand({ Path: 'tree' })))).toMatchObject({
+    name: 'ValidationException',
+  });
   expect(await failure(ssm.send(new GetParametersByPathCommand({ Path: '/tree', MaxResults: 11 })))).toMatchObject({
     name: 'ValidationException',
   });
