@@ -45,7 +45,7 @@ export interface ServiceSeeds {
   notices: string[];
 }
 
-/** Letters and digits of a hash of `text`: the part of a generated name that CloudFormation makes random, stable here. */
+/** Letters and digits of a hash of `text`: the part of a generated name CloudFormation makes random, stable here. */
 const stableSuffix = (text: string, length: number) =>
   createHash('sha256')
     .update(text)
