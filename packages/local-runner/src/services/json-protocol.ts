@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { localAws } from '../app/local-aws.ts';
+import { RunnerError } from '../errors.ts';
 import {
   afterBody,
   hostIsServed,
@@ -156,8 +157,11 @@ export const serveJsonServices = async (services: JsonService[], log: (line: str
         send(response, result.status, { __type: result.type, message: result.message }, result.type);
       else send(response, 200, result.output ?? {});
     } catch (error) {
-      // A bug: the SDK reads a 500 as the service's failure (and retries it); the log says what it was.
-      log(`a local service failed: ${(error as Error).stack ?? String(error)}`);
+      // The data folder's (a RunnerError: a value its key does not open), said as it is; anything else is a bug,
+      // with its stack. The SDK reads a 500 as the service's failure (and retries it).
+      log(
+        `a local service failed: ${error instanceof RunnerError ? error.message : ((error as Error).stack ?? String(error))}`,
+      );
       send(response, 500, { __type: 'InternalFailure', message: (error as Error).message }, 'InternalFailure');
     }
   });

@@ -58,6 +58,10 @@ const withServices = async <T>(
   }
 };
 
+/** Starts services on `folder` with the seeds, and closes them: the folder then holds their files. */
+const withServicesIn = async (folder: string) =>
+  (await startLocalServices({ dataDir: folder, seeds: seeds('x'), log: () => undefined })).close();
+
 const parameter = async (ssm: SSMClient, Name: string) =>
   (await ssm.send(new GetParameterCommand({ Name, WithDecryption: true }))).Parameter?.Value;
 const secret = async (client: SecretsManagerClient, SecretId: string) =>
@@ -177,5 +181,73 @@ test("a call not signed with the runner's key and region is refused as AWS refus
     expect(await call(signed('local', 'us-east-1'))).toEqual([200, undefined]);
   } finally {
     await services.close();
+  }
+});
+
+test('a services file that is not what the runner writes is refused at start, naming it and what to do', async () => {
+  const other = mkdtempSync(join(tmpdir(), 'local-services-damaged-'));
+  try {
+    await withServicesIn(other);
+    writeFileSync(join(other, 'services', 'ssm.json'), '{"parameters": [');
+    await expect(startLocalServices({ dataDir: other, seeds: seeds('x'), log: () => undefined })).rejects.toThrow(
+      `${join(other, 'services', 'ssm.json')} is not what the runner writes`,
+    );
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
+});
+
+test('a body that is not a JSON object is a SerializationException', async () => {
+  const services = await startLocalServices({ dataDir: undefined, seeds: seeds('x'), log: () => undefined });
+  try {
+    const call = (body: string) =>
+      fetch(services.url, {
+        method: 'POST',
+        headers: {
+          'X-Amz-Target': 'AmazonSSM.GetParameter',
+          Authorization:
+            'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
+        },
+        body,
+      }).then(async (response) => [response.status, ((await response.json()) as { __type: string }).__type]);
+    expect(await call('{"Name":')).toEqual([400, 'SerializationException']);
+    expect(await call('["/app/plain"]')).toEqual([400, 'SerializationException']);
+  } finally {
+    await services.close();
+  }
+});
+
+test("a value the data folder's key does not open (the key replaced) fails that call, the log saying why", async () => {
+  const other = mkdtempSync(join(tmpdir(), 'local-services-rekeyed-'));
+  const log: string[] = [];
+  const start = () => startLocalServices({ dataDir: other, seeds: seeds('x'), log: (line) => log.push(line) });
+  const client = (url: string) =>
+    new SSMClient({ endpoint: url, region: localAws.region, credentials: localAws.credentials });
+  try {
+    const first = await start();
+    const putting = client(first.url);
+    await putting.send(new PutParameterCommand({ Name: '/mine', Value: 'v', Type: 'String' }));
+    putting.destroy();
+    await first.close();
+    // The template's seeds are put again under a new key (their fingerprints are the key's); a value put is not.
+    writeFileSync(join(other, 'data-key'), Buffer.alloc(32, 7).toString('base64'));
+    const services = await start();
+    const ssm = client(services.url);
+    try {
+      const failure = await ssm.send(new GetParameterCommand({ Name: '/mine' })).catch((error: unknown) => error);
+      expect(failure).toMatchObject({ $metadata: { httpStatusCode: 500 } });
+      expect(log).toContainEqual(
+        expect.stringMatching(
+          /^a local service failed: SSM parameter \/mine cannot be decrypted with the data folder's key/,
+        ),
+      );
+      expect(log.join('\n')).not.toContain('    at ');
+      expect(await parameter(ssm, '/app/plain')).toBe('x');
+    } finally {
+      ssm.destroy();
+      await services.close();
+    }
+  } finally {
+    rmSync(other, { recursive: true, force: true });
   }
 });
