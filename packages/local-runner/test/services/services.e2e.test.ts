@@ -5,7 +5,8 @@
 // ("Service-specific endpoints", AWS SDKs and Tools Reference Guide,
 // https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html); the template's parameter and secret are
 // seeded ("AWS::SSM::Parameter", "AWS::SecretsManager::Secret GenerateSecretString", CloudFormation Template
-// Reference), and a SecureString the --service-values file gives is nowhere readable in the data folder.
+// Reference), and a SecureString the --service-values file gives is nowhere readable in the data folder. boto3 (where
+// this machine's python3 has it) reads them the same way.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,9 +30,12 @@ const secureText = 'e2e-secure-string-text';
 
 let dataDir: string | undefined;
 let assembly = '';
+/** Whether this machine's python3 has boto3. */
+let hasBoto3 = false;
 let runner: Runner | undefined;
 const log: string[] = [];
 beforeAll(async () => {
+  hasBoto3 = spawnSync('python3', ['-c', 'import boto3'], { stdio: 'ignore' }).status === 0;
   dataDir = mkdtempSync(join(tmpdir(), 'services-e2e-'));
   assembly = await synthesizeParametersApp();
   runner = await startRunner({
@@ -64,6 +68,21 @@ test("Powertools' getParameter and getSecret read the template's parameter, a Se
     password: secureText,
     credentials: { username: 'admin', password: expect.stringMatching(/^[A-Za-z0-9]{16}$/) },
     endpoints: { ssm: runner?.servicesEndpoint, secretsManager: runner?.servicesEndpoint },
+  });
+});
+
+test('boto3 reads them too, where this machine has it (the runtime provides it on Lambda)', async () => {
+  // Lambda's Python runtime provides boto3; locally it is this machine's python3's (lambda/python-runtime.e2e).
+  if (!hasBoto3) return;
+  const url = runner?.apis.find(({ app }) => app.apiId === 'PythonReaderUrl')?.url;
+  const response = await fetch(`${url}/`);
+  const body = await response.text();
+  expect({ status: response.status, log: response.status === 200 ? [] : log }).toEqual({ status: 200, log: [] });
+  expect(JSON.parse(body)).toEqual({
+    greeting: 'hello from us-east-1',
+    password: secureText,
+    credentials: { username: 'admin', password: expect.stringMatching(/^[A-Za-z0-9]{16}$/) },
+    missing: 'ParameterNotFound',
   });
 });
 
