@@ -7,16 +7,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
-import { type ExportedValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import {
+  type ExportedValue,
+  resolveValue,
+  type TemplateSections,
+  UnresolvableValueError,
+  type ValueContext,
+} from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
 import { type ServiceSeeds, serviceSeedsOf } from './service-resources.ts';
 import { missingPublicGrants } from './url-permissions.ts';
 import { readUserPools } from './user-pools.ts';
-import { type DeployedTemplate, deployedResources } from './values.ts';
 import { readWebSocketApi, webSocketNotices } from './websocket-api.ts';
 
 interface CfnTemplate extends DeployedTemplate {
@@ -87,6 +93,8 @@ interface AssemblyStack {
   resources: Record<string, CfnResource>;
   /** Its tables, its Refs' and the local database's. */
   tables: Table[];
+  /** Its parameters, conditions and mappings, which its values are evaluated with. */
+  template: TemplateSections;
 }
 
 const tablesOf = (resources: Record<string, CfnResource>): Table[] =>
@@ -112,8 +120,13 @@ const assemblyOf = (cloudAssemblyDir: string) => {
         readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
       ) as CfnTemplate;
       const resources = deployedResources(template, name);
-      const stack = { name, resources, tables: tablesOf(resources) };
-      const context: ValueContext = { stackName: name, tables: stack.tables, resources: stack.resources, exports };
+      const sections = {
+        Parameters: template.Parameters,
+        Conditions: template.Conditions,
+        Mappings: template.Mappings,
+      };
+      const stack = { name, resources, tables: tablesOf(resources), template: sections };
+      const context: ValueContext = { stackName: name, tables: stack.tables, resources, exports, template: sections };
       for (const output of Object.values(template.Outputs ?? {})) {
         if (output.Export?.Name === undefined) continue;
         try {
@@ -322,7 +335,10 @@ const chosenApi = (resources: Record<string, CfnResource>, stackName: string, ap
 };
 
 /** What every kind of API has, read from its stack before its kind's reader runs. */
-type SharedFields = Pick<Api, 'stackName' | 'apiId' | 'otherApiIds' | 'userPools' | 'tables' | 'resources' | 'exports'>;
+type SharedFields = Pick<
+  Api,
+  'stackName' | 'apiId' | 'otherApiIds' | 'userPools' | 'tables' | 'resources' | 'exports' | 'template'
+>;
 
 /** What a kind's reader is given: the fields every API has, and how to find and read its functions. */
 interface ApiReading {
@@ -378,7 +394,7 @@ const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
 /** A WebSocket API's Api (websocket-api.ts reads it). */
 const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const { resources, apiId, stackName: name } = shared;
-  const webSocketApi = readWebSocketApi(resources, apiId, functionOf);
+  const webSocketApi = readWebSocketApi(resources, apiId, functionOf, shared);
   const { functions, unreached, functionStacks } = readReached([
     ...webSocketApi.routes.map(({ functionId }) => functionId),
     ...[...webSocketApi.authorizers.values()].map(({ functionId }) => functionId),
@@ -396,7 +412,7 @@ const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api 
 
 /** An HTTP API's Api (http-api.ts reads it). */
 const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
-  const httpApi = readHttpApi(shared.resources, shared.apiId, functionOf);
+  const httpApi = readHttpApi(shared.resources, shared.apiId, functionOf, shared);
   const { functions, unreached, functionStacks } = readReached([
     ...httpApi.routes.map(({ functionId }) => functionId),
     ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
@@ -455,7 +471,7 @@ const readApp = (
   assembly: ReturnType<typeof assemblyOf>,
   { stackName, apiName, layerDirs = {} }: ReadOptions,
 ): Api => {
-  const { name, resources, tables, exports } = stackOf(assembly, cloudAssemblyDir, stackName);
+  const { name, resources, tables, exports, template } = stackOf(assembly, cloudAssemblyDir, stackName);
   const { apiId, otherApiIds } = chosenApi(resources, name, apiName);
   const shared = {
     stackName: name,
@@ -465,6 +481,7 @@ const readApp = (
     tables,
     resources,
     exports,
+    template,
   };
   const { functionOf, imported } = functionFinder(shared);
   const readReached = reachedReader(resources, cloudAssemblyDir, imported, layerDirs);

@@ -13,6 +13,7 @@ import {
   shown,
   UnsupportedTemplateError,
 } from './cfn.ts';
+import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readStages } from './stages.ts';
 import {
   booleanOf,
@@ -122,18 +123,33 @@ export const corsOf = (
 };
 
 /**
- * The integration a route's Target names: `integrations/<id>` ("AWS::ApiGatewayV2::Route", Target), its id a Ref or
- * the GetAtt IntegrationId of an Integration of the template, joined with Fn::Join.
+ * The integration a route's Target names: `integrations/<id>` ("AWS::ApiGatewayV2::Route", Target: "The target for
+ * the route"; the integration's id), in any form the evaluator resolves (Fn::Join with any delimiter, Fn::Sub, ...),
+ * the id that of an Integration of the template (its Ref or its GetAtt IntegrationId: locally its logical id). A
+ * literal id names an integration outside the template: refused, as is what the evaluator cannot resolve.
  */
-export const integrationOf = (target: unknown, resources: Record<string, CfnResource>, where: Where) => {
-  const join = (target as { 'Fn::Join'?: unknown } | undefined)?.['Fn::Join'];
-  const [separator, parts] = Array.isArray(join) ? (join as [unknown, unknown]) : [];
-  if (separator !== '' || !Array.isArray(parts) || parts.length !== 2 || parts[0] !== 'integrations/')
-    throw new UnsupportedTemplateError(
-      `${where.resource}: ${where.property} ${shown(target)}, not integrations/ joined with an Integration of the template`,
-    );
-  const id = referencedId(parts[1], resources, where, ['AWS::ApiGatewayV2::Integration']);
-  return { id, properties: props(resources[id] as CfnResource) };
+export const integrationOf = (
+  target: unknown,
+  resources: Record<string, CfnResource>,
+  where: Where,
+  app: ValueContext = { stackName: '', resources, tables: [], exports: new Map() },
+): { id: string; properties: Record<string, unknown> } => {
+  const refuse = (why: string) =>
+    new UnsupportedTemplateError(`${where.resource}: ${where.property} ${shown(target)}, ${why}`);
+  if (typeof target !== 'object' || target === null)
+    throw refuse('not integrations/ joined with an Integration of the template (a literal id names none)');
+  let text: string;
+  try {
+    text = resolveValue(target, app);
+  } catch (error) {
+    if (!(error instanceof UnresolvableValueError)) throw error;
+    throw refuse(`which the runner cannot resolve: ${error.message}`);
+  }
+  const id = /^integrations\/(.+)$/s.exec(text)?.[1];
+  const resource = id === undefined ? undefined : resources[id];
+  if (id === undefined || resource?.Type !== 'AWS::ApiGatewayV2::Integration')
+    throw refuse(`${text}, not integrations/ and the id of an Integration of the template`);
+  return { id, properties: props(resource) };
 };
 
 /** Finds the function an integration's or authorizer's URI names (assembly.ts), `where` naming the resource. */
@@ -240,12 +256,13 @@ const routeOf = (
   authorizers: Map<string, HttpAuthorizer>,
   functionOfUri: FunctionOfUri,
   refused: string[],
+  app?: ValueContext,
 ): HttpRoute[] => {
   const properties = props(resource);
   const at = (property: string) => ({ resource: id, property });
   const routeKey = stringOf(properties.RouteKey, at('RouteKey'), '');
   const where = `${id} (${routeKey})`;
-  const integration = integrationOf(properties.Target, resources, at('Target'));
+  const integration = integrationOf(properties.Target, resources, at('Target'), app);
   const integrationAt = (property: string) => ({ resource: integration.id, property });
   const type = stringOf(integration.properties.IntegrationType, integrationAt('IntegrationType'), '');
   const version = stringOf(integration.properties.PayloadFormatVersion, integrationAt('PayloadFormatVersion'), '1.0');
@@ -279,11 +296,15 @@ const routeOf = (
   ];
 };
 
-/** The HTTP API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names. */
+/**
+ * The HTTP API `apiId` of `resources`; `functionOfUri` finds the function an integration's URI names; `app`: the stack
+ * its values are evaluated in.
+ */
 export const readHttpApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
   functionOfUri: FunctionOfUri,
+  app?: ValueContext,
 ): {
   cors: HttpCors | undefined;
   /** Its stages, `$default` first if it has one; every one serves the template's routes. */
@@ -306,7 +327,7 @@ export const readHttpApi = (
   );
   const refused: string[] = [];
   const routes = ofApi('AWS::ApiGatewayV2::Route').flatMap((route) =>
-    routeOf(route, resources, authorizers, functionOfUri, refused),
+    routeOf(route, resources, authorizers, functionOfUri, refused, app),
   );
   if (refused.length > 0)
     throw new UnsupportedTemplateError(

@@ -6,6 +6,7 @@
 // refused, naming the resource and the property.
 import { type CfnResource, type IdentitySource, props, type Stage, UnsupportedTemplateError } from './cfn.ts';
 import { type FunctionOfUri, integrationOf, resourcesOfApi } from './http-api.ts';
+import type { ValueContext } from './intrinsics.ts';
 import { webSocketModelSchema } from './request-validation.ts';
 import type { LambdaAuthorizerDefinition } from './rest-api.ts';
 import { readStages } from './stages.ts';
@@ -160,8 +161,13 @@ const routeAuthorizerOf = (
 };
 
 /** The Lambda proxy integration a route's Target names; another type, or what the runner does not apply, is refused. */
-const proxyIntegrationOf = (target: unknown, resources: Record<string, CfnResource>, id: string) => {
-  const integration = integrationOf(target, resources, { resource: id, property: 'Target' });
+const proxyIntegrationOf = (
+  target: unknown,
+  resources: Record<string, CfnResource>,
+  id: string,
+  app?: ValueContext,
+) => {
+  const integration = integrationOf(target, resources, { resource: id, property: 'Target' }, app);
   const type = stringOf(
     integration.properties.IntegrationType,
     { resource: integration.id, property: 'IntegrationType' },
@@ -203,7 +209,7 @@ const routeValidationOf = (
 /** The route `id` of the WebSocket API `apiId`, whose authorizers are `authorizers`. */
 const routeOf = (
   [id, resource]: [string, CfnResource],
-  { resources, apiId }: { resources: Record<string, CfnResource>; apiId: string },
+  { resources, apiId, app }: { resources: Record<string, CfnResource>; apiId: string; app?: ValueContext },
   authorizers: Map<string, WebSocketAuthorizer>,
   functionOfUri: FunctionOfUri,
 ): WebSocketRoute => {
@@ -212,7 +218,7 @@ const routeOf = (
   const where = `${id} (${routeKey})`;
   const routeResponse = routeResponseOf(properties, id, where);
   const authorizerId = routeAuthorizerOf(properties, { id, routeKey, where }, resources, authorizers);
-  const integration = proxyIntegrationOf(properties.Target, resources, id);
+  const integration = proxyIntegrationOf(properties.Target, resources, id, app);
   return {
     routeKey,
     ...functionOfUri(integration.properties.IntegrationUri, where),
@@ -242,6 +248,7 @@ export const readWebSocketApi = (
   resources: Record<string, CfnResource>,
   apiId: string,
   functionOfUri: FunctionOfUri,
+  app?: ValueContext,
 ): {
   routeSelectionPath: string[];
   stages: Stage[];
@@ -263,7 +270,7 @@ export const readWebSocketApi = (
     ofApi('AWS::ApiGatewayV2::Authorizer').map(([id, resource]) => [id, authorizerOf(id, resource, functionOfUri)]),
   );
   const routes = ofApi('AWS::ApiGatewayV2::Route').map((route) =>
-    routeOf(route, { resources, apiId }, authorizers, functionOfUri),
+    routeOf(route, { resources, apiId, ...(app && { app }) }, authorizers, functionOfUri),
   );
   return { routeSelectionPath: selectionPathOf(expression, apiId), stages, routes, authorizers };
 };

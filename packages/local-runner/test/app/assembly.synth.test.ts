@@ -22,6 +22,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { readApi, readAssembly } from '../../src/app/assembly.ts';
 import { namedFunction, servedFunctions } from '../../src/app/served-functions.ts';
@@ -301,7 +302,10 @@ describe('functionVariables', () => {
     const app = read((stack, api, fn) => {
       api.root.addMethod('GET', new LambdaIntegration(fn));
       fn.addEnvironment('REGION', stack.region);
+      // A REST API's Ref is its id, which locally is its logical id (its events' apiId).
       fn.addEnvironment('API', api.restApiId);
+      // A queue's Ref is its URL, which no local service serves yet.
+      fn.addEnvironment('QUEUE', new Queue(stack, 'Jobs').queueUrl);
       // A function's name (its Ref), which the hit counter of the CDK workshop passes to the function it invokes.
       const downstream = new LambdaFunction(stack, 'Downstream', {
         code: code(),
@@ -314,14 +318,15 @@ describe('functionVariables', () => {
     const echo = app.functions.get('EchoFunction');
     if (!echo) throw new Error('no EchoFunction');
 
-    expect(functionVariables(echo, app, { API: 'overridden' })).toMatchObject({
+    expect(functionVariables(echo, app, { QUEUE: 'overridden' })).toMatchObject({
       REGION: 'us-east-1',
-      API: 'overridden',
+      API: expect.stringMatching(/^Api\w+$/),
+      QUEUE: 'overridden',
       // Locally a function's name is its logical id (its AWS_LAMBDA_FUNCTION_NAME).
       DOWNSTREAM: 'DownstreamFunction',
     });
     expect(() => functionVariables(echo, app, {})).toThrow(
-      /EchoFunction: environment variable API is \{"Ref":"Api\w+"\}, which has no local value; give one with --env-vars/,
+      /^EchoFunction: environment variable QUEUE is \{"Ref":"Jobs\w+"\} \(Jobs\w+, an AWS::SQS::Queue: no local service serves SQS queues \(their URL and ARN\) yet\), which has no local value; give one with --env-vars$/,
     );
   });
 });

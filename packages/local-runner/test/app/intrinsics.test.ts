@@ -10,6 +10,7 @@ const stack: ValueContext = {
   tables: [{ id: 'Plants', tableName: 'plants' }],
   exports: new Map(),
   resources: {
+    Plants: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'plants' } },
     Fn: { Type: 'AWS::Lambda::Function', Properties: {} },
     Live: { Type: 'AWS::Lambda::Alias', Properties: { FunctionName: { Ref: 'Fn' }, Name: 'live' } },
     Published: { Type: 'AWS::Lambda::Version', Properties: { FunctionName: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
@@ -24,6 +25,8 @@ describe('resolved', () => {
     [{ 'Fn::GetAtt': ['Fn', 'Arn'] }, arn],
     [{ Ref: 'Live' }, `${arn}:live`],
     [{ Ref: 'Published' }, `${arn}:1`],
+    // "AWS::Lambda::Alias" return values: AliasArn, the alias's ARN (as its Ref).
+    [{ 'Fn::GetAtt': ['Live', 'AliasArn'] }, `${arn}:live`],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
     [{ 'Fn::Sub': 'arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${Fn}' }, arn],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
@@ -40,7 +43,6 @@ describe('resolved', () => {
 describe('no local meaning', () => {
   test.each([
     { Ref: 'Queue' },
-    { 'Fn::GetAtt': ['Live', 'AliasArn'] },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
     { 'Fn::Sub': '${Queue.Arn}' },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally

@@ -9,15 +9,13 @@
 // function, or its alias: a policy is a version's or an alias's own), with no condition that the URL's anonymous call
 // fails; refused when a permission that could grant one is unreadable. A failure prints fast-check's seed: replay it
 // with FC_SEED=<seed>.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { UrlApi } from '../../src/app/api.ts';
 import { readAssembly } from '../../src/app/assembly.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import { functionReferenceOf } from '../../src/app/url-permissions.ts';
+import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
 
 type Target = 'function' | 'alias' | 'version' | 'other';
 type NameForm = 'name' | 'arn' | 'partial' | 'ref' | 'getAtt' | 'join' | 'sub' | 'subList' | 'ifTrue' | 'ifFalse';
@@ -108,9 +106,9 @@ const targets: Record<Target, { id: string; name: string; qualifier?: string; re
   other: { id: 'Other', name: 'Other', ref: 'Other' },
 };
 
-// A parameter without a default, an Fn::Sub of it, an intrinsic the runner does not resolve.
+// A parameter without a default, an Fn::Sub of it, an Fn::Select outside its list (which no deployment resolves).
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
-const unreadableValues = [{ Ref: 'Unset' }, { 'Fn::Sub': '${Unset}' }, { 'Fn::Select': [0, ['Fn']] }];
+const unreadableValues = [{ Ref: 'Unset' }, { 'Fn::Sub': '${Unset}' }, { 'Fn::Select': [1, ['Fn']] }];
 
 /** FunctionName written in `form` for `intent.target`. */
 const functionNameOf = (intent: PermissionIntent): unknown => {
@@ -220,24 +218,8 @@ const oracle = ({ onAlias, permissions }: Case) => {
   return ['lambda:InvokeFunctionUrl', 'lambda:InvokeFunction'].filter((action) => !grants(action));
 };
 
-const folders: string[] = [];
-afterAll(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
-
-/** An assembly folder holding `template` as its one stack, Case. */
-const assemblyOf = (template: unknown) => {
-  const dir = mkdtempSync(join(tmpdir(), 'local-runner-url-permissions-'));
-  folders.push(dir);
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    JSON.stringify({
-      artifacts: { Case: { type: 'aws:cloudformation:stack', properties: { templateFile: 't.json' } } },
-    }),
-  );
-  writeFileSync(join(dir, 't.json'), JSON.stringify(template));
-  return dir;
-};
+const { assemblyOf, removeAll } = handWrittenAssemblies('url-permissions');
+afterAll(removeAll);
 
 test('read: public exactly as the oracle says, the start line naming the function; unreadable permissions refused', () => {
   fc.assert(

@@ -7,15 +7,13 @@
 // or a key and whether the app must be refused: the runner never reads a route open that needs one, never leaves a
 // route out, and refuses every unreadable form. A few are served, then called without a token or a key.
 // A failure prints fast-check's seed: replay it with FC_SEED=<seed>.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { readAssembly } from '../../src/app/assembly.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import { startRunner } from '../../src/runner.ts';
+import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
 
 type Form = 'literal' | 'string' | 'parameter' | 'getAtt' | 'ifTrue' | 'ifFalse' | 'unreadable';
 
@@ -266,24 +264,8 @@ const oracle = (rest: RestIntent[], http: HttpIntent[]) => {
   };
 };
 
-const folders: string[] = [];
-afterAll(() => {
-  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
-});
-
-/** An assembly folder holding `template` as its one stack. */
-const assemblyOf = (template: unknown) => {
-  const dir = mkdtempSync(join(tmpdir(), 'local-runner-values-property-'));
-  folders.push(dir);
-  writeFileSync(
-    join(dir, 'manifest.json'),
-    JSON.stringify({
-      artifacts: { Case: { type: 'aws:cloudformation:stack', properties: { templateFile: 't.json' } } },
-    }),
-  );
-  writeFileSync(join(dir, 't.json'), JSON.stringify(template));
-  return dir;
-};
+const { assemblyOf, removeAll } = handWrittenAssemblies('values-property');
+afterAll(removeAll);
 
 const intents = fc.record({
   rest: fc.array(restIntent, { minLength: 1, maxLength: 4 }),

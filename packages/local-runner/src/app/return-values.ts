@@ -1,0 +1,216 @@
+// What `Ref` and `Fn::GetAtt` give for each resource type, as data: CloudFormation's "Return values" tables (the
+// CloudFormation template reference, one page per type, e.g.
+// https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html#aws-resource-ssm-parameter-return-values),
+// with the local values of what a local part serves: a table's name, a function's, an API's id. A name the template
+// gives is given as it is; an ARN is built from the name, the local region and account. What the runner cannot know
+// (a name CloudFormation generates for a resource nothing serves locally, a queue's URL no service serves yet) is a
+// reason, which the evaluator (intrinsics.ts) turns into a refusal naming the reference.
+import { createHash } from 'node:crypto';
+import type { CfnResource } from './cfn.ts';
+import { localAws } from './local-aws.ts';
+import { localPoolId, poolArn, poolIssuer } from './user-pools.ts';
+
+/** The resource a value is asked of: its logical id, stack, and its properties' values (`text` evaluates one). */
+export interface Subject {
+  id: string;
+  stackName: string;
+  resource: CfnResource;
+  /** The property `name`, evaluated to text; undefined when absent. */
+  text: (name: string) => string | undefined;
+}
+
+/** A value, or why the runner cannot know it. */
+export type Known = { value: string } | { unknown: string };
+type Getter = (subject: Subject) => Known;
+
+export interface ReturnValues {
+  ref: Getter;
+  attributes: Record<string, Getter>;
+  /** Any other attribute's (a type nothing serves yet): absent, an attribute not in the table is refused. */
+  others?: Getter;
+}
+
+const known = (value: string): Known => ({ value });
+const unknown =
+  (why: string): Getter =>
+  () => ({ unknown: why });
+
+/** Eight characters of a hash of `parts`: where CloudFormation makes up random characters, the same ones each time. */
+const suffix = (length: number, ...parts: string[]) =>
+  createHash('sha256').update(parts.join('/')).digest('base64url').replace(/[-_]/g, 'x').slice(0, length);
+
+/** The name the template gives in `property`; else `generated`, or unknown when the runner cannot give one. */
+const named =
+  (property: string, generated?: (subject: Subject) => string): Getter =>
+  (subject) => {
+    const given = subject.text(property);
+    if (given !== undefined) return known(given);
+    if (generated) return known(generated(subject));
+    return { unknown: `its ${property} is not given, and CloudFormation makes one up at deployment` };
+  };
+
+/** `arn:<partition>:<service>:<region>:<account>:<resource>`, `resource` built from the name `of` gives. */
+const arnOf =
+  (service: string, resource: (name: string, subject: Subject) => string, of: Getter, regional = true): Getter =>
+  (subject) => {
+    const name = of(subject);
+    if ('unknown' in name) return name;
+    const region = regional ? localAws.region : '';
+    const account = service === 's3' ? '' : localAws.accountId;
+    return known(`arn:${localAws.partition}:${service}:${region}:${account}:${resource(name.value, subject)}`);
+  };
+
+/** The logical id: what the runner uses, locally, as the physical id of what it serves by id. */
+const logicalId: Getter = ({ id }) => known(id);
+
+/** A type whose `Ref` and id attribute (`Fn::GetAtt` [id, attribute]) are its id, locally its logical id. */
+const byId = (attribute: string): ReturnValues => ({ ref: logicalId, attributes: { [attribute]: logicalId } });
+
+/**
+ * "If you don't specify a name, AWS CloudFormation generates a unique physical ID and uses that ID for the parameter
+ * name" (AWS::SSM::Parameter): `CFN-<logical id>-<random>`, the random part fixed locally. Shared with the local
+ * Parameter Store, which seeds the parameter under this name.
+ */
+export const ssmParameterName = (id: string, stackName: string, name: string | undefined) =>
+  name ?? `CFN-${id}-${suffix(12, stackName, id)}`;
+
+/**
+ * A secret's name: its `Name`, or, as CloudFormation makes one up, `<logical id>-<random>`; its ARN ends with `-` and
+ * six random characters, as Secrets Manager gives every secret's ("AWS::SecretsManager::Secret", Ref: the secret's
+ * ARN, e.g. `arn:aws:secretsmanager:us-west-2:123456789012:secret:MySecret-a1b2c3`). Shared with the local Secrets
+ * Manager.
+ */
+export const secretName = (id: string, stackName: string, name: string | undefined) =>
+  name ?? `${id}-${suffix(12, stackName, id)}`;
+
+export const secretArn = (secret: string) =>
+  `arn:${localAws.partition}:secretsmanager:${localAws.region}:${localAws.accountId}:secret:${secret}-${suffix(6, secret)}`;
+
+/** A function's name locally: its logical id (its AWS_LAMBDA_FUNCTION_NAME), whatever its FunctionName. */
+export const functionArn = (name: string) =>
+  name.startsWith('arn:')
+    ? name
+    : `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:${name}`;
+
+/** An alias's or a version's ARN: the function's (its FunctionName, evaluated) with the qualifier. */
+const qualified =
+  (qualifier: (subject: Subject) => string | undefined): Getter =>
+  (subject) => {
+    const fn = subject.text('FunctionName');
+    const name = qualifier(subject);
+    if (fn === undefined || name === undefined) return { unknown: 'it names no function, or no qualifier' };
+    return known(`${functionArn(fn)}:${name}`);
+  };
+
+/** What no local service serves yet: every value refused, saying so. */
+const unserved = (what: string): ReturnValues => {
+  const why = unknown(`no local service serves ${what} yet`);
+  return { ref: why, attributes: {}, others: why };
+};
+
+const tableName = named('TableName', ({ id }) => id);
+const fnName: Getter = logicalId;
+const secret: Getter = (subject) => known(secretArn(secretName(subject.id, subject.stackName, subject.text('Name'))));
+const parameterName: Getter = (subject) => known(ssmParameterName(subject.id, subject.stackName, subject.text('Name')));
+const pool =
+  (value: (poolId: string) => string): Getter =>
+  ({ id }) =>
+    known(value(localPoolId(id)));
+const roleName = named('RoleName');
+const bucketName = named('BucketName');
+
+/** The return values of every type the runner knows, by type. */
+export const returnValues: Record<string, ReturnValues> = {
+  // Served locally (the database, the functions, the gateway, the issuer standing in for Cognito).
+  'AWS::DynamoDB::Table': {
+    ref: tableName,
+    attributes: {
+      Arn: arnOf('dynamodb', (name) => `table/${name}`, tableName),
+      StreamArn: unknown('the runner serves no DynamoDB streams'),
+    },
+  },
+  'AWS::Lambda::Function': {
+    ref: fnName,
+    attributes: { Arn: arnOf('lambda', (name) => `function:${name}`, fnName) },
+  },
+  // A published version runs locally as the function's first (functions.ts).
+  'AWS::Lambda::Version': {
+    ref: qualified(() => '1'),
+    attributes: { Version: () => known('1'), FunctionArn: qualified(() => '1') },
+  },
+  'AWS::Lambda::Alias': {
+    ref: qualified(({ text }) => text('Name')),
+    attributes: { AliasArn: qualified(({ text }) => text('Name')) },
+  },
+  'AWS::Lambda::Url': {
+    ref: unknown("its URL is the runner's address, known only once it serves"),
+    attributes: {
+      FunctionArn: ({ text }) => {
+        const target = text('TargetFunctionArn');
+        return target === undefined ? { unknown: 'it names no function' } : known(functionArn(target));
+      },
+      FunctionUrl: unknown("its URL is the runner's address, known only once it serves"),
+    },
+  },
+  'AWS::SSM::Parameter': {
+    ref: parameterName,
+    attributes: {
+      Type: named('Type'),
+      Value: named('Value'),
+    },
+  },
+  'AWS::SecretsManager::Secret': { ref: secret, attributes: { Id: secret } },
+  'AWS::Cognito::UserPool': {
+    ref: pool((poolId) => poolId),
+    attributes: {
+      Arn: pool(poolArn),
+      ProviderURL: pool(poolIssuer),
+      ProviderName: pool((poolId) => poolIssuer(poolId).slice('https://'.length)),
+      UserPoolId: pool((poolId) => poolId),
+    },
+  },
+  'AWS::Cognito::UserPoolClient': byId('ClientId'),
+  'AWS::ApiGateway::RestApi': byId('RestApiId'),
+  'AWS::ApiGateway::Resource': byId('ResourceId'),
+  'AWS::ApiGateway::Authorizer': byId('AuthorizerId'),
+  'AWS::ApiGateway::Deployment': byId('DeploymentId'),
+  'AWS::ApiGateway::RequestValidator': byId('RequestValidatorId'),
+  'AWS::ApiGateway::UsagePlan': byId('Id'),
+  'AWS::ApiGateway::ApiKey': byId('APIKeyId'),
+  'AWS::ApiGateway::Model': { ref: named('Name'), attributes: {} },
+  'AWS::ApiGateway::Stage': { ref: named('StageName'), attributes: {} },
+  'AWS::ApiGatewayV2::Api': byId('ApiId'),
+  'AWS::ApiGatewayV2::Authorizer': byId('AuthorizerId'),
+  'AWS::ApiGatewayV2::Integration': byId('IntegrationId'),
+  'AWS::ApiGatewayV2::Route': byId('RouteId'),
+  'AWS::ApiGatewayV2::Deployment': byId('DeploymentId'),
+  'AWS::ApiGatewayV2::Stage': { ref: named('StageName'), attributes: {} },
+  // Not served: a name the template gives, and the ARN built from it.
+  'AWS::IAM::Role': {
+    ref: roleName,
+    attributes: {
+      Arn: arnOf('iam', (name, { text }) => `role${text('Path') ?? '/'}${name}`, roleName, false),
+      RoleId: unknown('IAM makes up a role id at deployment'),
+    },
+  },
+  'AWS::S3::Bucket': {
+    ref: bucketName,
+    attributes: {
+      Arn: arnOf('s3', (name) => name, bucketName, false),
+      DomainName: (subject) => withName(bucketName(subject), (name) => `${name}.s3.${localAws.urlSuffix}`),
+      RegionalDomainName: (subject) =>
+        withName(bucketName(subject), (name) => `${name}.s3.${localAws.region}.${localAws.urlSuffix}`),
+    },
+  },
+  'AWS::Logs::LogGroup': {
+    ref: named('LogGroupName'),
+    attributes: { Arn: arnOf('logs', (name) => `log-group:${name}:*`, named('LogGroupName')) },
+  },
+  // Served by the next issue's services: refused until then.
+  'AWS::SQS::Queue': unserved('SQS queues (their URL and ARN)'),
+  'AWS::SNS::Topic': unserved('SNS topics (their ARN)'),
+  'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
+};
+
+const withName = (name: Known, value: (name: string) => string): Known =>
+  'unknown' in name ? name : known(value(name.value));

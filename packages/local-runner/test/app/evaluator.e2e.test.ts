@@ -1,0 +1,103 @@
+// The two values of issue 51 that public apps write and the runner refused, served as CloudFormation deploys them:
+// - an HTTP API route whose Target joins `integrations` and the integration's Ref with `/` ("Fn::Join": "appends a set
+//   of values into a single value, separated by the specified delimiter",
+//   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/intrinsic-function-reference-join.html;
+//   "AWS::ApiGatewayV2::Route" Target: "The target for the route", `integrations/<IntegrationId>`,
+//   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-apigatewayv2-route.html);
+// - a function's environment holding the Ref of an AWS::SSM::Parameter with a literal Name ("AWS::SSM::Parameter"
+//   return values: "Ref returns the name of the SSM parameter",
+//   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html#aws-resource-ssm-parameter-return-values).
+// And what the evaluator cannot know (a queue's URL, which no local service serves yet) refuses the app at start,
+// naming the resource, the property and the reference.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { UnresolvableValueError } from '../../src/app/intrinsics.ts';
+import { startRunner } from '../../src/runner.ts';
+import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
+
+const { assemblyOf, removeAll } = handWrittenAssemblies('evaluator-e2e');
+
+/** An HTTP API whose GET /value answers the function's PARAMETER variable; `variables` set in its environment. */
+const templateOf = (variables: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  Resources: {
+    Greeting: {
+      Type: 'AWS::SSM::Parameter',
+      Properties: { Name: '/plant-store/greeting', Type: 'String', Value: 'hello' },
+    },
+    Echo: {
+      Type: 'AWS::Lambda::Function',
+      Properties: {
+        Runtime: 'nodejs24.x',
+        Handler: 'index.handler',
+        Code: {
+          ZipFile: 'exports.handler = async () => ({ statusCode: 200, body: process.env.PARAMETER ?? "unset" });',
+        },
+        Environment: { Variables: variables },
+      },
+    },
+    Http: { Type: 'AWS::ApiGatewayV2::Api', Properties: { Name: 'http', ProtocolType: 'HTTP' } },
+    Integration: {
+      Type: 'AWS::ApiGatewayV2::Integration',
+      Properties: {
+        ApiId: { Ref: 'Http' },
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': ['Echo', 'Arn'] },
+      },
+    },
+    Route: {
+      Type: 'AWS::ApiGatewayV2::Route',
+      Properties: {
+        ApiId: { Ref: 'Http' },
+        RouteKey: 'GET /value',
+        Target: { 'Fn::Join': ['/', ['integrations', { Ref: 'Integration' }]] },
+      },
+    },
+    ...extra,
+  },
+});
+
+afterAll(removeAll);
+
+describe('a route Target joined with "/" and a Ref of an SSM parameter in an environment', () => {
+  let served: Awaited<ReturnType<typeof startRunner>> | undefined;
+  beforeAll(async () => {
+    served = await startRunner({
+      cloudAssemblyDir: assemblyOf(templateOf({ PARAMETER: { Ref: 'Greeting' } })),
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: () => {},
+      functionLog: () => {},
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await served?.close();
+  });
+
+  test("the route is served, and the function reads the parameter's Name", async () => {
+    const url = served?.apis.find(({ app }) => app.apiId === 'Http')?.url;
+    const response = await fetch(`${url}/value`);
+    expect({ status: response.status, body: await response.text() }).toEqual({
+      status: 200,
+      body: '/plant-store/greeting',
+    });
+  });
+});
+
+test('a queue URL in an environment refuses the app, naming the function, the variable and the reference', async () => {
+  const dir = assemblyOf(
+    templateOf({ PARAMETER: { Ref: 'Jobs' } }, { Jobs: { Type: 'AWS::SQS::Queue', Properties: {} } }),
+  );
+  const start = startRunner({
+    cloudAssemblyDir: dir,
+    port: 0,
+    dataDir: undefined,
+    maxWorkers: 1,
+    log: () => {},
+    functionLog: () => {},
+  });
+  await expect(start).rejects.toThrow(UnresolvableValueError);
+  await expect(start).rejects.toThrow(
+    'Echo: environment variable PARAMETER is {"Ref":"Jobs"} (Jobs, an AWS::SQS::Queue: no local service serves SQS queues (their URL and ARN) yet)',
+  );
+}, 120_000);

@@ -1,0 +1,27 @@
+// Cloud assemblies written by hand, each holding one template as its one stack (`Case`), for tests that read or serve
+// templates they generate. Each folder is a temporary one of its own; `removeAll` (in the test file's afterAll)
+// removes them.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const handWrittenAssemblies = (prefix: string) => {
+  const folders: string[] = [];
+  /** An assembly folder holding `template` as its one stack. */
+  const assemblyOf = (template: unknown) => {
+    const dir = mkdtempSync(join(tmpdir(), `local-runner-${prefix}-`));
+    folders.push(dir);
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        artifacts: { Case: { type: 'aws:cloudformation:stack', properties: { templateFile: 't.json' } } },
+      }),
+    );
+    writeFileSync(join(dir, 't.json'), JSON.stringify(template));
+    return dir;
+  };
+  const removeAll = () => {
+    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  };
+  return { assemblyOf, removeAll };
+};
