@@ -197,7 +197,9 @@ export interface Assembly {
 
 /** Every stack's parameters and secrets, each read in its own stack, whichever stacks are served. */
 const seedsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
-  serviceSeedsOf(stacks.map(({ name, tables, resources }) => ({ stackName: name, tables, resources, exports })));
+  serviceSeedsOf(
+    stacks.map(({ name, tables, resources, template }) => ({ stackName: name, tables, resources, exports, template })),
+  );
 
 const functionsOf = (stacks: AssemblyStack[]) =>
   stacks.flatMap(({ name, resources }) => functionRefsOf(name, resources));

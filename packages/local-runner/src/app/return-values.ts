@@ -35,9 +35,13 @@ const unknown =
   (why: string): Getter =>
   () => ({ unknown: why });
 
-/** Eight characters of a hash of `parts`: where CloudFormation makes up random characters, the same ones each time. */
-const suffix = (length: number, ...parts: string[]) =>
-  createHash('sha256').update(parts.join('/')).digest('base64url').replace(/[-_]/g, 'x').slice(0, length);
+/** Letters and digits of a hash of `text`: the part of a generated name CloudFormation makes random, stable here. */
+const stableSuffix = (text: string, length: number) =>
+  createHash('sha256')
+    .update(text)
+    .digest('base64')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .slice(0, length);
 
 /** The name the template gives in `property`; else `generated`, or unknown when the runner cannot give one. */
 const named =
@@ -67,24 +71,27 @@ const logicalId: Getter = ({ id }) => known(id);
 const byId = (attribute: string): ReturnValues => ({ ref: logicalId, attributes: { [attribute]: logicalId } });
 
 /**
- * "If you don't specify a name, AWS CloudFormation generates a unique physical ID and uses that ID for the parameter
- * name" (AWS::SSM::Parameter): `CFN-<logical id>-<random>`, the random part fixed locally. Shared with the local
- * Parameter Store, which seeds the parameter under this name.
+ * The name of a parameter whose template gives none: CloudFormation generates `CFN-<logical id>-<random>` (the pattern
+ * deployed stacks show; "AWS::SSM::Parameter" says only "If you don't specify a name, AWS CloudFormation generates a
+ * unique physical ID"), the random part a hash of the stack and id, the same at every start. The local Parameter
+ * Store seeds the parameter under this name (service-resources.ts).
  */
-export const ssmParameterName = (id: string, stackName: string, name: string | undefined) =>
-  name ?? `CFN-${id}-${suffix(12, stackName, id)}`;
+export const generatedParameterName = (stackName: string, id: string) =>
+  `CFN-${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
+export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
 /**
- * A secret's name: its `Name`, or, as CloudFormation makes one up, `<logical id>-<random>`; its ARN ends with `-` and
- * six random characters, as Secrets Manager gives every secret's ("AWS::SecretsManager::Secret", Ref: the secret's
- * ARN, e.g. `arn:aws:secretsmanager:us-west-2:123456789012:secret:MySecret-a1b2c3`). Shared with the local Secrets
- * Manager.
+ * A secret's ARN ("AWS::SecretsManager::Secret" return values: Ref gives it): Secrets Manager adds `-` and six random
+ * characters to its name; here a hash of the name.
  */
-export const secretName = (id: string, stackName: string, name: string | undefined) =>
-  name ?? `${id}-${suffix(12, stackName, id)}`;
+export const localSecretArn = (name: string) =>
+  `arn:${localAws.partition}:secretsmanager:${localAws.region}:${localAws.accountId}:secret:${name}-${stableSuffix(name, 6)}`;
 
-export const secretArn = (secret: string) =>
-  `arn:${localAws.partition}:secretsmanager:${localAws.region}:${localAws.accountId}:secret:${secret}-${suffix(6, secret)}`;
+/** A parameter's ARN (a name without a leading `/` gets one): `arn:aws:ssm:<region>:<account>:parameter/<name>`. */
+export const localParameterArn = (name: string) =>
+  `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
 /** A function's name locally: its logical id (its AWS_LAMBDA_FUNCTION_NAME), whatever its FunctionName. */
 export const functionArn = (name: string) =>
@@ -110,8 +117,9 @@ const unserved = (what: string): ReturnValues => {
 
 const tableName = named('TableName', ({ id }) => id);
 const fnName: Getter = logicalId;
-const secret: Getter = (subject) => known(secretArn(secretName(subject.id, subject.stackName, subject.text('Name'))));
-const parameterName: Getter = (subject) => known(ssmParameterName(subject.id, subject.stackName, subject.text('Name')));
+const secret: Getter = ({ id, stackName, text }) =>
+  known(localSecretArn(text('Name') ?? generatedSecretName(stackName, id)));
+const parameterName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedParameterName(stackName, id));
 const pool =
   (value: (poolId: string) => string): Getter =>
   ({ id }) =>

@@ -2,10 +2,9 @@
 // its Secrets Manager secrets (AWS::SecretsManager::Secret), each read into what the service is seeded with at start.
 // Their values go through the template evaluator in one place (`evaluated`); a value it cannot know leaves that
 // resource unseeded, said at start, rather than refusing an app that served before.
-import { createHash } from 'node:crypto';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
-import { localAws } from './local-aws.ts';
+import { generatedParameterName, generatedSecretName } from './return-values.ts';
 
 /** A parameter as the template declares it. */
 interface ParameterSeed {
@@ -44,33 +43,6 @@ export interface ServiceSeeds {
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
-
-/** Letters and digits of a hash of `text`: the part of a generated name CloudFormation makes random, stable here. */
-const stableSuffix = (text: string, length: number) =>
-  createHash('sha256')
-    .update(text)
-    .digest('base64')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .slice(0, length);
-
-/**
- * The name of a parameter whose template gives none: CloudFormation generates `CFN-<logical id>-<random>` (the pattern
- * deployed stacks show; the template reference says only that it generates one), the random part here a hash of the
- * stack and id, so that it is the same at every start.
- */
-export const generatedParameterName = (stackName: string, id: string) =>
-  `CFN-${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
-
-/** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
-const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
-
-/** A secret's ARN: Secrets Manager adds `-` and six random characters to its name; here a hash of the name. */
-export const localSecretArn = (name: string) =>
-  `arn:${localAws.partition}:secretsmanager:${localAws.region}:${localAws.accountId}:secret:${name}-${stableSuffix(name, 6)}`;
-
-/** A parameter's ARN (a name without a leading `/` gets one): `arn:aws:ssm:<region>:<account>:parameter/<name>`. */
-export const localParameterArn = (name: string) =>
-  `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
 /** Not evaluable locally: the resource is left out, with this reason. */
 class Unseeded extends Error {}

@@ -2,7 +2,7 @@
 // of the AWS Systems Manager API Reference (the JSON protocol, target prefix `AmazonSSM`), on parameters kept in the
 // data folder (state-file.ts), every value encrypted with its key (data-key.ts). Seeded at start from the template's
 // AWS::SSM::Parameter resources and the --service-values file (seed).
-import { localParameterArn } from '../app/service-resources.ts';
+import { localParameterArn } from '../app/return-values.ts';
 import type { DataKey } from './data-key.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
 import type { StateFile } from './state-file.ts';

@@ -3,7 +3,7 @@
 // value encrypted with its key (data-key.ts), with versions and their staging labels (AWSCURRENT, AWSPREVIOUS).
 // Seeded at start from the template's AWS::SecretsManager::Secret resources and the --service-values file (seed).
 import { randomUUID } from 'node:crypto';
-import { localSecretArn } from '../app/service-resources.ts';
+import { localSecretArn } from '../app/return-values.ts';
 import type { DataKey } from './data-key.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
 import type { StateFile } from './state-file.ts';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
-import { generatedParameterName } from '../../src/app/service-resources.ts';
+import { generatedParameterName } from '../../src/app/return-values.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 import { parameterNames, synthesizeParametersApp } from '../fixtures/parameters-app.ts';
 import { restProxyEvent } from '../helpers/rest-event.ts';
