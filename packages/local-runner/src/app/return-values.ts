@@ -94,7 +94,7 @@ export const localParameterArn = (name: string) =>
   `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
 /** A function's name locally: its logical id (its AWS_LAMBDA_FUNCTION_NAME), whatever its FunctionName. */
-export const functionArn = (name: string) =>
+const functionArn = (name: string) =>
   name.startsWith('arn:')
     ? name
     : `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:${name}`;
