@@ -28,7 +28,8 @@ test("a parameter's Name and Value through the evaluator; no Name: CFN-<logical 
         },
       },
       Unnamed: { Type: 'AWS::SSM::Parameter', Properties: { Type: 'StringList', Value: 'a,b' } },
-      Plants: { Type: 'AWS::DynamoDB::Table' },
+      // A table's Ref is its TableName (the evaluator reads it from the resource, as the runner names the table).
+      Plants: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'plants' } },
     }),
   ]);
   expect(seeds.parameters).toEqual([
