@@ -47,6 +47,8 @@ const heldBefore = 'held-before.json';
  * folder and points TMPDIR at it (os.tmpdir() reads TMPDIR, which the test workers and their processes inherit), and
  * turns the runners' event log on in it (LOCAL_RUNNER_EVENT_LOG). `ownPrefixes`: how the folders the tests make in the
  * system's temporary folder begin, for endTestRun to name any left there; the run's own is the first's, then `run-`.
+ * No registry is reached: npm_config_registry is a loopback port nothing serves (the runner installs the runtime's AWS
+ * SDK for an app that has none: its install fails at once, as offline).
  */
 export const startTestRun = (ownPrefixes: string[]) => {
   process.env[markName] = randomUUID();
@@ -58,6 +60,7 @@ export const startTestRun = (ownPrefixes: string[]) => {
     [runFolder]: run,
     [prefixes]: JSON.stringify(ownPrefixes),
     TMPDIR: run,
+    npm_config_registry: 'http://127.0.0.1:9/',
   });
   process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(run, 'events-'));
 };

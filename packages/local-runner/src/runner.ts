@@ -2,6 +2,7 @@
 // Lambda runs them, its APIs behind gateways that behave as API Gateway does, and a development issuer its
 // authorizers trust.
 
+import { join } from 'node:path';
 import { portInUse, portsFor, rememberPorts } from './api-ports.ts';
 import type { Api } from './app/api.ts';
 import { type Assembly, readAssembly } from './app/assembly.ts';
@@ -26,9 +27,10 @@ import { tokenVerifier } from './gateway/token-verification.ts';
 import { domainNameOf } from './gateway/websocket/events.ts';
 import { type DrainingServer, listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
-import { machineNotices } from './lambda/bootstrap.ts';
+import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
+import { defaultSdkCache, provideRuntimeSdks, sdkCacheOf, sourceFolders } from './lambda/runtime-sdk.ts';
 import { localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ServiceValues } from './services/service-values.ts';
@@ -41,8 +43,10 @@ export interface RunnerOptions {
   apiName?: string;
   /** Where the layers the app names by ARN are locally (`--layer ARN=DIR`). */
   layerDirs?: LayerDirs;
-  /** A node_modules folder standing for the SDK Lambda's Node.js runtimes provide (`--runtime-sdk`); else the app's. */
+  /** A node_modules folder standing for the SDK Lambda's Node.js runtimes provide (`--runtime-sdk`), before the app's. */
   runtimeSdk?: string | undefined;
+  /** The folder of the cache the SDK is installed into when the app has none (runtime-sdk.ts); else the user's. */
+  sdkCache?: string | undefined;
   /**
    * The first API's port (0: each API any free one); the next ones' follow it. With a data folder, each API keeps the
    * port it had at the last start from the same `port` (api-ports.ts).
@@ -230,6 +234,14 @@ const startEndpoints = async (
   return { jwks, unserved, local, closeEndpoints };
 };
 
+/** The user's cache of the runtime's SDK; undefined (said) when it is not this user's alone: nothing is installed. */
+const sdkCacheRoot = (log: (line: string) => void) => {
+  const { path, problem } = defaultSdkCache();
+  if (problem === undefined) return path;
+  log(`${path} is ${problem}: the runtime's AWS SDK is not installed there for functions whose app has none`);
+  return undefined;
+};
+
 /**
  * Starts what the functions of `assembly` use (the database and the issuer), and their pools; `poolsFor` makes the
  * pools of another assembly on the same database and issuer (a reload). Used by the start and invoke commands.
@@ -296,7 +308,7 @@ export const startServices = async (
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
           say: (line) => options.log(`${name}: ${line}`),
-          ...(options.runtimeSdk && { runtimeSdk: options.runtimeSdk }),
+          ...(fn.code.language === 'nodejs' && { runtimeSdk: sdkFoldersOf(fn) }),
           ...(inspect && { inspect }),
           ...(options.executeApi && { executeApi: options.executeApi }),
         }),
@@ -304,8 +316,20 @@ export const startServices = async (
     }
     return pools;
   };
+  // The runtime's SDK where the app has none, installed before the functions start (runtime-sdk.ts).
+  const cacheRoot = options.sdkCache ?? sdkCacheRoot(options.log);
+  const sdkFoldersOf = (fn: FunctionDefinition): SdkFolders => ({
+    given: options.runtimeSdk,
+    sources: sourceFolders(fn),
+    ...(cacheRoot && { cache: join(sdkCacheOf(cacheRoot, fn.runtime), 'node_modules') }),
+  });
+  const provideSdks = async (served: Assembly) => {
+    const functions = servedFunctions(served).filter(({ name }) => options.only === undefined || name === options.only);
+    if (cacheRoot) await provideRuntimeSdks(functions, { cacheRoot, given: options.runtimeSdk, log: options.log });
+  };
   let pools: Map<string, FunctionPool>;
   try {
+    await provideSdks(assembly);
     pools = poolsFor(assembly);
   } catch (error) {
     await database.close();
@@ -318,6 +342,7 @@ export const startServices = async (
     local,
     pools,
     poolsFor,
+    provideSdks,
     inspectPorts,
     /** `--env-vars` by logical id (envVarsByFunction). */
     envVars,
@@ -455,6 +480,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       services.local.seed(next.seeds);
       served = next;
       const previous = pools;
+      await services.provideSdks(next);
       pools = services.poolsFor(next);
       deployments = next.apis.map((api) => deploymentFor(api, functionNames(next), pools, services.signingKey));
       for (const pool of previous.values()) {

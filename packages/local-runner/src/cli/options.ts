@@ -70,7 +70,7 @@ export const options = {
   'runtime-sdk': {
     type: 'string',
     placeholder: 'DIR',
-    help: "a node_modules folder standing for the AWS SDK Lambda's Node.js runtimes provide (default: the app's own)",
+    help: "a node_modules folder standing for the AWS SDK Lambda's Node.js runtimes provide, looked in first (default: the app's, else the runner's cache)",
   },
   layer: {
     type: 'string',

@@ -6,6 +6,16 @@ import { join } from 'node:path';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { RunnerError } from '../errors.ts';
 
+/** Where a Node.js function's runtime finds the SDK besides its bundle and the project (runtime-sdk.ts). */
+export interface SdkFolders {
+  /** `--runtime-sdk DIR`, before anywhere else. */
+  given?: string | undefined;
+  /** The folders its sources came from. */
+  sources: string[];
+  /** The cache's node_modules folder. */
+  cache?: string | undefined;
+}
+
 /** A Node.js function debugged: its inspector's port, and whether its runtime waits for a debugger before it starts. */
 export interface Inspect {
   port: number;
@@ -18,8 +28,12 @@ interface NodeRuntimeSettings {
   exportName: string;
   /** The layers' folders: what the function may import besides its bundle and the runtime's SDK. */
   layerDirs: string[];
-  /** Where the runtime's SDK is (`--runtime-sdk`); else the app's own node_modules. */
+  /** Where the runtime's SDK is (`--runtime-sdk`), before anywhere else. */
   runtimeSdk: string | undefined;
+  /** The folders the function's sources came from (runtime-sdk.ts): after its bundle, before the project. */
+  sdkSources: string[];
+  /** The user's cache's node_modules folder for the runtime's SDK: after the project. */
+  sdkCache: string | undefined;
   /**
    * The @connections endpoint of each WebSocket API served: its execute-api host name (lower case) to its loopback
    * address, where runtime.mjs sends the function's node:https requests to that host.
@@ -54,7 +68,7 @@ const underLayers = (fn: FunctionDefinition, ...paths: string[]) =>
  * The bootstrap's NODE_PATH when the function sets none, as the Node.js bootstrap sets it
  * (`/opt/nodejs/node24/node_modules:/opt/nodejs/node_modules:/var/runtime/node_modules:/var/runtime:/var/task`):
  * the layers' folders, then the task root. The runtime's own folder (/var/runtime) and its SDK have no local
- * counterpart here: runtime.mjs resolves the SDK from the app's node_modules.
+ * counterpart here: runtime.mjs resolves the SDK where runtime-sdk.ts says.
  */
 const nodePath = (fn: FunctionDefinition) => {
   const major = /^nodejs(\d+)/.exec(fn.runtime)?.[1] ?? '';
@@ -70,7 +84,7 @@ const pythonPath = (fn: FunctionDefinition) =>
 
 /**
  * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it (and, for
- * a Node.js function, its inspector when debugged and the runtime's SDK when named).
+ * a Node.js function, its inspector when debugged and the folders of the runtime's SDK).
  * Layers' `bin` folders join PATH as Lambda's /opt/bin does ("Layer paths for each Lambda runtime" in the Lambda
  * guide), after the machine's own.
  */
@@ -81,7 +95,7 @@ export const bootstrapOf = (
     inspect,
     runtimeSdk,
     executeApi = {},
-  }: { inspect?: Inspect | undefined; runtimeSdk?: string | undefined; executeApi?: Record<string, string> } = {},
+  }: { inspect?: Inspect | undefined; runtimeSdk?: SdkFolders | undefined; executeApi?: Record<string, string> } = {},
 ) => {
   const path = [variables.PATH, ...underLayers(fn, 'bin')].filter(Boolean).join(':');
   const env = { ...variables, PATH: path };
@@ -92,7 +106,9 @@ export const bootstrapOf = (
         modulePath,
         exportName,
         layerDirs: fn.layerDirs,
-        runtimeSdk,
+        runtimeSdk: runtimeSdk?.given,
+        sdkSources: runtimeSdk?.sources ?? [],
+        sdkCache: runtimeSdk?.cache,
         executeApi,
       };
       return {

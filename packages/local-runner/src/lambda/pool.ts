@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { localAws } from '../app/local-aws.ts';
-import { bootstrapOf, type Inspect } from './bootstrap.ts';
+import { bootstrapOf, type Inspect, type SdkFolders } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
 import { maxResponseBytes, type RuntimeApi, responseTooLarge, startRuntimeApi } from './runtime-api.ts';
@@ -112,7 +112,7 @@ export class FunctionPool {
   readonly #logLine: ((line: string) => void) | undefined;
   readonly #say: ((line: string) => void) | undefined;
   readonly #inspect: Inspect | undefined;
-  readonly #runtimeSdk: string | undefined;
+  readonly #runtimeSdk: SdkFolders | undefined;
   readonly #executeApi: ReadonlyMap<string, string> | undefined;
 
   /**
@@ -135,7 +135,8 @@ export class FunctionPool {
       logLine?: (line: string) => void;
       say?: (line: string) => void;
       inspect?: Inspect;
-      runtimeSdk?: string;
+      /** Where its runtime finds the runtime's SDK besides its bundle and the project. */
+      runtimeSdk?: SdkFolders;
       /** The WebSocket APIs' @connections endpoints (bootstrap.ts), read as each environment starts. */
       executeApi?: ReadonlyMap<string, string>;
     },

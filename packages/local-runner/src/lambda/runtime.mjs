@@ -85,7 +85,7 @@ const real = (path) => {
   }
 };
 const settings = JSON.parse(process.argv[2]);
-const { exportName, runtimeSdk } = settings;
+const { exportName, runtimeSdk, sdkSources, sdkCache } = settings;
 const modulePath = real(settings.modulePath);
 const layerDirs = settings.layerDirs.map(real);
 const functionId = process.env.AWS_LAMBDA_FUNCTION_NAME;
@@ -229,18 +229,63 @@ const inLayers = (specifier) => {
 };
 
 /**
- * `specifier` resolved from the runtime's SDK folder (a node_modules folder: a module beside it finds its packages). A
- * require() is resolved there by a require of that folder: Node's default step for a require() resolves from the
- * module that requires, whatever parentURL the context is given.
+ * `specifier` resolved from folder `dir` (a node_modules folder, or a folder of the user's sources: a module in it
+ * finds its packages), or undefined. A require() is resolved there by a require of that folder: Node's default step
+ * for a require() resolves from the module that requires, whatever parentURL the context is given.
  */
-const fromRuntimeSdk = (specifier, context, nextResolve) => {
-  const parent = join(runtimeSdk, 'index.js');
+const fromFolder = (dir, specifier, context, nextResolve) => {
+  const parent = join(dir, 'index.js');
   try {
     if (context.conditions?.includes('require'))
       return { url: pathToFileURL(createRequire(parent).resolve(specifier)).href, shortCircuit: true };
     return nextResolve(specifier, { ...context, parentURL: pathToFileURL(parent).href });
   } catch {
     return undefined;
+  }
+};
+
+/**
+ * The runtime's SDK, found where runtime-sdk.ts looks for it: the folder named for it (--runtime-sdk), the bundle, the
+ * folders the function's sources came from (its source map's), the project (above the bundle), then the user's cache,
+ * where the runner installed what none of them has. Undefined when none has it.
+ */
+const sdkResolved = (specifier, context, nextResolve) => {
+  const given = runtimeSdk && fromFolder(runtimeSdk, specifier, context, nextResolve);
+  if (given) return given;
+  let own;
+  try {
+    own = nextResolve(specifier, context);
+  } catch {
+    own = undefined;
+  }
+  if (own?.url.startsWith('file:') && functionsFolder(fileURLToPath(own.url)) !== undefined) return own;
+  for (const dir of sdkSources) {
+    const found = fromFolder(dir, specifier, context, nextResolve);
+    if (found) return found;
+  }
+  return own ?? (sdkCache ? fromFolder(sdkCache, specifier, context, nextResolve) : undefined);
+};
+
+/**
+ * SDK v2 reads no AWS_ENDPOINT_URL variables: its clients are pointed at the runner's local endpoints as the SDK loads,
+ * by the global configuration's service-specific settings (the SDK v2 developer guide's "Using the Global
+ * Configuration Object", https://docs.aws.amazon.com/sdk-for-javascript/v2/developer-guide/global-config-object.html,
+ * "Setting Configuration Per Service", and "Class: AWS.Config" in its API reference: `AWS.config.<service identifier>`,
+ * which each client created afterwards takes over the global settings); each AWS_ENDPOINT_URL_<SERVICE>
+ * names its service's identifier (DYNAMODB dynamodb, SECRETS_MANAGER secretsmanager), AWS_ENDPOINT_URL every other
+ * service's (the global `endpoint`).
+ */
+let v2Configured = false;
+const pointV2AtLocalEndpoints = (file) => {
+  const at = file.lastIndexOf('/node_modules/aws-sdk/');
+  if (v2Configured || at < 0) return;
+  v2Configured = true;
+  // lib/node_loader.js sets AWS.config (every client module of the package loads it, and shares its AWS).
+  const AWS = createRequire(import.meta.url)(join(file.slice(0, at), 'node_modules/aws-sdk/lib/node_loader.js'));
+  for (const [variable, endpoint] of Object.entries(process.env)) {
+    if (variable === 'AWS_ENDPOINT_URL') AWS.config.update({ endpoint });
+    const service = /^AWS_ENDPOINT_URL_(\w+)$/.exec(variable)?.[1];
+    if (service) AWS.config[service.replaceAll('_', '').toLowerCase()] = { endpoint };
   }
 };
 
@@ -258,8 +303,7 @@ registerHooks({
     const sdk = bare && providedSdk.test(name);
     let resolved;
     try {
-      // The SDK from the folder named for it (--runtime-sdk), before the app's own node_modules.
-      resolved = sdk && runtimeSdk ? fromRuntimeSdk(specifier, context, nextResolve) : undefined;
+      resolved = sdk ? sdkResolved(specifier, context, nextResolve) : undefined;
       resolved ??= nextResolve(layerFile ?? specifier, context);
     } catch (error) {
       const fromLayer =
@@ -279,9 +323,11 @@ registerHooks({
           : undefined;
       if (fromLayer) return fromLayer;
       if (!sdk) throw error;
-      error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from ${runtimeSdk ?? "the app's own node_modules"}: install it there (npm install --save-dev ${name})${runtimeSdk ? '' : ', or name a node_modules folder that has it with --runtime-sdk DIR'}`;
+      error.message = `${error.message}\n${name} is part of the AWS SDK that Lambda's ${runtime} runtime provides; locally it comes from ${runtimeSdk ?? "the app's own node_modules, its sources' folders, or the runner's cache (installed at start, said in the runner's log)"}: install it there (npm install --save-dev ${name})${runtimeSdk ? '' : ', or name a node_modules folder that has it with --runtime-sdk DIR'}`;
       throw error;
     }
+    if (sdk && name === 'aws-sdk' && resolved.url.startsWith('file:'))
+      pointV2AtLocalEndpoints(fileURLToPath(resolved.url));
     if (!resolved.url.startsWith('file:') || sdk) return resolved;
     const file = fileURLToPath(resolved.url);
     if (functionsFolder(file) !== undefined) return resolved;

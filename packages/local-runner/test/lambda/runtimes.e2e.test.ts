@@ -140,10 +140,10 @@ describe('served as the template has it', () => {
     else expect(said).toEqual([expect.stringMatching(/\bPythonFunction\b/)]);
   });
 
-  test("the runtime's SDK, where the app has no node_modules: the init fails naming the package and both ways to provide it", async () => {
+  test("the runtime's SDK, where the app has no node_modules and no registry answers: the init fails naming the package and both ways to provide it", async () => {
     expect((await get(runner.api, '/sdk')).status).toBe(502);
     await runner.functionLog.seen(
-      /^SdkFunction: .*Cannot find package '@aws-sdk\/client-dynamodb'.*part of the AWS SDK that Lambda's nodejs24\.x runtime provides; locally it comes from the app's own node_modules: install it there \(npm install --save-dev @aws-sdk\/client-dynamodb\), or name a node_modules folder that has it with --runtime-sdk DIR/,
+      /^SdkFunction: .*Cannot find package '@aws-sdk\/client-dynamodb'.*part of the AWS SDK that Lambda's nodejs24\.x runtime provides; locally it comes from the app's own node_modules, its sources' folders, or the runner's cache \(installed at start, said in the runner's log\): install it there \(npm install --save-dev @aws-sdk\/client-dynamodb\), or name a node_modules folder that has it with --runtime-sdk DIR/,
     );
   });
 
