@@ -149,10 +149,13 @@ const codeOf = (runtime: string, assetDir: string, handler: string, architecture
 };
 
 /**
- * Its layers' local folders: a LayerVersion of the template by its asset, one named by ARN by `--layer`. A layer that
- * has neither is a notice: locally nothing of it is there.
+ * Its layers' local folders: a LayerVersion of the template by its asset, one named by ARN by `--layer`. A layer named
+ * by an ARN (a string) that `--layer` does not give refuses the app, naming the function and the layer: locally
+ * nothing of it can be fetched, and the function would fail at its first request saying only that a module is
+ * missing. Any other layer value that is neither is a notice.
  */
 const layersOf = (
+  id: string,
   properties: Record<string, unknown>,
   resources: Record<string, CfnResource>,
   cloudAssemblyDir: string,
@@ -169,6 +172,10 @@ const layersOf = (
     const name = shown(layer);
     const dir = given[name];
     if (dir !== undefined) return [dir];
+    if (typeof layer === 'string')
+      throw new UnsupportedTemplateError(
+        `${id}: its layer ${layer} is named by ARN, not a layer of this app, and cannot be fetched locally: give its contents with --layer ${layer}=DIR (DIR holding what Lambda extracts into /opt)`,
+      );
     notices.push(
       `its layer ${name} is not an asset of this app, so nothing of it is here: give its contents with --layer ${typeof layer === 'string' ? layer : 'ARN'}=DIR (DIR holding what Lambda extracts into /opt)`,
     );
@@ -269,7 +276,7 @@ export const readFunctions = (
       handler,
       assetDir,
       code: codeOf(runtime, assetDir, handler, architecture, id),
-      layerDirs: layersOf(properties, resources, cloudAssemblyDir, layerDirs, notices),
+      layerDirs: layersOf(id, properties, resources, cloudAssemblyDir, layerDirs, notices),
       timeoutSeconds: Number(properties.Timeout ?? 3),
       memoryMb: Number(properties.MemorySize ?? 128),
       logFormat:

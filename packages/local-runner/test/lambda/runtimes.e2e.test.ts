@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { Runner } from '../../src/runner.ts';
-import { foreignLayerArn, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { foreignLayerArn, synthesizeForeignLayerApp, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
@@ -109,14 +109,6 @@ describe('served as the template has it', () => {
     expect(message).toMatch(/^Cannot find module '/);
   });
 
-  test('a layer named only by ARN: said at start with what to pass; without it the function fails its init as it would without the layer', async () => {
-    expect(runner.log.lines).toContain(
-      `ForeignLayerFunction: its layer ${foreignLayerArn} is not an asset of this app, so nothing of it is here: give its contents with --layer ${foreignLayerArn}=DIR (DIR holding what Lambda extracts into /opt)`,
-    );
-    expect((await get(runner.api, '/foreign-layer')).status).toBe(502);
-    await runner.functionLog.seen(/^ForeignLayerFunction: .*Runtime\.ImportModuleError.*Cannot find module 'greeting'/);
-  });
-
   test("python3.12: the function's handler gets the proxy event and its context, and imports its layer's module (python/)", async () => {
     const { status, body } = await get(runner.api, '/python');
     expect(status).toBe(200);
@@ -167,15 +159,45 @@ describe('served as the template has it', () => {
   });
 });
 
-describe('--layer ARN=DIR, --runtime-sdk DIR', () => {
-  const runner = runnerBeforeAll({ [foreignLayerArn]: greetingLayer }, installedPackages);
+describe('a layer named only by ARN (not a layer of the app): nothing of it can be fetched locally', () => {
+  let foreignLayerApp = '';
+  beforeAll(() => {
+    foreignLayerApp = synthesizeForeignLayerApp();
+  }, 120_000);
 
-  test('the folder given stands for the layer the template names by ARN', async () => {
-    expect(runner.log.lines.some((line) => line.startsWith('ForeignLayerFunction: its layer'))).toBe(false);
-    const { status, body } = await get(runner.api, '/foreign-layer');
-    expect(status).toBe(200);
-    expect(body).toEqual({ greeting: 'hello CommonJS, from the layer' });
+  test('refused at start, naming the function, the layer and what to pass', async () => {
+    // A runner that starts anyway is closed: nothing of it outlives the test.
+    const refusal = await startRunner({
+      cloudAssemblyDir: foreignLayerApp,
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: () => undefined,
+    }).then(
+      async (started) => {
+        await started.close();
+        return 'started';
+      },
+      (error: Error) => error.message,
+    );
+    expect(refusal).toBe(
+      `ForeignLayerFunction: its layer ${foreignLayerArn} is named by ARN, not a layer of this app, and cannot be fetched locally: give its contents with --layer ${foreignLayerArn}=DIR (DIR holding what Lambda extracts into /opt)`,
+    );
   });
+
+  describe('--layer ARN=DIR', () => {
+    const runner = servedBeforeAll(() => foreignLayerApp, { layerDirs: { [foreignLayerArn]: greetingLayer } });
+
+    test('the folder given stands for the layer the template names by ARN', async () => {
+      const { status, body } = await get(runner.api, '/foreign-layer');
+      expect(status).toBe(200);
+      expect(body).toEqual({ greeting: 'hello CommonJS, from the layer' });
+    });
+  });
+});
+
+describe('--runtime-sdk DIR', () => {
+  const runner = runnerBeforeAll({}, installedPackages);
 
   test.each(['/sdk', '/sdk-cjs'])("%s: the folder named for the runtime's SDK provides it", async (path) => {
     expect(await get(runner.api, path)).toEqual({ status: 200, body: { sdk: 'function' } });
