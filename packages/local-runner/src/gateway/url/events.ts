@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { UrlApi } from '../../app/api.ts';
 import { localAws } from '../../app/local-aws.ts';
 import { eventV2 } from '../http/events.ts';
-import type { IamCaller } from './authorize.ts';
+import type { IamCaller } from '../sigv4.ts';
 
 /** The URL's id, the first label of its domain: 32 lowercase characters on AWS; locally, of its stack and logical id. */
 const urlIdOf = ({ stackName, apiId }: Pick<UrlApi, 'stackName' | 'apiId'>) =>

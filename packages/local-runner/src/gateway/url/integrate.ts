@@ -4,8 +4,8 @@
 import type { InvocationReport } from '../../lambda/pool.ts';
 import type { UrlDeployment } from '../deployment.ts';
 import type { Exchange, Step } from '../exchange.ts';
+import type { IamCaller } from '../sigv4.ts';
 import { coldStartNotes } from '../time-limit.ts';
-import type { IamCaller } from './authorize.ts';
 import { urlEvent } from './events.ts';
 import { ownResponse } from './respond.ts';
 

@@ -1,0 +1,205 @@
+// The one SigV4 check every kind of API shares: a function URL with AuthType AWS_IAM (url/authorize.ts), a REST
+// method and an HTTP API route with AuthorizationType AWS_IAM (rest/authorize.ts, http/authorize.ts). The request's
+// Signature Version 4 signature (its Authorization header) is computed again by @smithy/signature-v4 (the AWS SDK's
+// own signer) with the runner's credentials (local-aws.ts), and compared. What it finds wrong is said as API Gateway
+// says it ("How do I troubleshoot signature mismatch errors when making SigV4 signed requests with IAM authentication
+// to API Gateway?", https://repost.aws/knowledge-center/api-gateway-iam-sigv4-mismatch): unsigned, "Missing
+// Authentication Token"; another access key, "The security token included in the request is invalid."; another
+// secret or a changed request, "The request signature we calculated does not match the signature you provided."
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { localAws } from '../app/local-aws.ts';
+
+/** The caller's identity a signed request carries to the function (`requestContext.authorizer.iam`). */
+export interface IamCaller {
+  accessKey: string;
+  accountId: string;
+  callerId: string;
+  cognitoIdentity: null;
+  principalOrgId: null;
+  userArn: string;
+  userId: string;
+}
+
+/** Why a request is not signed with the runner's credentials, as API Gateway's error types name it. */
+export type SignatureRefusal =
+  /** No Authorization header: "Missing Authentication Token". */
+  | { reason: 'missing' }
+  /** An Authorization header that is no SigV4 one, or no X-Amz-Date: IncompleteSignatureException. */
+  | { reason: 'incomplete'; message: string }
+  /** Another access key id or session token: UnrecognizedClientException. */
+  | { reason: 'unrecognized' }
+  /** Another secret, scope, date or request: InvalidSignatureException. */
+  | { reason: 'invalid'; message: string };
+
+export type SignatureCheck = { caller: IamCaller } | { refused: SignatureRefusal };
+
+export const signatureMismatch =
+  'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
+
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: SourceData) =>
+  typeof data === 'string'
+    ? Buffer.from(data, 'utf8')
+    : ArrayBuffer.isView(data)
+      ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+      : Buffer.from(data);
+
+/** SHA-256 and HMAC-SHA-256 in the shape the signer takes (a Checksum of @smithy/types), from node:crypto. */
+class Sha256 {
+  readonly #secret: SourceData | undefined;
+  #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
+  constructor(secret?: SourceData) {
+    this.#secret = secret;
+    this.#hash = this.#make();
+  }
+  #make() {
+    return this.#secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(this.#secret));
+  }
+  update(data: SourceData) {
+    this.#hash.update(bytes(data));
+  }
+  digest() {
+    return Promise.resolve(new Uint8Array(this.#hash.digest()));
+  }
+  reset() {
+    this.#hash = this.#make();
+  }
+}
+
+/** `AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, SignedHeaders=<a;b>, Signature=<hex>`. */
+const authorizationPattern =
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
+
+/** The one value of header `name`, or undefined when absent or sent more than once. */
+const single = (request: IncomingMessage, name: string) => {
+  const values: string[] = [];
+  for (let index = 0; index < request.rawHeaders.length; index += 2)
+    if (request.rawHeaders[index]?.toLowerCase() === name) values.push(request.rawHeaders[index + 1] ?? '');
+  return values.length === 1 ? values[0] : undefined;
+};
+
+/** `x-amz-date`'s basic ISO 8601 form (20240101T000000Z) as a Date; undefined when it is not one. */
+const amzDate = (value: string | undefined) => {
+  const [, y, mo, d, h, mi, s] = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(value ?? '') ?? [];
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+};
+
+/** What an Authorization header that is not a whole SigV4 one lacks, as IncompleteSignatureException lists it. */
+const incompleteness = (authorization: string, dated: boolean) => {
+  const lacks = ['Credential', 'Signature', 'SignedHeaders']
+    .filter((part) => !authorization.includes(`${part}=`))
+    .map((part) => `Authorization header requires '${part}' parameter.`);
+  if (!dated) lacks.push("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
+  return `${lacks.join(' ') || 'Authorization header is not a valid AWS4-HMAC-SHA256 header.'} Authorization=${authorization}`;
+};
+
+/** The caller the runner's credentials sign as: its access key id as user, in the local account. */
+const localCaller = (accessKeyId: string): IamCaller => ({
+  accessKey: accessKeyId,
+  accountId: localAws.accountId,
+  callerId: accessKeyId,
+  cognitoIdentity: null,
+  principalOrgId: null,
+  userArn: `arn:aws:iam::${localAws.accountId}:user/${accessKeyId}`,
+  userId: accessKeyId,
+});
+
+/** The signed headers' values, or undefined when one is missing or sent twice (or `host` is not signed). */
+const signedHeaderValues = (request: IncomingMessage, signedList: string) => {
+  const names = signedList.split(';');
+  if (!names.includes('host')) return undefined;
+  const headers: Record<string, string> = {};
+  for (const name of names) {
+    const value = single(request, name);
+    if (value === undefined) return undefined;
+    headers[name] = value;
+  }
+  return headers;
+};
+
+const queryOf = (url: URL) => {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return query;
+};
+
+/** The signature the runner's credentials make for the request as signed (its headers, `signingDate`). */
+const expectedSignature = async (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  scope: { service: string; signingDate: Date; token: string | undefined; headers: Record<string, string> },
+) => {
+  const { accessKeyId, secretAccessKey } = localAws.credentials;
+  const { service, signingDate, token, headers } = scope;
+  const signer = new SignatureV4({
+    credentials: { accessKeyId, secretAccessKey, ...(token !== undefined && { sessionToken: token }) },
+    region: localAws.region,
+    service,
+    sha256: Sha256,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    {
+      method: request.method ?? 'GET',
+      protocol: 'http:',
+      hostname: headers.host ?? '',
+      path: url.pathname,
+      query: queryOf(url),
+      headers,
+      body,
+    },
+    { signingDate, signableHeaders: new Set(Object.keys(headers)) },
+  );
+  return /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
+};
+
+/**
+ * Whether `request` (its `url`, its `body` read whole) is signed with the runner's credentials for `service`
+ * (`lambda` for a function URL, `execute-api` for API Gateway) in the runner's region: its caller, or why not. A
+ * signature in the query string (a presigned URL) is not read: such a request is unsigned here. The signature's age
+ * is not checked.
+ */
+export const checkSignature = async (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  service: string,
+): Promise<SignatureCheck> => {
+  const authorization = single(request, 'authorization');
+  if (authorization === undefined) return { refused: { reason: 'missing' } };
+  const signingDate = amzDate(single(request, 'x-amz-date'));
+  const [, key, day, region, scopeService, signedList = '', signature = ''] =
+    authorizationPattern.exec(authorization) ?? [];
+  if (key === undefined || !signingDate)
+    return { refused: { reason: 'incomplete', message: incompleteness(authorization, signingDate !== undefined) } };
+  const { accessKeyId, sessionToken } = localAws.credentials;
+  const token = single(request, 'x-amz-security-token');
+  if (key !== accessKeyId || (token !== undefined && token !== sessionToken))
+    return { refused: { reason: 'unrecognized' } };
+  if (scopeService !== service)
+    return {
+      refused: { reason: 'invalid', message: `Credential should be scoped to correct service: '${service}'. ` },
+    };
+  if (region !== localAws.region)
+    return {
+      refused: { reason: 'invalid', message: `Credential should be scoped to a valid region, not '${region}'. ` },
+    };
+  const headers = signedHeaderValues(request, signedList);
+  // A payload hash the client signed must be its body's (the signer takes the header's value as the body's hash).
+  const payloadHash = headers?.['x-amz-content-sha256'];
+  const bodyHash = createHash('sha256').update(body).digest('hex');
+  const dayMatches = signingDate.toISOString().slice(0, 10).replaceAll('-', '') === day;
+  if (!headers || !dayMatches || (payloadHash !== undefined && payloadHash !== bodyHash))
+    return { refused: { reason: 'invalid', message: signatureMismatch } };
+  const expected = await expectedSignature(request, url, body, { service, signingDate, token, headers });
+  if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature)))
+    return { refused: { reason: 'invalid', message: signatureMismatch } };
+  return { caller: localCaller(accessKeyId) };
+};
