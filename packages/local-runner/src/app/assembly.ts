@@ -12,6 +12,7 @@ import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
 import { type LayerDirs, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
+import { iamNotice } from './iam-notice.ts';
 import {
   type ExportedValue,
   resolveValue,
@@ -425,7 +426,11 @@ const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
     kind: 'http',
     ...shared,
     ...httpApi,
-    notices: [],
+    notices: iamNotice(
+      shared.stackName,
+      shared.apiId,
+      httpApi.routes.filter(({ iam }) => iam).map(({ routeKey }) => routeKey),
+    ),
     functions,
     functionStacks,
     unreachedFunctions: unreached,
@@ -445,6 +450,14 @@ const readRestApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
     kind: 'rest',
     ...shared,
     ...restApi,
+    notices: [
+      ...restApi.notices,
+      ...iamNotice(
+        shared.stackName,
+        shared.apiId,
+        restApi.routes.filter(({ iam }) => iam).map(({ method, resourcePath }) => `${method} ${resourcePath}`),
+      ),
+    ],
     functions,
     functionStacks,
     unreachedFunctions: unreached,

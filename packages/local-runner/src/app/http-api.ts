@@ -36,6 +36,8 @@ export interface HttpRoute {
   qualifier?: string;
   /** The route's JWT authorizer, if any. */
   authorizerId: string | undefined;
+  /** AuthorizationType AWS_IAM: the request must be signed with SigV4 (gateway/sigv4.ts). */
+  iam: boolean;
   authorizationScopes: string[];
   integrationTimeoutMs: number;
   /** The integration's PayloadFormatVersion: the event's and the response's format. */
@@ -242,8 +244,8 @@ const routeProblem = (type: string, version: string, authorization: string) =>
     ? `an integration of type ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`
     : version !== '2.0' && version !== '1.0'
       ? `payload format version ${version}`
-      : !['NONE', 'JWT', 'CUSTOM'].includes(authorization)
-        ? `authorization type ${authorization} (only NONE, JWT and CUSTOM)`
+      : !['NONE', 'AWS_IAM', 'JWT', 'CUSTOM'].includes(authorization)
+        ? `authorization type ${authorization} (only NONE, AWS_IAM, JWT and CUSTOM)`
         : undefined;
 
 /**
@@ -274,7 +276,7 @@ const routeOf = (
   }
   refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or JWT');
   let authorizerId: string | undefined;
-  if (authorization !== 'NONE') {
+  if (authorization !== 'NONE' && authorization !== 'AWS_IAM') {
     authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
       'AWS::ApiGatewayV2::Authorizer',
     ]);
@@ -289,6 +291,7 @@ const routeOf = (
       method,
       ...functionOfUri(integration.properties.IntegrationUri, where),
       authorizerId,
+      iam: authorization === 'AWS_IAM',
       authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
       integrationTimeoutMs: numberOf(integration.properties.TimeoutInMillis, integrationAt('TimeoutInMillis'), 30_000),
       payloadVersion: version === '1.0' ? '1.0' : '2.0',

@@ -80,6 +80,8 @@ interface RouteBase {
   validation: RequestValidation | undefined;
   /** ApiKeyRequired: the request's X-API-Key must be one of the API's keys for its stage (RestApi's `apiKeys`). */
   apiKeyRequired: boolean;
+  /** AuthorizationType AWS_IAM: the request must be signed with SigV4 (gateway/sigv4.ts). */
+  iam: boolean;
 }
 
 /** A Lambda proxy integration (`AWS_PROXY`): the function answers. */
@@ -241,6 +243,7 @@ const readRoutes = (
       authorizerId: undefined as string | undefined,
       authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
       apiKeyRequired: booleanOf(properties.ApiKeyRequired, at('ApiKeyRequired'), false),
+      iam: false,
     };
     const where = `${id} (${base.method} ${base.resourcePath})`;
     const validation = readRequestValidation(properties, resources, apiId, where, id);
@@ -251,13 +254,14 @@ const readRoutes = (
       return [];
     }
     const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
-    if (!['NONE', 'CUSTOM', 'COGNITO_USER_POOLS'].includes(authorization)) {
+    if (!['NONE', 'AWS_IAM', 'CUSTOM', 'COGNITO_USER_POOLS'].includes(authorization)) {
       throw new UnsupportedTemplateError(
-        `${where}: authorization type ${authorization} (only NONE, CUSTOM and COGNITO_USER_POOLS)`,
+        `${where}: authorization type ${authorization} (only NONE, AWS_IAM, CUSTOM and COGNITO_USER_POOLS)`,
       );
     }
     refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM or COGNITO_USER_POOLS');
-    if (authorization !== 'NONE') {
+    base.iam = authorization === 'AWS_IAM';
+    if (authorization !== 'NONE' && !base.iam) {
       const authorizerId = referencedId(properties.AuthorizerId, resources, at('AuthorizerId'), [
         'AWS::ApiGateway::Authorizer',
       ]);

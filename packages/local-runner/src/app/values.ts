@@ -103,7 +103,8 @@ export const stringsOf = (value: unknown, where: Where): string[] => {
 };
 
 /**
- * Refuses an `AuthorizerId` on a method or route (`where`) whose `AuthorizationType` is NONE: the API references say
+ * Refuses an `AuthorizerId` on a method or route (`where`) whose `AuthorizationType` is NONE or AWS_IAM: the API
+ * references say
  * the id applies only with the types in `applies` (REST: CUSTOM or COGNITO_USER_POOLS; HTTP: CUSTOM or JWT;
  * WebSocket: CUSTOM); what a
  * deployment does with such a template is not documented, and reading it as "no authorizer" could serve unguarded
@@ -115,9 +116,9 @@ export const refuseAuthorizerWithoutType = (
   where: string,
   applies: string,
 ) => {
-  if (authorization === 'NONE' && authorizerId !== undefined)
+  if ((authorization === 'NONE' || authorization === 'AWS_IAM') && authorizerId !== undefined)
     throw new UnsupportedTemplateError(
-      `${where}: AuthorizerId ${shown(authorizerId)} with AuthorizationType NONE (the id applies only with ${applies}; ` +
+      `${where}: AuthorizerId ${shown(authorizerId)} with AuthorizationType ${authorization} (the id applies only with ${applies}; ` +
         'what AWS does with both is not documented): set the type, or remove the id',
     );
 };

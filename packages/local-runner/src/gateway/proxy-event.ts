@@ -6,6 +6,7 @@ import type { Stage } from '../app/cfn.ts';
 import { localAws } from '../app/local-aws.ts';
 import type { RestRoute } from '../app/rest-api.ts';
 import { isBinaryMediaType } from './content-handling.ts';
+import type { IamCaller } from './sigv4.ts';
 
 /**
  * An id in the shape of API Gateway's for a resource or a deployment (six lower-case letters and digits, as in captured
@@ -64,6 +65,20 @@ const withGatewayHeaders = (
     last: Object.fromEntries(Object.entries(merged).map(([name, values]) => [name, values.at(-1) ?? ''])),
   };
 };
+
+/**
+ * The fields of a REST proxy event's `requestContext.identity` (and an HTTP API's payload 1.0 one) that an IAM-signed
+ * request fills, from its caller (sigv4.ts): as in the event Powertools captured on AWS
+ * (aws-powertools/powertools-lambda-typescript, packages/parser/tests/events/apigw-rest/iam-auth.json at 2afa18d:
+ * `accessKey`, `accountId`, `caller` and `user` the caller's id, `userArn`; `cognito*` and `principalOrgId` null).
+ */
+export const iamIdentity = ({ accessKey, accountId, callerId, userId, userArn }: IamCaller) => ({
+  accessKey,
+  accountId,
+  caller: callerId,
+  user: userId,
+  userArn,
+});
 
 interface ProxyEventParts {
   api: RestApi;

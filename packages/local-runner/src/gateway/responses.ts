@@ -9,6 +9,8 @@ import { functionHeaders, type Malformed } from './function-headers.ts';
 /** Status and message of each response the gateway makes itself, when the template does not configure it. */
 const gatewayDefaults: Record<string, { status: number; message: string }> = {
   ACCESS_DENIED: { status: 403, message: 'Forbidden' },
+  // A request to an AWS_IAM method whose SigV4 signature is not the one expected (gateway/sigv4.ts).
+  INVALID_SIGNATURE: { status: 403, message: 'Forbidden' },
   API_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: 'Internal server error' },
   AUTHORIZER_FAILURE: { status: 500, message: 'Internal server error' },
@@ -45,7 +47,9 @@ const withContentType = (headers: [string, string][]): [string, string][] =>
 
 /**
  * Renders the gateway's own response of `type` from the template's gateway responses (or AWS's defaults);
- * `authorizer` is the authorizer's context when it decided the response (a 403), for `$context.authorizer.<key>`.
+ * `authorizer` is the authorizer's context when it decided the response (a 403), for `$context.authorizer.<key>`;
+ * `errorType`, the `x-amzn-ErrorType` header where AWS names the error otherwise (a signature's:
+ * `InvalidSignatureException`).
  */
 export const renderGatewayResponse = (
   responses: Map<string, GatewayResponse>,
@@ -53,6 +57,7 @@ export const renderGatewayResponse = (
   message: string,
   requestId: string,
   authorizer: Record<string, Scalar> = {},
+  errorType = type,
 ): BufferedResponse => {
   const fallback = gatewayDefaults[type] ?? { status: 500, message };
   const configured = responses.get(type);
@@ -74,7 +79,7 @@ export const renderGatewayResponse = (
     status,
     headers: withContentType([
       ...Object.entries(response?.headers ?? {}),
-      ['x-amzn-ErrorType', type],
+      ['x-amzn-ErrorType', errorType],
       ['x-amzn-RequestId', requestId],
     ]),
     body,

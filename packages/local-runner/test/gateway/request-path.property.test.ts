@@ -25,6 +25,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   validation: undefined,
   authorizationScopes: [],
   apiKeyRequired: false,
+  iam: false,
   integrationTimeoutMs: 29_000,
 });
 

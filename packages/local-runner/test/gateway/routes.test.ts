@@ -21,6 +21,7 @@ const route = (method: string, resourcePath: string): ProxyRoute => ({
   validation: undefined,
   authorizationScopes: [],
   apiKeyRequired: false,
+  iam: false,
   integrationTimeoutMs: 29_000,
 });
 

@@ -1,13 +1,36 @@
-// An HTTP API's authorize phase: the route's authorizer (authorizers/: JWT, Lambda) asked with the request's parts,
-// its refusal the HTTP API's own answer (401, 403, else 500).
+// An HTTP API's authorize phase: AuthorizationType AWS_IAM's SigV4 signature (../sigv4.ts), or the route's
+// authorizer (authorizers/: JWT, Lambda) asked with the request's parts, its refusal the HTTP API's own answer (401,
+// 403, else 500).
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
 import type { Step } from '../exchange.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
+import { checkSignature, type IamCaller } from '../sigv4.ts';
 import { authorizerParts, eventV1, type eventV2 } from './events.ts';
 import type { HttpExchange } from './exchange.ts';
 import { ownResponse } from './respond.ts';
 import type { Found } from './route.ts';
+
+/**
+ * AuthorizationType AWS_IAM: `{ iam: caller }` (the 2.0 event's `requestContext.authorizer`, as "Working with AWS
+ * Lambda proxy integrations for HTTP APIs" shows it) for a request signed with the runner's credentials for
+ * `execute-api`, else 403 `{"message":"Forbidden"}`, whatever is wrong ("Controlling access to HTTP APIs with IAM
+ * authorization"; docs/authorizers.md says what stays uncertain); undefined for a route without it. `body`, read
+ * whole. No IAM policy is evaluated.
+ */
+export const authorizeIam = async (
+  { request, url, notes }: HttpExchange,
+  { route }: Found,
+  body: Buffer,
+): Promise<Step<{ iam: IamCaller } | undefined>> => {
+  if (!route.iam) return { next: undefined };
+  const checked = await checkSignature(request, url, body, 'execute-api');
+  if ('caller' in checked) return { next: { iam: checked.caller } };
+  notes.push(
+    `AWS_IAM: ${checked.refused.reason} signature (SigV4 with access key id local, secret local, service execute-api)`,
+  );
+  return { responded: ownResponse(403) };
+};
 
 /**
  * Authorize: what the route's authorizer allows (the function's `requestContext.authorizer`; undefined without an

@@ -1,10 +1,10 @@
-// An HTTP API's pipeline ("Working with HTTP APIs"): its CORS preflight (cors.ts), then limits, route, authorize,
-// integrate (payload format 2.0 or 1.0) and respond, each phase in the file of its name; a phase that answers ends the
-// request, and every response but the preflight's carries the API's request id and CORS headers.
+// An HTTP API's pipeline ("Working with HTTP APIs"): its CORS preflight (cors.ts), then limits, route, authorize
+// (AWS_IAM's signature, or the route's authorizer), integrate (payload format 2.0 or 1.0) and respond, each phase in
+// the file of its name; a phase that answers ends the request, and every response but the preflight's carries the API's request id and CORS headers.
 import { randomUUID } from 'node:crypto';
 import type { HttpDeployment, Pipeline } from '../deployment.ts';
 import type { HttpResponse } from '../responses.ts';
-import { authorize } from './authorize.ts';
+import { authorize, authorizeIam } from './authorize.ts';
 import { isPreflight, preflightAnswer, withCors } from './cors.ts';
 import { eventV2 } from './events.ts';
 import type { HttpExchange } from './exchange.ts';
@@ -37,9 +37,11 @@ export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deplo
   if ('responded' in found) return ended(found.responded);
   const { route: chosen, parameters } = found.next;
   const made = eventV2(deployment.api, stage, request, url, chosen, parameters, body.next);
+  const caller = await authorizeIam(exchange, found.next, body.next);
+  if ('responded' in caller) return ended(caller.responded);
   const authorized = await authorize(exchange, found.next, made);
   if ('responded' in authorized) return ended(authorized.responded);
-  const report = await integrate(exchange, found.next, made, authorized.next);
+  const report = await integrate(exchange, found.next, made, caller.next ?? authorized.next);
   if ('responded' in report) return ended(report.responded);
   return ended(respond(chosen, report.next, notes));
 };

@@ -4,7 +4,62 @@ import type { RestRoute } from '../../app/rest-api.ts';
 import { requestAuthorizerParts } from '../authorizers/lambda-authorizer.ts';
 import type { headersAsSent, proxyEvent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
+import { checkSignature, type IamCaller, type SignatureRefusal } from '../sigv4.ts';
 import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
+
+/**
+ * The gateway response API Gateway answers a refused signature with: its type (so an app's customized gateway
+ * response applies), message and `x-amzn-ErrorType`. Unsigned: MISSING_AUTHENTICATION_TOKEN ("Gateway response types
+ * for API Gateway": "including the cases when the client attempts to invoke an unsupported API method or resource",
+ * and the knowledge center's "How do I troubleshoot signature mismatch errors ...": "If the API request isn't signed,
+ * then you receive ... Missing Authentication Token"). The others: INVALID_SIGNATURE ("The gateway response for an
+ * invalid AWS signature error"), with the knowledge center's messages; which type an incomplete header or another
+ * access key falls under is not documented (docs/authorizers.md).
+ */
+const signatureResponses: Record<
+  SignatureRefusal['reason'],
+  (refusal: SignatureRefusal) => { type: string; message: string; errorType: string }
+> = {
+  missing: () => ({
+    type: 'MISSING_AUTHENTICATION_TOKEN',
+    message: 'Missing Authentication Token',
+    errorType: 'MissingAuthenticationTokenException',
+  }),
+  incomplete: (refusal) => ({
+    type: 'INVALID_SIGNATURE',
+    message: 'message' in refusal ? refusal.message : '',
+    errorType: 'IncompleteSignatureException',
+  }),
+  unrecognized: () => ({
+    type: 'INVALID_SIGNATURE',
+    message: 'The security token included in the request is invalid.',
+    errorType: 'UnrecognizedClientException',
+  }),
+  invalid: (refusal) => ({
+    type: 'INVALID_SIGNATURE',
+    message: 'message' in refusal ? refusal.message : '',
+    errorType: 'InvalidSignatureException',
+  }),
+};
+
+/**
+ * AuthorizationType AWS_IAM: the caller of a request signed with the runner's credentials for `execute-api`
+ * (sigv4.ts), else API Gateway's 403 for why it is not; undefined for a method without it. `url`: the request's own
+ * (its path with the stage, as the client signed it); `body`, read whole. No IAM policy is evaluated.
+ */
+export const authorizeIam = async (
+  exchange: Exchange,
+  { iam }: RestRoute,
+  url: URL,
+  body: Buffer,
+): Promise<Step<IamCaller | undefined>> => {
+  if (!iam) return { next: undefined };
+  const checked = await checkSignature(exchange.request, url, body, 'execute-api');
+  if ('caller' in checked) return { next: checked.caller };
+  const { type, message, errorType } = signatureResponses[checked.refused.reason](checked.refused);
+  exchange.notes.push(`AWS_IAM: ${errorType} (SigV4 with access key id local, secret local, service execute-api)`);
+  return gatewayResponse(exchange, type, message, undefined, errorType);
+};
 
 /**
  * Authorize: the route's authorizer decides (authorizers/authorizer.ts); what it allows reaches the function as

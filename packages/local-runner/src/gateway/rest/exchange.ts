@@ -16,12 +16,16 @@ export interface Exchange extends Shared<RestDeployment> {
   method: string;
 }
 
-/** The gateway's own response of `type` (from the template's gateway responses, or AWS's defaults). */
+/**
+ * The gateway's own response of `type` (from the template's gateway responses, or AWS's defaults); `errorType`, its
+ * `x-amzn-ErrorType` where AWS names the error otherwise than by its type.
+ */
 export const gatewayResponse = (
   exchange: Exchange,
   type: string,
   message: string,
   authorizer?: Record<string, Scalar>,
+  errorType?: string,
 ) => ({
   responded: renderGatewayResponse(
     exchange.deployment.api.gatewayResponses,
@@ -29,5 +33,6 @@ export const gatewayResponse = (
     message,
     exchange.requestId,
     authorizer,
+    errorType,
   ),
 });

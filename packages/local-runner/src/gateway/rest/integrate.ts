@@ -4,15 +4,17 @@ import type { ApiKey } from '../../app/api-keys.ts';
 import type { MockRoute, ProxyRoute, RestRoute } from '../../app/rest-api.ts';
 import type { InvocationReport } from '../../lambda/pool.ts';
 import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from '../content-handling.ts';
-import { type headersAsSent, proxyEvent } from '../proxy-event.ts';
+import { type headersAsSent, iamIdentity, proxyEvent } from '../proxy-event.ts';
 import type { HttpResponse } from '../responses.ts';
+import type { IamCaller } from '../sigv4.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
 
 /**
  * The request as API Gateway passes it on (proxy-event.ts), made once: the REQUEST authorizer gets `request()` and the
  * function `delivered(...)`, the same event (its trace header, its extendedRequestId) with what the authorizer allowed
- * and the API key the method took ($context.identity.apiKey and apiKeyId: "for API methods that require an API key").
+ * and the API key the method took ($context.identity.apiKey and apiKeyId: "for API methods that require an API key"),
+ * and the IAM caller of an AWS_IAM method (its `identity`: proxy-event.ts, iamIdentity).
  */
 export const proxyEvents = (
   exchange: Exchange,
@@ -37,14 +39,22 @@ export const proxyEvents = (
     });
     return made;
   };
-  const delivered = (authorizer: Record<string, unknown> | undefined, apiKey: ApiKey | undefined) => {
+  const delivered = (
+    authorizer: Record<string, unknown> | undefined,
+    apiKey: ApiKey | undefined,
+    caller: IamCaller | undefined,
+  ) => {
     const event = request();
     const { requestContext } = event;
     return {
       ...event,
       requestContext: {
         ...requestContext,
-        ...(apiKey && { identity: { ...requestContext.identity, apiKey: apiKey.value, apiKeyId: apiKey.id } }),
+        identity: {
+          ...requestContext.identity,
+          ...(caller && iamIdentity(caller)),
+          ...(apiKey && { apiKey: apiKey.value, apiKeyId: apiKey.id }),
+        },
         ...(authorizer && { authorizer }),
       },
     };

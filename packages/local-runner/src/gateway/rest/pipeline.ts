@@ -1,12 +1,12 @@
 // A REST API's pipeline ("Amazon API Gateway REST API" request flow; Lambda proxy and mock integrations): limits, route,
-// authorize (the authorizer, then the API key), validate, integrate, respond, each phase in the file of its name; a
+// authorize (AWS_IAM's signature, the authorizer, then the API key), validate, integrate, respond, each phase in the file of its name; a
 // phase that responds ends the request. Each behaviour, with the AWS page it comes from, is in docs/gateway.md.
 import { randomUUID } from 'node:crypto';
 import type { Pipeline, RestDeployment } from '../deployment.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { pathSegments } from '../request-path.ts';
 import type { HttpResponse } from '../responses.ts';
-import { authorize, checkApiKey } from './authorize.ts';
+import { authorize, authorizeIam, checkApiKey } from './authorize.ts';
 import type { Exchange } from './exchange.ts';
 import { invoke, mockResponse, proxyEvents } from './integrate.ts';
 import { withinLimits } from './limits.ts';
@@ -37,6 +37,8 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   const { route: chosen, parameters } = found.next;
   const headers = headersAsSent(request);
   const events = proxyEvents(exchange, { route: chosen, parameters, headers, body: body.next });
+  const caller = await authorizeIam(exchange, chosen, url, body.next);
+  if ('responded' in caller) return ended(caller.responded);
   const authorizer = await authorize(exchange, chosen, headers, events.request);
   if ('responded' in authorizer) return ended(authorizer.responded);
   const apiKey = checkApiKey(exchange, chosen);
@@ -44,7 +46,7 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   const invalid = validate(exchange, chosen, headers, parameters, body.next);
   if ('responded' in invalid) return ended(invalid.responded);
   if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen));
-  const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next));
+  const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next, caller.next));
   if ('responded' in report) return ended(report.responded);
   return ended(await respond(exchange, chosen, report.next));
 };
