@@ -46,8 +46,11 @@ const bytes = (data: SourceData) =>
       ? Buffer.from(data.buffer, data.byteOffset, data.byteLength)
       : Buffer.from(data);
 
-/** SHA-256 and HMAC-SHA-256 in the shape the signer takes (a Checksum of @smithy/types), from node:crypto. */
-class Sha256 {
+/**
+ * SHA-256 and HMAC-SHA-256 in the shape the signer takes (a Checksum of @smithy/types), from node:crypto; the tests
+ * sign with it too.
+ */
+export class Sha256 {
   readonly #secret: SourceData | undefined;
   #hash: ReturnType<typeof createHash> | ReturnType<typeof createHmac>;
   constructor(secret?: SourceData) {

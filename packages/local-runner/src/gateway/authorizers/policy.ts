@@ -22,6 +22,24 @@ const matchesPattern = (pattern: string, value: string) =>
       .replaceAll('?', '.')}$`,
   ).test(value);
 
+/**
+ * A statement's Effect, read as API Gateway reads an authorizer's policy: in any case. The IAM reference calls Effect
+ * case sensitive ("IAM JSON policy elements: Effect", https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_effect.html),
+ * but aws-cdk's integration test of REQUEST authorizers returns `allow` and `deny` in lower case and expects 200 and
+ * 403 from the deployed API (aws/aws-cdk, packages/@aws-cdk-testing/framework-integ/test/aws-apigateway/test/
+ * authorizers/integ.request-authorizer.lit.ts and its handler), and serverless-offline matched it (pull request 412,
+ * "IAM statement effect is actually case-insensitive"). What API Gateway does with other casings (`ALLOW`) is not
+ * documented: read the same way (docs/authorizers.md).
+ */
+const effectOf = (value: unknown) =>
+  typeof value !== 'string'
+    ? undefined
+    : value.toLowerCase() === 'allow'
+      ? 'Allow'
+      : value.toLowerCase() === 'deny'
+        ? 'Deny'
+        : undefined;
+
 const asList = (value: unknown): string[] | undefined =>
   typeof value === 'string'
     ? [value]
@@ -42,10 +60,11 @@ export const parseResult = (value: unknown): AuthorizerResult | undefined => {
   for (const item of list) {
     if (typeof item !== 'object' || item === null) return undefined;
     const { Effect, Action, Resource } = item as Record<string, unknown>;
+    const effect = effectOf(Effect);
     const actions = asList(Action);
     const resources = asList(Resource);
-    if ((Effect !== 'Allow' && Effect !== 'Deny') || !actions || !resources) return undefined;
-    statements.push({ effect: Effect, actions, resources });
+    if (!effect || !actions || !resources) return undefined;
+    statements.push({ effect, actions, resources });
   }
   // Context values must be flat: nested objects or arrays make API Gateway answer 500.
   if (typeof context !== 'object' || context === null) return undefined;
