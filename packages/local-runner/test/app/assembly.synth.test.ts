@@ -91,6 +91,7 @@ test('a mock integration (a CORS preflight) is read as API Gateway answers it: t
       authorizerId: undefined,
       authorizationScopes: [],
       apiKeyRequired: false,
+      iam: false,
       unanswered: false,
       statusCode: 204,
       headers: expect.objectContaining({
@@ -120,14 +121,16 @@ test('a mock without a request template answers its default integration response
   ]);
 });
 
-describe('readApi refuses', () => {
-  test('IAM authorization, which nothing local can check a signature against', () => {
-    expect(() =>
-      read((_stack, api, fn) => {
-        api.root.addMethod('GET', new LambdaIntegration(fn), { authorizationType: AuthorizationType.IAM });
-      }),
-    ).toThrow(/authorization type AWS_IAM \(only NONE, CUSTOM and COGNITO_USER_POOLS\)/);
+test('IAM authorization: the method marked, to have its SigV4 signature checked (gateway/sigv4.ts)', () => {
+  const app = read((_stack, api, fn) => {
+    api.root.addMethod('GET', new LambdaIntegration(fn), { authorizationType: AuthorizationType.IAM });
   });
+  expect(app.routes.map(({ method, iam, authorizerId }) => ({ method, iam, authorizerId }))).toEqual([
+    { method: 'GET', iam: true, authorizerId: undefined },
+  ]);
+});
+
+describe('readApi refuses', () => {
 
   test("a REQUEST authorizer's identity source that is not a header, query string, stage variable or context value", () => {
     expect(() =>
