@@ -14,8 +14,8 @@ import type { Found } from './route.ts';
 /**
  * AuthorizationType AWS_IAM: `{ iam: caller }` (the 2.0 event's `requestContext.authorizer`, as "Working with AWS
  * Lambda proxy integrations for HTTP APIs" shows it) for a request signed with the runner's credentials for
- * `execute-api`, else 403 `{"message":"Forbidden"}`, whatever is wrong ("Controlling access to HTTP APIs with IAM
- * authorization"; docs/authorizers.md says what stays uncertain); undefined for a route without it. `body`, read
+ * `execute-api`, else 403 `{"message":"Forbidden"}`, whatever is wrong ("Control access to HTTP APIs with IAM
+ * authorization in API Gateway"; docs/authorizers.md says what stays uncertain); undefined for a route without it. `body`, read
  * whole. No IAM policy is evaluated.
  */
 export const authorizeIam = async (
