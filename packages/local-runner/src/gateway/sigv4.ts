@@ -35,7 +35,7 @@ export type SignatureRefusal =
 
 export type SignatureCheck = { caller: IamCaller } | { refused: SignatureRefusal };
 
-export const signatureMismatch =
+const signatureMismatch =
   'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.';
 
 type SourceData = string | ArrayBuffer | ArrayBufferView;

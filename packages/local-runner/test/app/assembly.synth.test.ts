@@ -131,7 +131,6 @@ test('IAM authorization: the method marked, to have its SigV4 signature checked 
 });
 
 describe('readApi refuses', () => {
-
   test("a REQUEST authorizer's identity source that is not a header, query string, stage variable or context value", () => {
     expect(() =>
       read((stack, api, fn) => {
