@@ -234,9 +234,12 @@ const startEndpoints = async (
   return { jwks, unserved, local, closeEndpoints };
 };
 
-/** The user's cache of the runtime's SDK; undefined (said) when it is not this user's alone: nothing is installed. */
-const sdkCacheRoot = (log: (line: string) => void) => {
-  const { path, problem } = defaultSdkCache();
+/**
+ * The user's cache of the runtime's SDK, made only when `create` (before an install: a start that installs nothing
+ * leaves no folder); undefined (said) when it is not this user's alone: nothing is installed in it or loaded from it.
+ */
+const sdkCacheRoot = (log: (line: string) => void, create: boolean) => {
+  const { path, problem } = defaultSdkCache(create);
   if (problem === undefined) return path;
   log(`${path} is ${problem}: the runtime's AWS SDK is not installed there for functions whose app has none`);
   return undefined;
@@ -317,7 +320,8 @@ export const startServices = async (
     return pools;
   };
   // The runtime's SDK where the app has none, installed before the functions start (runtime-sdk.ts).
-  const cacheRoot = options.sdkCache ?? sdkCacheRoot(options.log);
+  const cacheRoot = options.sdkCache ?? sdkCacheRoot(options.log, false);
+  const cacheReady = () => options.sdkCache !== undefined || sdkCacheRoot(options.log, true) !== undefined;
   const sdkFoldersOf = (fn: FunctionDefinition): SdkFolders => ({
     given: options.runtimeSdk,
     sources: sourceFolders(fn),
@@ -325,7 +329,13 @@ export const startServices = async (
   });
   const provideSdks = async (served: Assembly) => {
     const functions = servedFunctions(served).filter(({ name }) => options.only === undefined || name === options.only);
-    if (cacheRoot) await provideRuntimeSdks(functions, { cacheRoot, given: options.runtimeSdk, log: options.log });
+    if (cacheRoot)
+      await provideRuntimeSdks(functions, {
+        cacheRoot,
+        given: options.runtimeSdk,
+        log: options.log,
+        ready: cacheReady,
+      });
   };
   let pools: Map<string, FunctionPool>;
   try {

@@ -1,16 +1,18 @@
 // A folder of the system's temporary one that is this user's alone, for what no other user may read or replace: the
 // inline code the runner runs, the socket a runner lends its signing key through.
-import { lstatSync, mkdirSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * `<tmp>/<name>-<uid>`, created with mode 0700 when missing; `problem` says why it is not this user's alone (a link, another
- * owner, or a mode that lets others in), in which case nothing may be put in it.
+ * `<tmp>/<name>-<uid>`, created with mode 0700 when missing (unless `create` is false: then a missing one is returned
+ * as it is, holding nothing); `problem` says why it is not this user's alone (a link, another owner, or a mode that
+ * lets others in), in which case nothing may be put in it or taken from it.
  */
-export const userFolder = (name: string): { path: string; problem?: string } => {
+export const userFolder = (name: string, { create = true } = {}): { path: string; problem?: string } => {
   const uid = process.getuid?.();
   const path = join(tmpdir(), `${name}-${uid ?? 'user'}`);
+  if (!create && !existsSync(path)) return { path };
   mkdirSync(path, { recursive: true, mode: 0o700 });
   const owner = lstatSync(path);
   if (!owner.isDirectory()) return { path, problem: 'not a folder (a link, or a file)' };

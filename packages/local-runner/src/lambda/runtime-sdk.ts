@@ -87,8 +87,11 @@ export const sdkCacheOf = (cacheRoot: string, runtime: string) => {
   return join(cacheRoot, `aws-sdk-${name}-${range.replace(/[^\w.]/g, '')}`);
 };
 
-/** The cache's default root, this user's alone (user-folder.ts); with `problem` when nothing may be put in it. */
-export const defaultSdkCache = () => userFolder('cdk-local-runner-sdk');
+/**
+ * The cache's default root, this user's alone (user-folder.ts), made only when `create` (an install needs it); with
+ * `problem` when nothing may be put in it or loaded from it.
+ */
+export const defaultSdkCache = (create: boolean) => userFolder('cdk-local-runner-sdk', { create });
 
 /** A time limit on an install: the registry unreachable, npm's retries end well before it. */
 const installLimitMs = 180_000;
@@ -118,7 +121,18 @@ const npmInstall = async (dir: string, packages: string[]): Promise<string | und
  */
 export const provideRuntimeSdks = async (
   functions: { name: string; fn: FunctionDefinition }[],
-  { cacheRoot, given, log }: { cacheRoot: string; given: string | undefined; log: (line: string) => void },
+  {
+    cacheRoot,
+    given,
+    log,
+    ready,
+  }: {
+    cacheRoot: string;
+    given: string | undefined;
+    log: (line: string) => void;
+    /** Makes the cache's root, this user's alone, when something is to be installed; false (said): install nothing. */
+    ready: () => boolean;
+  },
 ) => {
   const missing = new Map<string, { names: Set<string>; packages: Set<string>; range: string }>();
   for (const { name, fn } of functions) {
@@ -137,6 +151,7 @@ export const provideRuntimeSdks = async (
       missing.set(cache, entry);
     }
   }
+  if (missing.size > 0 && !ready()) return;
   for (const [cache, { names, packages, range }] of missing) {
     const listed = [...packages].join(' ');
     const functionNames = [...names].join(', ');
