@@ -112,6 +112,12 @@ export interface Runner {
    */
   reload(cloudAssemblyDir: string): Promise<boolean>;
   /**
+   * The functions whose code is in a folder `moved` names (by the folder) run the code in its new folder from their
+   * next execution environment on (`start --watch`, a bundle rebuilt without a synth); the others go on as they are.
+   * Returns the names of the functions moved.
+   */
+  replaceCode(moved: ReadonlyMap<string, string>): string[];
+  /**
    * Finishes what is in flight, refusing new requests (503), and stops listening once every request that reached it
    * is answered (http-server.ts, drainingServer); then stops the functions and closes the database. Requests still in
    * flight after `graceMs` are cut off (their connections closed), and the runner says so.
@@ -499,6 +505,13 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       }
       return true;
     },
+    replaceCode: (moved) =>
+      [...pools].flatMap(([name, pool]) => {
+        const assetDir = moved.get(pool.assetDir);
+        if (assetDir === undefined) return [];
+        pool.replaceCode(assetDir);
+        return [name];
+      }),
     close: async (graceMs = Number.POSITIVE_INFINITY) => {
       const drained = Promise.all(gateways.map((gateway) => gateway.stop()));
       const cutOff = Number.isFinite(graceMs)

@@ -100,9 +100,14 @@ export const isUpToDate = (cloudAssemblyDir: string, project: AppProject) => {
 
 /**
  * Runs `cdk synth` (offline, with cdk-nag) unless cdk.out is up to date. Its output, both streams (an app's `npx tsc`
- * writes its errors to stdout), goes to stderr as it comes: a command's stdout is its own (invoke's result).
+ * writes its errors to stdout), goes to stderr as it comes: a command's stdout is its own (invoke's result). `env`: the
+ * synth's environment (a capture's, synth-capture.ts, for `start --watch`).
  */
-export const ensureSynthesized = (project: AppProject, log: (line: string) => void) => {
+export const ensureSynthesized = (
+  project: AppProject,
+  log: (line: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
+) => {
   const cloudAssemblyDir = cloudAssemblyOf(project);
   if (isUpToDate(cloudAssemblyDir, project)) {
     log('cdk.out is up to date');
@@ -111,6 +116,7 @@ export const ensureSynthesized = (project: AppProject, log: (line: string) => vo
   log('Synthesizing the app (cdk synth)...');
   const synth = spawnSync(cdkOf(project), synthArgs(project), {
     cwd: project.root,
+    env,
     stdio: ['ignore', process.stderr.fd, 'inherit'],
   });
   if (synth.status !== 0)
@@ -139,17 +145,26 @@ const lastLines = (output: string) => {
  * `cdk synth` into `outputDir`, without blocking (the runner goes on serving); rejects with cdk's own output, both
  * streams (stdout first: an app's `npx tsc` writes its errors there), trimmed to their last lines.
  */
-export const synthesize = async (project: AppProject, outputDir: string) => {
+export const synthesize = async (project: AppProject, outputDir: string, env: NodeJS.ProcessEnv = process.env) => {
   try {
     await promisify(execFile)(cdkOf(project), [...synthArgs(project), '--output', outputDir], {
       cwd: project.root,
+      env,
       maxBuffer: 16 * 1024 * 1024,
     });
   } catch (error) {
-    const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
-    const output = [stdout.trimEnd(), stderr.trimEnd()].filter((text) => text !== '').join('\n');
-    throw new RunnerError(output === '' ? (error as Error).message : lastLines(output));
+    throw new RunnerError(commandOutput(error));
   }
+};
+
+/**
+ * What a command that failed (execFile's error) wrote: both streams (stdout first: an app's `npx tsc` writes its
+ * errors there), trimmed to their last lines; its error's message when it wrote nothing.
+ */
+export const commandOutput = (error: unknown) => {
+  const { stderr = '', stdout = '' } = error as { stderr?: string; stdout?: string };
+  const output = [stdout.trimEnd(), stderr.trimEnd()].filter((text) => text !== '').join('\n');
+  return output === '' ? (error as Error).message : lastLines(output);
 };
 
 /**
@@ -158,9 +173,9 @@ export const synthesize = async (project: AppProject, outputDir: string) => {
  * what it leaves out of its bundle (the runtime's SDK) as it did then; the CDK removes no asset folder of an earlier
  * synth (aws/aws-cdk issue 2869), so the bundles a reload replaces stay in place while they finish.
  */
-export const resynthesize = async (project: AppProject) => {
+export const resynthesize = async (project: AppProject, env: NodeJS.ProcessEnv = process.env) => {
   const cloudAssemblyDir = cloudAssemblyOf(project);
-  await synthesize(project, cloudAssemblyDir);
+  await synthesize(project, cloudAssemblyDir, env);
   noteContext(cloudAssemblyDir, project);
   return cloudAssemblyDir;
 };

@@ -258,11 +258,13 @@ export const projectOf = (
 /**
  * The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). `inputs`:
  * files the command reads (an event, --env-vars), which are never sources, though a `**` in cdk.json's watch names them.
+ * `env`: the synth's environment.
  */
 export const cloudAssemblyOf = (
   values: { app?: string | undefined; context?: string[] | undefined; inspect?: string | undefined },
   log: (line: string) => void,
   inputs: string[] = [],
+  env: NodeJS.ProcessEnv = process.env,
 ) => {
   const { app } = values;
   if (app === undefined) {
@@ -270,7 +272,7 @@ export const cloudAssemblyOf = (
     const inProject = inputs
       .map((file) => relative(project.root, resolve(file)))
       .filter((path) => !path.startsWith('..'));
-    return ensureSynthesized({ ...project, exclude: [...project.exclude, ...inProject] }, log);
+    return ensureSynthesized({ ...project, exclude: [...project.exclude, ...inProject] }, log, env);
   }
   if (values.context !== undefined)
     throw new RunnerError(`--app ${app} was synthesized already: its context is its own`);

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { UrlApi } from '../app/api.ts';
 import { userPoolsOf } from '../app/assembly.ts';
+import { captureSynth } from '../app/synth-capture.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { lendSigningKey } from '../issuer/lent-key.ts';
@@ -252,8 +253,11 @@ export const serve = async (parent: number) => {
     const dataDir = dataDirOf(values, config);
     const envVars = envVarsOf(values['env-vars']);
     const serviceValues = serviceValuesOf(values['service-values']);
+    // Watching, the first synth (when one runs) is captured: what it ran tells which bundles rebuild alone (watch.ts).
+    const firstSynth = values.watch ? captureSynth() : undefined;
+    stopping.stopWatching = () => firstSynth?.close();
     const starting = startRunner({
-      cloudAssemblyDir: cloudAssemblyOf(values, log),
+      cloudAssemblyDir: cloudAssemblyOf(values, log, [], firstSynth?.env),
       ...(values.stack && { stackName: values.stack }),
       ...(values.api && { apiName: values.api }),
       layerDirs: layerDirsOf(values),
@@ -281,8 +285,9 @@ export const serve = async (parent: number) => {
         ),
       );
     console.log(await banner(api, openapi, dataDir, api.envVars, servesValues(api, serviceValues)));
-    if (values.watch) stopping.stopWatching = reloadOnChange(api, projectOf(values), log);
+    if (firstSynth) stopping.stopWatching = reloadOnChange(api, projectOf(values), log, firstSynth);
   } catch (error) {
+    stopping.stopWatching();
     commandFailed('cdk-local-runner start', error);
     process.exit();
   }

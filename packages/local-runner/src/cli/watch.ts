@@ -1,46 +1,161 @@
-// `cdk-local-runner start --watch`: a new synth whenever the app's sources change, served without a restart: the
-// database, the issuer, the address and the token stay. A change that does not synthesize leaves the previous version
-// serving, and its error is printed. Each synth goes to the project's cdk.out, as the first start's did: no folder of
-// the runner's to remove, however it stops.
-import { relative } from 'node:path';
-import { subscribe } from '@parcel/watcher';
+// `cdk-local-runner start --watch`: each change to the app's sources served without a restart: the database, the
+// issuer, the address and the token stay. A change to the files a NodejsFunction's bundle is built from, and to nothing
+// else, rebuilds that bundle alone, with the command the last synth built it with (app/bundles.ts); any other change
+// synthesizes again. A change that does not build leaves the previous version serving, and its error is printed. Each
+// synth goes to the project's cdk.out, as the first start's did. One reload runs at a time: changes made meanwhile are
+// picked up by one more after it.
+import { existsSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { type Event, subscribe } from '@parcel/watcher';
+import { type Bundle, bundlesTouched, rebuild, recordOf, type SynthRecord } from '../app/bundles.ts';
 import { type AppProject, isSource, resynthesize } from '../app/cloud-assembly.ts';
+import { captureSynth, type SynthCapture } from '../app/synth-capture.ts';
 import type { Runner } from '../runner.ts';
 
-/** Editors write a file in several steps: a synth starts once the changes have paused this long. */
+/** Editors write a file in several steps: a reload starts once the changes have paused this long. */
 const settleMs = 300;
 
-export const reloadOnChange = (api: Runner, project: AppProject, log: (line: string) => void) => {
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(2)} s`;
+
+/** The folders the served Node.js functions' code is in. */
+const nodeAssetDirs = (api: Runner) => [
+  ...new Set(
+    api.apis.flatMap(({ app }) =>
+      [...app.functions.values()].filter(({ code }) => code.language === 'nodejs').map(({ assetDir }) => assetDir),
+    ),
+  ),
+];
+
+/** What the watch loop knows between reloads: the last synth's record, and the folders its rebuilds wrote. */
+interface Known {
+  record: SynthRecord | undefined;
+  rebuilt: string[];
+}
+
+/** Learns from `capture` (a synth just served) which bundles rebuild alone, and says which. */
+const learn = async (api: Runner, cloudAssemblyDir: string, capture: SynthCapture, log: (line: string) => void) => {
+  try {
+    const processes = capture.read();
+    if (processes.length === 0) {
+      log(
+        "cdk.out was up to date: the first change synthesizes; then a change to a function's code alone rebuilds its bundle without one",
+      );
+      return undefined;
+    }
+    const record = await recordOf(processes, cloudAssemblyDir, nodeAssetDirs(api));
+    const known = new Set(record?.bundles.map(({ assetDir }) => assetDir));
+    const functions = api.apis.flatMap(({ app }) => [...app.functions.values()]);
+    const alone = functions.filter(({ assetDir }) => known.has(assetDir)).map(({ id }) => id);
+    if (record === undefined)
+      log('a change to a function synthesizes: the synth ran on a Node.js before 22.15, which cannot say what it read');
+    else if (alone.length > 0)
+      log(`a change to the code of ${[...new Set(alone)].join(', ')} alone rebuilds its bundle, without a synth`);
+    return record;
+  } finally {
+    capture.close();
+  }
+};
+
+/** A synth, served: the record of what it did, or undefined (unknown: the next change synthesizes again). */
+const synthReload = async (api: Runner, project: AppProject, why: string, log: (line: string) => void) => {
+  const started = performance.now();
+  log(`change seen: synthesizing (${why})...`);
+  const capture = captureSynth();
+  try {
+    const cloudAssemblyDir = await resynthesize(project, capture.env);
+    // A reload that cannot serve the new version (its APIs changed) says so itself, and the previous one serves.
+    if (!(await api.reload(cloudAssemblyDir))) return undefined;
+    log(`serving the new version (synthesized in ${seconds(started)}; the database and its items are kept)`);
+    return await learn(api, cloudAssemblyDir, capture, log);
+  } catch (error) {
+    log(`the change does not synthesize; still serving the previous version:\n${(error as Error).message}`);
+    return undefined;
+  } finally {
+    capture.close();
+  }
+};
+
+/** `bundles` rebuilt without a synth, served: the record with their new folders (`known` takes them). */
+const rebuildReload = async (
+  api: Runner,
+  known: Known & { record: SynthRecord },
+  bundles: Bundle[],
+  cloudAssemblyDir: string,
+  log: Log,
+) => {
+  const started = performance.now();
+  log("change seen in functions' code alone: rebuilding their bundles as the synth built them (no synth)...");
+  try {
+    const built = await rebuild(known.record, bundles, cloudAssemblyDir);
+    known.rebuilt.push(...built.map(({ assetDir }) => assetDir));
+    const names = api.replaceCode(
+      new Map(bundles.map((bundle, index) => [bundle.assetDir, built[index]?.assetDir ?? ''])),
+    );
+    log(`serving the new version of ${names.join(', ')} (bundle rebuilt without a synth in ${seconds(started)})`);
+    return { ...known.record, bundles: known.record.bundles.map((bundle) => built[bundles.indexOf(bundle)] ?? bundle) };
+  } catch (error) {
+    log(
+      `the change does not synthesize; still serving the previous version (found rebuilding the bundles alone, as the synth would):\n${(error as Error).message}`,
+    );
+    return known.record;
+  }
+};
+
+type Log = (line: string) => void;
+
+/**
+ * The paths of `events` whose change stands (in the order seen): a file created and removed again since the last
+ * reload (an editor's temporary file) changed nothing.
+ */
+const standing = (firstEvents: Map<string, Event['type']>) =>
+  [...firstEvents].filter(([path, type]) => type !== 'create' || existsSync(path)).map(([path]) => path);
+
+/**
+ * Reloads `api` on each change to `project`'s sources until the returned function is called. `firstSynth`: the capture
+ * the start's synth ran with (empty when cdk.out was up to date).
+ */
+export const reloadOnChange = (api: Runner, project: AppProject, log: Log, firstSynth: SynthCapture) => {
+  const known: Known = { record: undefined, rebuilt: [] };
+  const cloudAssemblyDir = join(project.root, 'cdk.out');
+  /** Each source changed since the last reload began, with its first event's kind. */
+  const changes = new Map<string, Event['type']>();
   let timer: NodeJS.Timeout | undefined;
-  let synthesizing = false;
+  let reloading: Promise<void> | undefined;
   let changedMeanwhile = false;
 
-  const rebuild = async () => {
-    if (synthesizing) {
+  const reloadOnce = async () => {
+    const paths = standing(changes);
+    changes.clear();
+    if (paths.length === 0) return;
+    const touched = known.record ? bundlesTouched(known.record, paths) : 'no bundle known to rebuild alone yet';
+    if (typeof touched !== 'string' && known.record)
+      known.record = await rebuildReload(api, { ...known, record: known.record }, touched, cloudAssemblyDir, log);
+    else known.record = await synthReload(api, project, touched as string, log);
+  };
+  const reload = async () => {
+    if (reloading) {
       changedMeanwhile = true;
       return;
     }
-    synthesizing = true;
-    try {
-      log('change seen: synthesizing...');
-      // A reload that cannot serve the new version (its APIs changed) says so itself, and the previous one serves.
-      if (await api.reload(await resynthesize(project)))
-        log('serving the new version (the database and its items are kept)');
-    } catch (error) {
-      log(`the change does not synthesize; still serving the previous version:\n${(error as Error).message}`);
-    } finally {
-      synthesizing = false;
-      if (changedMeanwhile) {
-        changedMeanwhile = false;
-        void rebuild();
-      }
+    reloading = reloadOnce();
+    await reloading;
+    reloading = undefined;
+    if (changedMeanwhile) {
+      changedMeanwhile = false;
+      void reload();
     }
   };
-  const changed = () => {
+  const changed = (events: Event[]) => {
+    if (events.length === 0) return;
+    for (const { path, type } of events) if (!changes.has(path)) changes.set(path, type);
     clearTimeout(timer);
-    timer = setTimeout(() => void rebuild(), settleMs);
+    timer = setTimeout(() => void reload(), settleMs);
   };
 
+  // The first start's synth, when it ran one: which bundles rebuild alone.
+  const learning = learn(api, cloudAssemblyDir, firstSynth, log).then((record) => {
+    known.record ??= record;
+  });
   // One subscription over the project's root, filtered by isSource: @parcel/watcher (the watcher of VS Code and
   // Parcel) rather than Node's recursive fs.watch, which on Linux (Node 24) misses every in-place write to a file once
   // the file was replaced by a rename (`sed -i`, an editor's atomic save): test/cli/watch.e2e.test.ts.
@@ -48,17 +163,18 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: (line: str
     project.root,
     (error, events) => {
       if (error) log(`watching failed: ${error.message}`);
-      else if (events.some(({ path }) => isSource(project, relative(project.root, path)))) changed();
+      else changed(events.filter(({ path }) => isSource(project, relative(project.root, path))));
     },
     { ignore: ['node_modules', 'cdk.out', '.git'] },
   );
-  // Said once the subscription holds: a change made after this line is seen.
-  void subscribed.then(
+  // Said once the subscription holds (and the first synth's bundles are known): a change made after this line is seen.
+  void Promise.all([subscribed, learning]).then(
     () => log(`watching ${project.include.join(', ')} for changes (cdk.json's watch.include)`),
     (error: Error) => log(`watching failed, changes will not reload: ${error.message}`),
   );
   return () => {
     clearTimeout(timer);
+    for (const dir of known.rebuilt) rmSync(dir, { recursive: true, force: true });
     void subscribed.then(
       (subscription) => subscription.unsubscribe(),
       () => undefined, // said when it failed

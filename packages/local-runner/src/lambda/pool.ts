@@ -4,6 +4,7 @@
 // crashes, runs out of memory or times out. More start on concurrency, up to a cap; beyond it requests wait.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { FunctionDefinition } from '../app/functions.ts';
@@ -97,8 +98,26 @@ const parsedResult = (body: string): unknown => {
   }
 };
 
+/** `fn` with its code in `assetDir` instead: the same files, rebuilt (`start --watch`). */
+const movedTo = (fn: FunctionDefinition, assetDir: string): FunctionDefinition => {
+  const moved = (file: string) => join(assetDir, relative(fn.assetDir, file));
+  const { code } = fn;
+  return {
+    ...fn,
+    assetDir,
+    code:
+      code.language === 'nodejs'
+        ? { ...code, modulePath: moved(code.modulePath) }
+        : code.language === 'provided'
+          ? { ...code, bootstrap: moved(code.bootstrap) }
+          : code,
+  };
+};
+
 export class FunctionPool {
-  readonly #fn: FunctionDefinition;
+  #fn: FunctionDefinition;
+  /** Environments started with code since replaced: each stops once its invocation ends. */
+  readonly #stale = new Set<ExecutionEnvironment>();
   readonly #variables: Record<string, string>;
   readonly #maxWorkers: number;
   readonly #idle: ExecutionEnvironment[] = [];
@@ -161,6 +180,21 @@ export class FunctionPool {
     return this.#inspect !== undefined;
   }
 
+  /** The folder of the code the next environment runs. */
+  get assetDir() {
+    return this.#fn.assetDir;
+  }
+
+  /**
+   * The next environments run the code in `assetDir` (the same files, rebuilt): idle ones stop now, busy ones once
+   * their invocation ends; an invocation waiting, or arriving after, starts one with the new code.
+   */
+  replaceCode(assetDir: string) {
+    this.#fn = movedTo(this.#fn, assetDir);
+    for (const environment of this.#all) this.#stale.add(environment);
+    for (const environment of [...this.#idle]) this.#fail(environment, 'its code was replaced');
+  }
+
   /** Invocations so far (tests read it to prove what was or was not invoked). */
   get invocations() {
     return this.#invocations;
@@ -221,6 +255,7 @@ export class FunctionPool {
     const environment = this.#start(undefined);
     void environment.ready.then(() => {
       if (!this.#all.has(environment) || environment.current) return;
+      if (this.#stale.has(environment)) return this.#fail(environment, 'its code was replaced');
       const next = this.#waiting.shift();
       if (next) this.#run(environment, next);
       else this.#idle.push(environment);
@@ -363,6 +398,7 @@ export class FunctionPool {
     if (!pending) return;
     environment.current = undefined;
     this.#settle(pending, invocation);
+    if (this.#stale.has(environment)) return this.#fail(environment, 'its code was replaced');
     const next = this.#waiting.shift();
     if (next) this.#run(environment, next);
     else this.#idle.push(environment);
@@ -371,6 +407,7 @@ export class FunctionPool {
   /** The environment is gone (or must go): answer its invocation, and let the next waiting one start a new one. */
   #fail(environment: ExecutionEnvironment, reason: string) {
     if (!this.#all.delete(environment)) return;
+    this.#stale.delete(environment);
     const index = this.#idle.indexOf(environment);
     if (index >= 0) this.#idle.splice(index, 1);
     if (environment.process) killGroup(environment.process);

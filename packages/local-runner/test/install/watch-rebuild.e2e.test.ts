@@ -1,0 +1,172 @@
+// `start --watch` on a project shaped as `cdk init app --language typescript` makes it (as install/strangers-hour's:
+// cdk.json's app runs `npx tsc` before the app; here on Node's own TypeScript), with the runner installed from the packed
+// tarball: a save to a NodejsFunction's handler alone rebuilds its bundle, as the synth built it, without a synth; a
+// save to the stack synthesizes; a type error is tsc's message, as the synth would print it, and the last good
+// version keeps serving.
+import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { stopGroups } from 'test-support/process-group';
+import {
+  installProject,
+  type PackedProject,
+  printedSince,
+  startInProject,
+  stopInProject,
+} from '../helpers/packed-project.ts';
+
+const stackSource = (memorySize: number) => `import * as cdk from 'aws-cdk-lib/core';
+import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Construct } from 'constructs';
+
+export class EditStack extends cdk.Stack {
+  constructor(scope: Construct, id: string, props?: cdk.StackProps) {
+    super(scope, id, props);
+    const api = new RestApi(this, 'Api');
+    const hello = new NodejsFunction(this, 'Hello', { entry: 'lambda/hello.ts', runtime: Runtime.NODEJS_22_X });
+    api.root.addResource('hello').addMethod('GET', new LambdaIntegration(hello));
+    const memory = new NodejsFunction(this, 'Memory', {
+      entry: 'lambda/memory.ts',
+      runtime: Runtime.NODEJS_22_X,
+      memorySize: ${memorySize},
+    });
+    api.root.addResource('memory').addMethod('GET', new LambdaIntegration(memory));
+  }
+}
+`;
+
+const helloSource = (line: string) => `export const handler = async () => {
+  ${line}
+  return { statusCode: 200, body: JSON.stringify({ version }) };
+};
+`;
+const hello = (version: number) => helloSource(`const version: number = ${version};`);
+/** A type error on line 2 of lambda/hello.ts: tsc fails, and with it the synth the app's cdk.json runs. */
+const typeError = helloSource("const version: number = 'two';");
+const typeErrorLine =
+  /lambda\/hello\.ts(?:\(2,9\): |:2:9 - )error TS2322: Type 'string' is not assignable to type 'number'\./;
+
+const files = {
+  'cdk.json': JSON.stringify({
+    app: 'npx tsc && node bin/edit.ts',
+    watch: {
+      include: ['**'],
+      exclude: ['README.md', 'cdk*.json', '**/*.d.ts', '**/*.js', 'tsconfig.json', 'package*.json', 'node_modules'],
+    },
+    // No notices, no telemetry: the CLI's synth makes no request (https://docs.aws.amazon.com/cdk/v2/guide/cli.html).
+    notices: false,
+    context: { 'cli-telemetry': false },
+  }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['es2022'],
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      isolatedModules: true,
+      allowImportingTsExtensions: true,
+      types: ['node'],
+    },
+    exclude: ['node_modules', 'cdk.out'],
+  }),
+  'bin/edit.ts': `#!/usr/bin/env node
+import * as cdk from 'aws-cdk-lib/core';
+import { EditStack } from '../lib/edit-stack.ts';
+
+const app = new cdk.App();
+new EditStack(app, 'EditStack');
+`,
+  'lib/edit-stack.ts': stackSource(128),
+  'lambda/hello.ts': hello(1),
+  'lambda/memory.ts': `export const handler = async () => ({ statusCode: 200, body: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE });
+`,
+};
+
+let root: string;
+let project: PackedProject;
+let runner: Awaited<ReturnType<typeof startInProject>>;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'local-runner-edit-'));
+  project = installProject(root, {
+    name: 'edit',
+    files,
+    dependencies: ['aws-cdk-lib', 'constructs'],
+    devDependencies: ['aws-cdk', 'typescript', '@types/node', 'esbuild'],
+  });
+  runner = await startInProject(project, ['--watch'], /watching \*\* for changes/);
+}, 300_000);
+
+afterAll(async () => {
+  if (runner) await stopInProject(runner);
+  stopGroups();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+const get = async (path: string) => (await fetch(`${runner.url}${path}`)).text();
+
+/** Writes `text` to `path` as an editor saves: a temporary file beside it, then renamed over it. */
+const save = (path: string, text: string) => {
+  const temporary = join(project.dir, `${path}.${process.pid}.tmp`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, join(project.dir, path));
+};
+
+/** When cdk.out's manifest was last written: by a synth alone. */
+const synthesizedAt = () => statSync(join(project.dir, 'cdk.out/manifest.json')).mtimeMs;
+
+test('the start says which functions rebuild alone', () => {
+  expect(runner.output()).toMatch(/a change to the code of Hello\w+, Memory\w+ alone rebuilds its bundle/);
+});
+
+test('five saves of the handler, each answered with its new text, and no synth runs', async () => {
+  expect(JSON.parse(await get('/hello'))).toEqual({ version: 1 });
+  const from = runner.output().length;
+  const synthesized = synthesizedAt();
+  for (const version of [2, 3, 4, 5, 6]) {
+    const before = runner.output().length;
+    save('lambda/hello.ts', hello(version));
+    await printedSince(
+      runner,
+      before,
+      /serving the new version of Hello\w+ \(bundle rebuilt without a synth in [\d.]+ s\)/,
+    );
+    expect(JSON.parse(await get('/hello'))).toEqual({ version });
+  }
+  expect(runner.output().slice(from)).not.toMatch(/synthesiz/);
+  expect(synthesizedAt()).toBe(synthesized);
+  // The other function's environments were left serving.
+  expect(await get('/memory')).toBe('128');
+}, 120_000);
+
+test("a type error is tsc's message, as the synth prints it, and the last good version keeps answering", async () => {
+  const from = runner.output().length;
+  save('lambda/hello.ts', typeError);
+  await printedSince(runner, from, /still serving the previous version/);
+  expect(stripVTControlCharacters(runner.output().slice(from))).toMatch(typeErrorLine);
+  expect(JSON.parse(await get('/hello'))).toEqual({ version: 6 });
+
+  const fixed = runner.output().length;
+  save('lambda/hello.ts', hello(7));
+  await printedSince(runner, fixed, /serving the new version of Hello/);
+  expect(JSON.parse(await get('/hello'))).toEqual({ version: 7 });
+}, 120_000);
+
+test('a save of the stack synthesizes, and its change is served', async () => {
+  const from = runner.output().length;
+  const synthesized = synthesizedAt();
+  save('lib/edit-stack.ts', stackSource(256));
+  await printedSince(runner, from, /serving the new version \(synthesized in [\d.]+ s/);
+  expect(runner.output().slice(from)).toMatch(/change seen: synthesizing \(.*lib\/edit-stack\.ts is read by the app\)/);
+  expect(synthesizedAt()).toBeGreaterThan(synthesized);
+  expect(await get('/memory')).toBe('256');
+  // The handler's last text is the one served after the synth too.
+  expect(JSON.parse(await get('/hello'))).toEqual({ version: 7 });
+}, 180_000);
