@@ -8,7 +8,7 @@
 // esbuild's metafile names the files a bundle was built from: a save that touches those alone rebuilds it.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { RunnerError } from '../errors.ts';
@@ -34,10 +34,25 @@ export interface Bundle {
   inputs: Set<string>;
 }
 
+/**
+ * A function's code copied from a folder of the project as it is (`Code.fromAsset(folder)`, a Python function's): the
+ * asset holds that folder's files, byte for byte.
+ */
+export interface Folder {
+  /** The folder its functions' code is in now (an asset of the synth's, or a copy's). */
+  assetDir: string;
+  /** The project's folder it is a copy of. */
+  source: string;
+  /** The files of `source`, absolute: a save of one of them copies the folder again; one added or removed synthesizes. */
+  inputs: Set<string>;
+}
+
 /** What the last synth did, as far as a rebuild needs it. */
 export interface SynthRecord {
   /** The bundles known to rebuild as the synth built them. */
   bundles: Bundle[];
+  /** The folders copied as they are. */
+  folders: Folder[];
   /** The type checks the synth ran (tsc), run again before a rebuild: a synth fails on their errors. */
   checks: Replay[];
   /** The files the app loaded as modules: a change to one may change the template, and needs a synth. */
@@ -109,11 +124,11 @@ const filesOf = (dir: string) =>
  * Whether `built` holds the files of `assetDir`, byte for byte (a metafile CDK was asked for names the folder it was
  * written to, so it differs by that name alone: not compared).
  */
-const sameFiles = (built: string, assetDir: string) => {
+const sameFiles = (built: string, assetDir: string, metafileToo = false) => {
   const files = filesOf(built);
   if (files.join('\n') !== filesOf(assetDir).join('\n')) return false;
   return files
-    .filter((file) => file !== 'index.meta.json')
+    .filter((file) => metafileToo || file !== 'index.meta.json')
     .every((file) => readFileSync(join(built, file)).equals(readFileSync(join(assetDir, file))));
 };
 
@@ -135,22 +150,51 @@ const checkedBundle = async (process: SynthProcess, cloudAssemblyDir: string, as
 };
 
 /**
+ * The assets among `assetDirs` that are a copy of one of the folders holding `sources` (absolute files of the project),
+ * file for file and byte for byte.
+ */
+const foldersOf = (assetDirs: string[], root: string, sources: string[]): Folder[] => {
+  // A folder holding a source (the project's own root aside: its cdk.out is never a function's code).
+  const candidates = [...new Set(sources.map((file) => dirname(file)))].filter((dir) => dir !== root);
+  return assetDirs.flatMap((assetDir) => {
+    if (!existsSync(assetDir)) return [];
+    const count = filesOf(assetDir).length;
+    const source = candidates.find((dir) => filesOf(dir).length === count && sameFiles(dir, assetDir, true));
+    return source === undefined
+      ? []
+      : [{ assetDir, source, inputs: new Set(filesOf(source).map((file) => join(source, file))) }];
+  });
+};
+
+/**
  * What the synth of `cloudAssemblyDir` noted (`processes`), checked against the Node.js functions' assets
- * (`assetDirs`); undefined when its processes could not note the modules they loaded (a Node.js before 22.15 ran them).
+ * (`nodeAssetDirs`), and every function's asset (`assetDirs`) against the folders of the project's (`root`) `sources`
+ * (absolute); undefined when its processes could not note the modules they loaded (a Node.js before 22.15 ran them).
  */
 export const recordOf = async (
   processes: SynthProcess[],
   cloudAssemblyDir: string,
-  assetDirs: string[],
+  {
+    nodeAssetDirs,
+    assetDirs,
+    root,
+    sources,
+  }: { nodeAssetDirs: string[]; assetDirs: string[]; root: string; sources: string[] },
 ): Promise<SynthRecord | undefined> => {
   if (processes.length === 0 || !processes.every(({ hooked }) => hooked)) return undefined;
   const bundles: Bundle[] = [];
   for (const process of processes.filter(isEsbuild)) {
-    const bundle = await checkedBundle(process, cloudAssemblyDir, assetDirs);
+    const bundle = await checkedBundle(process, cloudAssemblyDir, nodeAssetDirs);
     if (bundle) bundles.push(bundle);
   }
+  const bundled = new Set(bundles.map(({ assetDir }) => assetDir));
   return {
     bundles,
+    folders: foldersOf(
+      assetDirs.filter((dir) => !bundled.has(dir)),
+      root,
+      sources,
+    ),
     checks: processes.filter(isTsc).map(replayOf),
     appFiles: new Set(processes.flatMap(({ loaded }) => loaded)),
   };
@@ -160,27 +204,43 @@ export const recordOf = async (
  * The bundles a change of `paths` (absolute) touches, when it touches bundles alone; else why it needs a synth. A
  * file the app loads, one no bundle is built from, or one removed, needs a synth.
  */
-export const bundlesTouched = (record: SynthRecord, paths: string[]): Bundle[] | string => {
+export const bundlesTouched = (
+  record: SynthRecord,
+  paths: string[],
+): { bundles: Bundle[]; folders: Folder[] } | string => {
+  const all = [...record.bundles, ...record.folders];
   for (const path of paths) {
     if (record.appFiles.has(path)) return `${path} is read by the app`;
     if (!existsSync(path)) return `${path} was removed`;
-    if (!record.bundles.some(({ inputs }) => inputs.has(path))) return `no bundle known to be built from ${path}`;
+    if (!all.some(({ inputs }) => inputs.has(path))) return `no bundle known to be built from ${path}`;
   }
-  return record.bundles.filter(({ inputs }) => paths.some((path) => inputs.has(path)));
+  const touched = <T extends { inputs: Set<string> }>(list: T[]) =>
+    list.filter(({ inputs }) => paths.some((path) => inputs.has(path)));
+  return { bundles: touched(record.bundles), folders: touched(record.folders) };
 };
 
 /**
- * Runs the synth's checks, then rebuilds `bundles` each into a new folder of `cloudAssemblyDir`: the bundles rebuilt
- * (their new folders and inputs). Rejects with a check's or esbuild's output (RunnerError), nothing rebuilt.
+ * Runs the synth's checks, then rebuilds `bundles` and copies `folders`, each into a new folder of `cloudAssemblyDir`:
+ * the bundles and folders rebuilt, in that order (their new folders and inputs). Rejects with a check's or esbuild's output (RunnerError), nothing rebuilt.
  */
-export const rebuild = async (record: SynthRecord, bundles: Bundle[], cloudAssemblyDir: string) => {
+export const rebuild = async (
+  record: SynthRecord,
+  { bundles, folders }: { bundles: Bundle[]; folders: Folder[] },
+  cloudAssemblyDir: string,
+) => {
   for (const check of record.checks) await run(check);
-  const dirs = bundles.map(() => freshDir(cloudAssemblyDir, 'rebuild'));
+  const dirs = [...bundles, ...folders].map(() => freshDir(cloudAssemblyDir, 'rebuild'));
   try {
-    const built: Bundle[] = [];
+    const built: (Bundle | Folder)[] = [];
     for (const [index, bundle] of bundles.entries()) {
       const dir = dirs[index] as string;
       built.push({ ...bundle, assetDir: dir, inputs: await buildInto(bundle, dir) });
+    }
+    // A folder is copied as the CDK stages it: every file of it, as it is.
+    for (const [index, folder] of folders.entries()) {
+      const dir = dirs[bundles.length + index] as string;
+      cpSync(folder.source, dir, { recursive: true });
+      built.push({ ...folder, assetDir: dir });
     }
     return built;
   } catch (error) {

@@ -58,7 +58,7 @@ export const isSource = ({ include, exclude }: AppProject, path: string) =>
     ![...exclude, ...neverSources].some((glob) => matchesGlob(path, glob) || matchesGlob(path, `${glob}/**`)));
 
 /** The project's sources, relative to its root (node_modules unread: with `**`, it would be most of the walk). */
-const sourcesOf = (project: AppProject) =>
+export const sourcesOf = (project: AppProject) =>
   globSync([...project.include, ...alwaysSources], { cwd: project.root, exclude: neverSources }).filter((path) =>
     isSource(project, path),
   );

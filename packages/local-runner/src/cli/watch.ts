@@ -7,24 +7,32 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type Event, subscribe } from '@parcel/watcher';
-import { type Bundle, bundlesTouched, rebuild, recordOf, type SynthRecord } from '../app/bundles.ts';
-import { type AppProject, isSource, resynthesize } from '../app/cloud-assembly.ts';
+import { type Bundle, bundlesTouched, type Folder, rebuild, recordOf, type SynthRecord } from '../app/bundles.ts';
+import { type AppProject, isSource, resynthesize, sourcesOf } from '../app/cloud-assembly.ts';
 import { captureSynth, type SynthCapture } from '../app/synth-capture.ts';
 import type { Runner } from '../runner.ts';
+
+type Log = (line: string) => void;
 
 /** Editors write a file in several steps: a reload starts once the changes have paused this long. */
 const settleMs = 300;
 
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(2)} s`;
 
-/** The folders the served Node.js functions' code is in. */
-const nodeAssetDirs = (api: Runner) => [
-  ...new Set(
-    api.apis.flatMap(({ app }) =>
-      [...app.functions.values()].filter(({ code }) => code.language === 'nodejs').map(({ assetDir }) => assetDir),
-    ),
-  ),
-];
+/** The served functions. */
+const functionsOf = (api: Runner) => api.apis.flatMap(({ app }) => [...app.functions.values()]);
+
+/** What a synth's record is checked against: the served functions' code folders, and the project's sources. */
+const assetsOf = (api: Runner, project: AppProject) => {
+  const functions = functionsOf(api);
+  const foldersOf = (list: typeof functions) => [...new Set(list.map(({ assetDir }) => assetDir))];
+  return {
+    nodeAssetDirs: foldersOf(functions.filter(({ code }) => code.language === 'nodejs')),
+    assetDirs: foldersOf(functions),
+    root: project.root,
+    sources: sourcesOf(project).map((path) => join(project.root, path)),
+  };
+};
 
 /** What the watch loop knows between reloads: the last synth's record, and the folders its rebuilds wrote. */
 interface Known {
@@ -32,8 +40,8 @@ interface Known {
   rebuilt: string[];
 }
 
-/** Learns from `capture` (a synth just served) which bundles rebuild alone, and says which. */
-const learn = async (api: Runner, cloudAssemblyDir: string, capture: SynthCapture, log: (line: string) => void) => {
+/** Learns from `capture` (a synth just served) which functions' code rebuilds alone, and says which. */
+const learn = async (api: Runner, project: AppProject, capture: SynthCapture, log: Log) => {
   try {
     const processes = capture.read();
     if (processes.length === 0) {
@@ -42,10 +50,11 @@ const learn = async (api: Runner, cloudAssemblyDir: string, capture: SynthCaptur
       );
       return undefined;
     }
-    const record = await recordOf(processes, cloudAssemblyDir, nodeAssetDirs(api));
-    const known = new Set(record?.bundles.map(({ assetDir }) => assetDir));
-    const functions = api.apis.flatMap(({ app }) => [...app.functions.values()]);
-    const alone = functions.filter(({ assetDir }) => known.has(assetDir)).map(({ id }) => id);
+    const record = await recordOf(processes, join(project.root, 'cdk.out'), assetsOf(api, project));
+    const known = new Set([...(record?.bundles ?? []), ...(record?.folders ?? [])].map(({ assetDir }) => assetDir));
+    const alone = functionsOf(api)
+      .filter(({ assetDir }) => known.has(assetDir))
+      .map(({ id }) => id);
     if (record === undefined)
       log('a change to a function synthesizes: the synth ran on a Node.js before 22.15, which cannot say what it read');
     else if (alone.length > 0)
@@ -57,7 +66,7 @@ const learn = async (api: Runner, cloudAssemblyDir: string, capture: SynthCaptur
 };
 
 /** A synth, served: the record of what it did, or undefined (unknown: the next change synthesizes again). */
-const synthReload = async (api: Runner, project: AppProject, why: string, log: (line: string) => void) => {
+const synthReload = async (api: Runner, project: AppProject, why: string, log: Log) => {
   const started = performance.now();
   log(`change seen: synthesizing (${why})...`);
   const capture = captureSynth();
@@ -66,7 +75,7 @@ const synthReload = async (api: Runner, project: AppProject, why: string, log: (
     // A reload that cannot serve the new version (its APIs changed) says so itself, and the previous one serves.
     if (!(await api.reload(cloudAssemblyDir))) return undefined;
     log(`serving the new version (synthesized in ${seconds(started)}; the database and its items are kept)`);
-    return await learn(api, cloudAssemblyDir, capture, log);
+    return await learn(api, project, capture, log);
   } catch (error) {
     log(`the change does not synthesize; still serving the previous version:\n${(error as Error).message}`);
     return undefined;
@@ -75,24 +84,25 @@ const synthReload = async (api: Runner, project: AppProject, why: string, log: (
   }
 };
 
-/** `bundles` rebuilt without a synth, served: the record with their new folders (`known` takes them). */
+/** The bundles and folders `touched` rebuilt without a synth, served: the record with their new folders. */
 const rebuildReload = async (
   api: Runner,
   known: Known & { record: SynthRecord },
-  bundles: Bundle[],
+  touched: { bundles: Bundle[]; folders: Folder[] },
   cloudAssemblyDir: string,
   log: Log,
 ) => {
   const started = performance.now();
-  log("change seen in functions' code alone: rebuilding their bundles as the synth built them (no synth)...");
+  log("change seen in functions' code alone: rebuilding it as the synth built it (no synth)...");
   try {
-    const built = await rebuild(known.record, bundles, cloudAssemblyDir);
+    const built = await rebuild(known.record, touched, cloudAssemblyDir);
     known.rebuilt.push(...built.map(({ assetDir }) => assetDir));
-    const names = api.replaceCode(
-      new Map(bundles.map((bundle, index) => [bundle.assetDir, built[index]?.assetDir ?? ''])),
-    );
-    log(`serving the new version of ${names.join(', ')} (bundle rebuilt without a synth in ${seconds(started)})`);
-    return { ...known.record, bundles: known.record.bundles.map((bundle) => built[bundles.indexOf(bundle)] ?? bundle) };
+    const before: (Bundle | Folder)[] = [...touched.bundles, ...touched.folders];
+    const names = api.replaceCode(new Map(before.map((old, index) => [old.assetDir, built[index]?.assetDir ?? ''])));
+    const how = touched.folders.length > 0 ? 'code copied from its folder' : 'bundle rebuilt';
+    log(`serving the new version of ${names.join(', ')} (${how} without a synth in ${seconds(started)})`);
+    const now = <T extends Bundle | Folder>(item: T) => (built[before.indexOf(item)] as T | undefined) ?? item;
+    return { ...known.record, bundles: known.record.bundles.map(now), folders: known.record.folders.map(now) };
   } catch (error) {
     log(
       `the change does not synthesize; still serving the previous version (found rebuilding the bundles alone, as the synth would):\n${(error as Error).message}`,
@@ -100,8 +110,6 @@ const rebuildReload = async (
     return known.record;
   }
 };
-
-type Log = (line: string) => void;
 
 /**
  * The paths of `events` whose change stands (in the order seen): a file created and removed again since the last
@@ -153,7 +161,7 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: Log, first
   };
 
   // The first start's synth, when it ran one: which bundles rebuild alone.
-  const learning = learn(api, cloudAssemblyDir, firstSynth, log).then((record) => {
+  const learning = learn(api, project, firstSynth, log).then((record) => {
     known.record ??= record;
   });
   // One subscription over the project's root, filtered by isSource: @parcel/watcher (the watcher of VS Code and

@@ -118,7 +118,7 @@ export class FunctionPool {
   #fn: FunctionDefinition;
   /** Environments started with code since replaced: each stops once its invocation ends. */
   readonly #stale = new Set<ExecutionEnvironment>();
-  readonly #variables: Record<string, string>;
+  #variables: Record<string, string>;
   readonly #maxWorkers: number;
   readonly #idle: ExecutionEnvironment[] = [];
   readonly #all = new Set<ExecutionEnvironment>();
@@ -191,6 +191,7 @@ export class FunctionPool {
    */
   replaceCode(assetDir: string) {
     this.#fn = movedTo(this.#fn, assetDir);
+    this.#variables = { ...this.#variables, LAMBDA_TASK_ROOT: assetDir };
     for (const environment of this.#all) this.#stale.add(environment);
     for (const environment of [...this.#idle]) this.#fail(environment, 'its code was replaced');
   }

@@ -19,7 +19,7 @@ import {
 
 const stackSource = (memorySize: number) => `import * as cdk from 'aws-cdk-lib/core';
 import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
-import { Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Code, Function, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 
@@ -35,6 +35,12 @@ export class EditStack extends cdk.Stack {
       memorySize: ${memorySize},
     });
     api.root.addResource('memory').addMethod('GET', new LambdaIntegration(memory));
+    const hola = new Function(this, 'Hola', {
+      code: Code.fromAsset('python'),
+      handler: 'index.handler',
+      runtime: Runtime.PYTHON_3_12,
+    });
+    api.root.addResource('hola').addMethod('GET', new LambdaIntegration(hola));
   }
 }
 `;
@@ -49,6 +55,10 @@ const hello = (version: number) => helloSource(`const version: number = ${versio
 const typeError = helloSource("const version: number = 'two';");
 const typeErrorLine =
   /lambda\/hello\.ts(?:\(2,9\): |:2:9 - )error TS2322: Type 'string' is not assignable to type 'number'\./;
+
+const hola = (text: string) => `def handler(event, context):
+    return {"statusCode": 200, "body": "${text}"}
+`;
 
 const files = {
   'cdk.json': JSON.stringify({
@@ -85,6 +95,7 @@ new EditStack(app, 'EditStack');
 `,
   'lib/edit-stack.ts': stackSource(128),
   'lambda/hello.ts': hello(1),
+  'python/index.py': hola('hola'),
   'lambda/memory.ts': `export const handler = async () => ({ statusCode: 200, body: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE });
 `,
 };
@@ -123,7 +134,12 @@ const save = (path: string, text: string) => {
 const synthesizedAt = () => statSync(join(project.dir, 'cdk.out/manifest.json')).mtimeMs;
 
 test('the start says which functions rebuild alone', () => {
-  expect(runner.output()).toMatch(/a change to the code of Hello\w+, Memory\w+ alone rebuilds its bundle/);
+  const said = /a change to the code of (.*) alone rebuilds its bundle, without a synth/.exec(runner.output())?.[1];
+  expect(said?.split(', ').sort()).toEqual([
+    expect.stringMatching(/^Hello/),
+    expect.stringMatching(/^Hola/),
+    expect.stringMatching(/^Memory/),
+  ]);
 });
 
 test('five saves of the handler, each answered with its new text, and no synth runs', async () => {
@@ -144,6 +160,17 @@ test('five saves of the handler, each answered with its new text, and no synth r
   expect(synthesizedAt()).toBe(synthesized);
   // The other function's environments were left serving.
   expect(await get('/memory')).toBe('128');
+}, 120_000);
+
+test("a Python function's save copies its folder again, and no synth runs", async () => {
+  expect(await get('/hola')).toBe('hola');
+  const from = runner.output().length;
+  const synthesized = synthesizedAt();
+  save('python/index.py', hola('hola again'));
+  await printedSince(runner, from, /serving the new version of Hola\w+ \(code copied from its folder without a synth/);
+  expect(await get('/hola')).toBe('hola again');
+  expect(runner.output().slice(from)).not.toMatch(/synthesiz/);
+  expect(synthesizedAt()).toBe(synthesized);
 }, 120_000);
 
 test("a type error is tsc's message, as the synth prints it, and the last good version keeps answering", async () => {
