@@ -2,9 +2,10 @@
 // command that fails on a user's mistake (a RunnerError) prints its message; anything else is a bug: its stack.
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AppProject, appProjectAt, ensureSynthesized } from '../app/cloud-assembly.ts';
+import { type AppProject, appProjectAt, ensureSynthesized, isUpToDate } from '../app/cloud-assembly.ts';
+import { bundlesWithoutSourceMaps } from '../app/source-maps.ts';
 import { RunnerError } from '../errors.ts';
 import { configFileName, type RunnerConfig } from './config.ts';
 
@@ -256,6 +257,25 @@ export const projectOf = (
 };
 
 /**
+ * Debugging (`project` is `undebugged` with inspectContextKey) an assembly synthesized without it and up to date: its
+ * folder when its Node.js bundles carry source maps, as a debugger needs, so that `--inspect` needs no synth; else
+ * undefined, saying why a synth is needed.
+ */
+const inspectedAsItIs = (undebugged: AppProject, project: AppProject, log: (line: string) => void) => {
+  const cloudAssemblyDir = join(project.root, 'cdk.out');
+  if (!isUpToDate(cloudAssemblyDir, undebugged) || isUpToDate(cloudAssemblyDir, project)) return undefined;
+  const without = bundlesWithoutSourceMaps(cloudAssemblyDir);
+  if (without.length === 0) {
+    log('cdk.out is up to date, and its bundles carry source maps: --inspect needs no synth');
+    return cloudAssemblyDir;
+  }
+  log(
+    `--inspect synthesizes (with ${inspectContextKey}=true): ${without.join(', ')} carry no source map, which a debugger needs to map breakpoints to the sources (docs: debugging)`,
+  );
+  return undefined;
+};
+
+/**
  * The cloud assembly to serve: `--app DIR` as it is, else the project's app (synthesized unless up to date). `inputs`:
  * files the command reads (an event, --env-vars), which are never sources, though a `**` in cdk.json's watch names them.
  * `env`: the synth's environment.
@@ -268,11 +288,17 @@ export const cloudAssemblyOf = (
 ) => {
   const { app } = values;
   if (app === undefined) {
-    const project = projectOf(values);
-    const inProject = inputs
-      .map((file) => relative(project.root, resolve(file)))
-      .filter((path) => !path.startsWith('..'));
-    return ensureSynthesized({ ...project, exclude: [...project.exclude, ...inProject] }, log, env);
+    const inProject = (project: AppProject) => ({
+      ...project,
+      exclude: [
+        ...project.exclude,
+        ...inputs.map((file) => relative(project.root, resolve(file))).filter((path) => !path.startsWith('..')),
+      ],
+    });
+    const project = inProject(projectOf(values));
+    const undebugged =
+      values.inspect === undefined ? undefined : inProject(projectOf({ ...values, inspect: undefined }));
+    return (undebugged && inspectedAsItIs(undebugged, project, log)) ?? ensureSynthesized(project, log, env);
   }
   if (values.context !== undefined)
     throw new RunnerError(`--app ${app} was synthesized already: its context is its own`);

@@ -7,7 +7,7 @@ import { mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { stopGroups } from 'test-support/process-group';
 import {
   installProject,
@@ -17,7 +17,7 @@ import {
   stopInProject,
 } from '../helpers/packed-project.ts';
 
-const stackSource = (memorySize: number) => `import * as cdk from 'aws-cdk-lib/core';
+const stackSource = (memorySize: number, sourceMap = false) => `import * as cdk from 'aws-cdk-lib/core';
 import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Code, Function, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -27,12 +27,14 @@ export class EditStack extends cdk.Stack {
   constructor(scope: Construct, id: string, props?: cdk.StackProps) {
     super(scope, id, props);
     const api = new RestApi(this, 'Api');
-    const hello = new NodejsFunction(this, 'Hello', { entry: 'lambda/hello.ts', runtime: Runtime.NODEJS_22_X });
+    const bundling = { sourceMap: ${sourceMap} };
+    const hello = new NodejsFunction(this, 'Hello', { entry: 'lambda/hello.ts', runtime: Runtime.NODEJS_22_X, bundling });
     api.root.addResource('hello').addMethod('GET', new LambdaIntegration(hello));
     const memory = new NodejsFunction(this, 'Memory', {
       entry: 'lambda/memory.ts',
       runtime: Runtime.NODEJS_22_X,
       memorySize: ${memorySize},
+      bundling,
     });
     api.root.addResource('memory').addMethod('GET', new LambdaIntegration(memory));
     const hola = new Function(this, 'Hola', {
@@ -116,7 +118,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (runner) await stopInProject(runner);
+  if (runner && runner.child.exitCode === null) await stopInProject(runner);
   stopGroups();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -197,3 +199,37 @@ test('a save of the stack synthesizes, and its change is served', async () => {
   // The handler's last text is the one served after the synth too.
   expect(JSON.parse(await get('/hello'))).toEqual({ version: 7 });
 }, 180_000);
+
+// Debugging asks the synth for a build for the debugger (docs/debugging.md: the context value local-runner:inspect);
+// bundles that carry source maps already serve a debugger as they are.
+describe('start --inspect on an assembly synthesized without it', () => {
+  beforeAll(async () => {
+    await stopInProject(runner);
+  }, 60_000);
+
+  /** `start <args>` until it serves, then stopped: what it printed. */
+  const started = async (args: string[]) => {
+    const once = await startInProject(project, args);
+    await stopInProject(once);
+    return once.output();
+  };
+
+  test('its bundles without source maps: it says once why it synthesizes', async () => {
+    expect(await started([])).toMatch(/cdk\.out is up to date/);
+    const output = await started(['--inspect', '--inspect-port', '0']);
+    expect(output.match(/--inspect synthesizes/g)).toHaveLength(1);
+    expect(output).toMatch(
+      /--inspect synthesizes \(with local-runner:inspect=true\): Hello\w+, Memory\w+ carry no source map/,
+    );
+    expect(output).toMatch(/Synthesizing the app/);
+  }, 180_000);
+
+  test('its bundles with source maps: no synth', async () => {
+    project.write('lib/edit-stack.ts', stackSource(256, true));
+    expect(await started([])).toMatch(/Synthesizing the app/);
+    const output = await started(['--inspect', '--inspect-port', '0']);
+    expect(output).toMatch(/cdk\.out is up to date, and its bundles carry source maps: --inspect needs no synth/);
+    expect(output).not.toMatch(/Synthesizing the app/);
+    expect(output).toMatch(/Debugger: Hello\w+ on 127\.0\.0\.1:\d+/);
+  }, 180_000);
+});
