@@ -78,7 +78,7 @@ const isEsbuild = ({ argv }: SynthProcess) => {
 const isTsc = ({ argv }: SynthProcess) => /(^|[/\\])tsc(\.js)?$/.test(argv[1] ?? '');
 
 /** Runs `replay`; rejects with its output (RunnerError). */
-export const run = async ({ command, args, cwd, env }: Replay) => {
+const run = async ({ command, args, cwd, env }: Replay) => {
   try {
     await promisify(execFile)(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
