@@ -118,13 +118,35 @@ const rebuildReload = async (
 const standing = (firstEvents: Map<string, Event['type']>) =>
   [...firstEvents].filter(([path, type]) => type !== 'create' || existsSync(path)).map(([path]) => path);
 
+/** One reload for a change of `paths`: its bundles rebuilt alone when it touches them alone, else a synth. */
+const reloadFor = async (paths: string[], api: Runner, project: AppProject, known: Known, log: Log) => {
+  const touched = known.record ? bundlesTouched(known.record, paths) : 'no bundle known to rebuild alone yet';
+  if (typeof touched === 'string' || !known.record) return synthReload(api, project, String(touched), log);
+  const cloudAssemblyDir = join(project.root, 'cdk.out');
+  return rebuildReload(api, { ...known, record: known.record }, touched, cloudAssemblyDir, log);
+};
+
+/**
+ * One subscription over the project's root, its events filtered by isSource: @parcel/watcher (the watcher of VS Code
+ * and Parcel) rather than Node's recursive fs.watch, which on Linux (Node 24) misses every in-place write to a file once
+ * the file was replaced by a rename (`sed -i`, an editor's atomic save): test/cli/watch.e2e.test.ts.
+ */
+const subscribeToSources = (project: AppProject, changed: (events: Event[]) => void, log: Log) =>
+  subscribe(
+    project.root,
+    (error, events) => {
+      if (error) log(`watching failed: ${error.message}`);
+      else changed(events.filter(({ path }) => isSource(project, relative(project.root, path))));
+    },
+    { ignore: ['node_modules', 'cdk.out', '.git'] },
+  );
+
 /**
  * Reloads `api` on each change to `project`'s sources until the returned function is called. `firstSynth`: the capture
  * the start's synth ran with (empty when cdk.out was up to date).
  */
 export const reloadOnChange = (api: Runner, project: AppProject, log: Log, firstSynth: SynthCapture) => {
   const known: Known = { record: undefined, rebuilt: [] };
-  const cloudAssemblyDir = join(project.root, 'cdk.out');
   /** Each source changed since the last reload began, with its first event's kind. */
   const changes = new Map<string, Event['type']>();
   let timer: NodeJS.Timeout | undefined;
@@ -134,11 +156,7 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: Log, first
   const reloadOnce = async () => {
     const paths = standing(changes);
     changes.clear();
-    if (paths.length === 0) return;
-    const touched = known.record ? bundlesTouched(known.record, paths) : 'no bundle known to rebuild alone yet';
-    if (typeof touched !== 'string' && known.record)
-      known.record = await rebuildReload(api, { ...known, record: known.record }, touched, cloudAssemblyDir, log);
-    else known.record = await synthReload(api, project, touched as string, log);
+    if (paths.length > 0) known.record = await reloadFor(paths, api, project, known, log);
   };
   const reload = async () => {
     if (reloading) {
@@ -164,17 +182,7 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: Log, first
   const learning = learn(api, project, firstSynth, log).then((record) => {
     known.record ??= record;
   });
-  // One subscription over the project's root, filtered by isSource: @parcel/watcher (the watcher of VS Code and
-  // Parcel) rather than Node's recursive fs.watch, which on Linux (Node 24) misses every in-place write to a file once
-  // the file was replaced by a rename (`sed -i`, an editor's atomic save): test/cli/watch.e2e.test.ts.
-  const subscribed = subscribe(
-    project.root,
-    (error, events) => {
-      if (error) log(`watching failed: ${error.message}`);
-      else changed(events.filter(({ path }) => isSource(project, relative(project.root, path))));
-    },
-    { ignore: ['node_modules', 'cdk.out', '.git'] },
-  );
+  const subscribed = subscribeToSources(project, changed, log);
   // Said once the subscription holds (and the first synth's bundles are known): a change made after this line is seen.
   void Promise.all([subscribed, learning]).then(
     () => log(`watching ${project.include.join(', ')} for changes (cdk.json's watch.include)`),
