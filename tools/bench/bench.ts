@@ -18,6 +18,7 @@ import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts
 import { monthlyRows, monthlyTable, storagePerGbMonth, xRayRecordedShare } from './cost-model.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { measureFunctionUrl } from './function-url.ts';
+import { measureHandlerEdits } from './handler-edit.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
@@ -277,6 +278,13 @@ const urlLoadRow = (connections: number) => {
     : 'not measured';
 };
 
+// 4c. A handler's edit under `start --watch`: from the save to the new answer.
+progress("a handler's edits under start --watch");
+const handlerEdits = await measureHandlerEdits(5);
+const editSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const editMedianMs = median(handlerEdits.editsMs);
+const editMaxMs = Math.max(...handlerEdits.editsMs);
+
 // 5. Where the time goes when a cold-start target is missed: a CPU profile of one more cold start.
 const ratios = {
   createFloor: medianRatio(coldOf('createPlant').answeredMs, coldOf('floor').answeredMs),
@@ -417,6 +425,12 @@ const targetRows = [
   ['authorizer warm / bare library verify (p50)', x(ratios.authorizerBare), '<= 1.1x', ratios.authorizerBare <= 1.1],
   ['runner / in-process ceiling, 32 connections', x(ratios.runnerCeiling), '>= 0.8x', ratios.runnerCeiling >= 0.8],
   [
+    "a handler's edit to its new answer (`start --watch`), median of 5",
+    editSeconds(editMedianMs),
+    '< 2 s',
+    editMedianMs < 2000,
+  ],
+  [
     'DynamoDB requests per successful first create',
     String(requestsFirstCreate.length),
     '1',
@@ -481,6 +495,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | function URL, 32 connections (${maxWorkers} workers) | ${urlLoadRow(32)} |
 | WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
 | WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
+| a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
@@ -489,7 +504,10 @@ rounds; the ratio is the median of the per-round ratios. The function URL (tools
 in-process): the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up. The WebSocket rows: a WebSocket API of its own whose
 \`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
 loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
-echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up.
+echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up. The handler's edit
+(tools/bench/handler-edit.ts): a copy of the project served by \`start --watch\`, createPlant's conflict message edited
+as an editor saves (a temporary file renamed over it), each timed from the save to the first answer carrying the new
+text; the reload's way (its bundle rebuilt alone, or a synth) as the runner's log says it.
 
 ## DynamoDB requests
 
