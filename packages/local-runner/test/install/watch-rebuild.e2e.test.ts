@@ -146,6 +146,7 @@ test('the start says which functions rebuild alone', () => {
 
 test('five saves of the handler, each answered with its new text, and no synth runs', async () => {
   expect(JSON.parse(await get('/hello'))).toEqual({ version: 1 });
+  expect(await get('/memory')).toBe('128');
   const from = runner.output().length;
   const synthesized = synthesizedAt();
   for (const version of [2, 3, 4, 5, 6]) {
@@ -160,8 +161,9 @@ test('five saves of the handler, each answered with its new text, and no synth r
   }
   expect(runner.output().slice(from)).not.toMatch(/synthesiz/);
   expect(synthesizedAt()).toBe(synthesized);
-  // The other function's environments were left serving.
+  // The other function's environment was left serving: no new one started for it.
   expect(await get('/memory')).toBe('128');
+  expect(runner.output().slice(from)).not.toMatch(/cold start Memory/);
 }, 120_000);
 
 test("a Python function's save copies its folder again, and no synth runs", async () => {
