@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnresolvableValueError } from '../../src/app/intrinsics.ts';
 import { startRunner } from '../../src/runner.ts';
-import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
+import { handWrittenAssemblies, proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
 const { assemblyOf, removeAll } = handWrittenAssemblies('evaluator-e2e');
 
@@ -35,15 +35,7 @@ const templateOf = (variables: Record<string, unknown>, extra: Record<string, un
       },
     },
     Http: { Type: 'AWS::ApiGatewayV2::Api', Properties: { Name: 'http', ProtocolType: 'HTTP' } },
-    Integration: {
-      Type: 'AWS::ApiGatewayV2::Integration',
-      Properties: {
-        ApiId: { Ref: 'Http' },
-        IntegrationType: 'AWS_PROXY',
-        PayloadFormatVersion: '2.0',
-        IntegrationUri: { 'Fn::GetAtt': ['Echo', 'Arn'] },
-      },
-    },
+    Integration: proxyIntegration('Echo'),
     Route: {
       Type: 'AWS::ApiGatewayV2::Route',
       Properties: {

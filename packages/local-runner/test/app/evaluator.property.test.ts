@@ -14,7 +14,7 @@ import type { HttpApi } from '../../src/app/api.ts';
 import { readAssembly } from '../../src/app/assembly.ts';
 import { resolveList, resolveValue, type ValueContext } from '../../src/app/intrinsics.ts';
 import { functionVariables } from '../../src/lambda/variables.ts';
-import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
+import { handWrittenAssemblies, proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
 /** Text without the characters that Fn::Sub, a list parameter and the split delimiters below give a meaning to. */
 const textOf = fc.string({ unit: fc.constantFrom(...'abcXYZ019-_/:. '.split('')), minLength: 0, maxLength: 24 });
@@ -222,15 +222,7 @@ test('the readers take the evaluator: a route Target and an environment variable
         ...template.Resources,
         Echo: inline(variables),
         Http: { Type: 'AWS::ApiGatewayV2::Api', Properties: { Name: 'http', ProtocolType: 'HTTP' } },
-        Integration: {
-          Type: 'AWS::ApiGatewayV2::Integration',
-          Properties: {
-            ApiId: { Ref: 'Http' },
-            IntegrationType: 'AWS_PROXY',
-            PayloadFormatVersion: '2.0',
-            IntegrationUri: { 'Fn::GetAtt': ['Echo', 'Arn'] },
-          },
-        },
+        Integration: proxyIntegration('Echo'),
         Route: {
           Type: 'AWS::ApiGatewayV2::Route',
           Properties: { ApiId: { Ref: 'Http' }, RouteKey: 'GET /x', Target: target },

@@ -13,7 +13,7 @@ import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/a
 import { readAssembly } from '../../src/app/assembly.ts';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import { startRunner } from '../../src/runner.ts';
-import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
+import { handWrittenAssemblies, proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
 type Form = 'literal' | 'string' | 'parameter' | 'getAtt' | 'ifTrue' | 'ifFalse' | 'unreadable';
 
@@ -155,15 +155,7 @@ const templateOf = (rest: RestIntent[], http: HttpIntent[], pick: number) => {
       },
     },
     Http: { Type: 'AWS::ApiGatewayV2::Api', Properties: { Name: 'http', ProtocolType: 'HTTP' } },
-    HttpIntegration: {
-      Type: 'AWS::ApiGatewayV2::Integration',
-      Properties: {
-        ApiId: { Ref: 'Http' },
-        IntegrationType: 'AWS_PROXY',
-        PayloadFormatVersion: '2.0',
-        IntegrationUri: { 'Fn::GetAtt': ['Echo', 'Arn'] },
-      },
-    },
+    HttpIntegration: proxyIntegration('Echo'),
     JwtAuthorizer: {
       Type: 'AWS::ApiGatewayV2::Authorizer',
       Properties: {

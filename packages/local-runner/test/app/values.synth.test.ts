@@ -19,6 +19,7 @@ import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws
 import type { HttpApi as ReadHttpApi, RestApi as ReadRestApi } from '../../src/app/api.ts';
 import { readApi } from '../../src/app/assembly.ts';
 import { synthesizeTemplateValuesApp } from '../fixtures/template-values-app.ts';
+import { proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
 const folders: string[] = [];
 afterAll(() => {
@@ -285,15 +286,7 @@ describe('an assembly written by hand', () => {
         Code: { ZipFile: 'exports.handler=async()=>({})' },
       },
     },
-    Integration: {
-      Type: 'AWS::ApiGatewayV2::Integration',
-      Properties: {
-        ApiId: { Ref: 'Http' },
-        IntegrationType: 'AWS_PROXY',
-        PayloadFormatVersion: '2.0',
-        IntegrationUri: { 'Fn::GetAtt': ['Fn', 'Arn'] },
-      },
-    },
+    Integration: proxyIntegration('Fn'),
   };
 
   test('item 10: a route of an API the template does not have (a literal ApiId) refuses the app, not left out', () => {

@@ -25,3 +25,14 @@ export const handWrittenAssemblies = (prefix: string) => {
   };
   return { assemblyOf, removeAll };
 };
+
+/** An HTTP API's integration proxying (payload 2.0) to the Arn of function `functionId`, on the API named `Http`. */
+export const proxyIntegration = (functionId: string) => ({
+  Type: 'AWS::ApiGatewayV2::Integration',
+  Properties: {
+    ApiId: { Ref: 'Http' },
+    IntegrationType: 'AWS_PROXY',
+    PayloadFormatVersion: '2.0',
+    IntegrationUri: { 'Fn::GetAtt': [functionId, 'Arn'] },
+  },
+});
