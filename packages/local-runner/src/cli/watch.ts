@@ -43,14 +43,7 @@ interface Known {
 /** Learns from `capture` (a synth just served) which functions' code rebuilds alone, and says which. */
 const learn = async (api: Runner, project: AppProject, capture: SynthCapture, log: Log) => {
   try {
-    const processes = capture.read();
-    if (processes.length === 0) {
-      log(
-        "cdk.out was up to date: the first change synthesizes; then a change to a function's code alone rebuilds its bundle without one",
-      );
-      return undefined;
-    }
-    const record = await recordOf(processes, join(project.root, 'cdk.out'), assetsOf(api, project));
+    const record = await recordOf(capture.read(), join(project.root, 'cdk.out'), assetsOf(api, project));
     const known = new Set([...(record?.bundles ?? []), ...(record?.folders ?? [])].map(({ assetDir }) => assetDir));
     const alone = functionsOf(api)
       .filter(({ assetDir }) => known.has(assetDir))
@@ -60,6 +53,29 @@ const learn = async (api: Runner, project: AppProject, capture: SynthCapture, lo
     else if (alone.length > 0)
       log(`a change to the code of ${[...new Set(alone)].join(', ')} alone rebuilds its bundle, without a synth`);
     return record;
+  } finally {
+    capture.close();
+  }
+};
+
+/**
+ * cdk.out was up to date at the start, so no synth said how its bundles are built: one synth in the background, as
+ * `cdk watch` synthesizes at its start, whose record is checked against the bundles served (the same sources give the
+ * same files); its assembly is not served, the one served being of the same sources.
+ */
+const learnBySynth = async (api: Runner, project: AppProject, log: Log) => {
+  const started = performance.now();
+  log(
+    "cdk.out was up to date: synthesizing once in the background, as `cdk watch` does at its start, to learn how each function's code is built...",
+  );
+  const capture = captureSynth();
+  try {
+    await resynthesize(project, capture.env);
+    log(`synthesized in ${seconds(started)}`);
+    return await learn(api, project, capture, log);
+  } catch (error) {
+    log(`that synth failed, so a change synthesizes:\n${(error as Error).message}`);
+    return undefined;
   } finally {
     capture.close();
   }
@@ -142,6 +158,29 @@ const subscribeToSources = (project: AppProject, changed: (events: Event[]) => v
   );
 
 /**
+ * The start's synth, when it ran one, says which functions' code rebuilds alone (resolved once known); else one synth
+ * in the background does, run by `exclusive` as a reload is (resolved at once: changes meanwhile wait for it).
+ */
+const learnFirst = (
+  api: Runner,
+  project: AppProject,
+  firstSynth: SynthCapture,
+  known: Known,
+  exclusive: (work: () => Promise<void>) => Promise<void>,
+  log: Log,
+) => {
+  if (firstSynth.read().length > 0)
+    return learn(api, project, firstSynth, log).then((record) => {
+      known.record ??= record;
+    });
+  firstSynth.close();
+  void exclusive(async () => {
+    known.record = await learnBySynth(api, project, log);
+  });
+  return Promise.resolve();
+};
+
+/**
  * Reloads `api` on each change to `project`'s sources until the returned function is called. `firstSynth`: the capture
  * the start's synth ran with (empty when cdk.out was up to date).
  */
@@ -158,19 +197,21 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: Log, first
     changes.clear();
     if (paths.length > 0) known.record = await reloadFor(paths, api, project, known, log);
   };
-  const reload = async () => {
+  /** Runs `work` unless a reload runs: then one more reload follows it, however many changes came meanwhile. */
+  const exclusive = async (work: () => Promise<void>) => {
     if (reloading) {
       changedMeanwhile = true;
       return;
     }
-    reloading = reloadOnce();
+    reloading = work();
     await reloading;
     reloading = undefined;
     if (changedMeanwhile) {
       changedMeanwhile = false;
-      void reload();
+      void exclusive(reloadOnce);
     }
   };
+  const reload = () => exclusive(reloadOnce);
   const changed = (events: Event[]) => {
     if (events.length === 0) return;
     for (const { path, type } of events) if (!changes.has(path)) changes.set(path, type);
@@ -178,10 +219,7 @@ export const reloadOnChange = (api: Runner, project: AppProject, log: Log, first
     timer = setTimeout(() => void reload(), settleMs);
   };
 
-  // The first start's synth, when it ran one: which bundles rebuild alone.
-  const learning = learn(api, project, firstSynth, log).then((record) => {
-    known.record ??= record;
-  });
+  const learning = learnFirst(api, project, firstSynth, known, exclusive, log);
   const subscribed = subscribeToSources(project, changed, log);
   // Said once the subscription holds (and the first synth's bundles are known): a change made after this line is seen.
   void Promise.all([subscribed, learning]).then(

@@ -236,3 +236,21 @@ describe('start --inspect on an assembly synthesized without it', () => {
     expect(output).toMatch(/Debugger: Hello\w+ on 127\.0\.0\.1:\d+/);
   }, 180_000);
 });
+
+// `cdk watch` synthesizes at its start; the runner serves an up-to-date cdk.out at once, and synthesizes once in the
+// background to learn how each function's code is built.
+describe('start --watch on a cdk.out up to date', () => {
+  test('one synth in the background learns the bundles; a save of the handler then rebuilds it alone', async () => {
+    const watching = await startInProject(project, ['--watch'], /alone rebuilds its bundle, without a synth/);
+    try {
+      expect(watching.output()).toMatch(/cdk\.out is up to date[\s\S]*synthesizing once in the background/);
+      const from = watching.output().length;
+      save('lambda/hello.ts', hello(8));
+      await printedSince(watching, from, /serving the new version of Hello\w+ \(bundle rebuilt without a synth/);
+      expect(JSON.parse(await (await fetch(`${watching.url}/hello`)).text())).toEqual({ version: 8 });
+      expect(watching.output().slice(from)).not.toMatch(/synthesiz/);
+    } finally {
+      await stopInProject(watching);
+    }
+  }, 180_000);
+});
