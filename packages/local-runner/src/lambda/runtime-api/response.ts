@@ -19,6 +19,9 @@ import {
 const streamed = (environment: Environment, request: IncomingMessage, response: ServerResponse, id: string) => {
   environment.answer(id);
   const body = new PassThrough();
+  // A stream no one reads any more (its invocation settled: the client gone, the time-out) is still failed below when
+  // its runtime's request ends badly: that error must not end the process. A reader takes it by its own listener.
+  body.on('error', () => {});
   let ended = false;
   request.on('data', (chunk: Buffer) => body.write(chunk));
   request.on('end', () => {
