@@ -31,7 +31,7 @@ import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { defaultSdkCache, provideRuntimeSdks, sdkCacheOf, sourceFolders } from './lambda/runtime-sdk.ts';
-import { localVariables } from './lambda/variables.ts';
+import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ServiceValues } from './services/service-values.ts';
 
@@ -97,6 +97,8 @@ export interface Runner {
   databaseEndpoint: string;
   /** The local SSM Parameter Store's and Secrets Manager's endpoint (the runner's credentials: local-aws.ts). */
   servicesEndpoint: string;
+  /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
+  endpointVariables: Record<string, string>;
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -289,6 +291,11 @@ export const startServices = async (
     if (!said.has(key)) options.log(line);
     said.add(key);
   };
+  const endpoints: LocalEndpoints = {
+    database: database.endpoint,
+    unservedServices: unserved.url,
+    services: local.endpoints,
+  };
   // Each function by name (ServedFunction), its values resolved in its own stack's app, and `--env-vars` given by its
   // logical id or its name (the name's over the id's). `only`: that function's pool alone (the invoke command's).
   const poolsFor = (served: Assembly) => {
@@ -305,7 +312,6 @@ export const startServices = async (
       warnOfOwnScope(fn, context, given, options.log);
       for (const notice of fn.notices) sayOnce(`${name}: ${notice}`, `${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const endpoints = { database: database.endpoint, unservedServices: unserved.url, services: local.endpoints };
       const variables = localVariables(fn, context, issuer, endpoints, { [fn.id]: given });
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(name, line));
@@ -360,6 +366,7 @@ export const startServices = async (
     poolsFor,
     provideSdks,
     inspectPorts,
+    endpoints,
     /** `--env-vars` by logical id (envVarsByFunction). */
     envVars,
     /** Stops `running` pools (by default the first ones), then the database, the issuer and the endpoints. */
@@ -476,6 +483,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
     servicesEndpoint: services.local.url,
+    endpointVariables: endpointVariables(services.endpoints),
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => {

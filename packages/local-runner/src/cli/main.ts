@@ -8,12 +8,14 @@ const commands: Record<string, string> = {
   start: './start.ts',
   token: './token.ts',
   invoke: './invoke.ts',
+  env: './env.ts',
 };
 const usage = `cdk-local-runner <command> [options]
 
   start    serve the CDK app in this folder (or --app DIR) at http://127.0.0.1:PORT
   token    print a bearer token from the development issuer
   invoke   invoke one function once with an event file
+  env      print the variables that point the AWS SDKs and CLI at the runner serving this folder
 
 cdk-local-runner --version prints its version.
 

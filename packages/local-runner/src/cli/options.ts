@@ -129,6 +129,7 @@ export const options = {
     default: '1h',
     help: 'seconds, or a span such as 30m or 12h',
   },
+  json: { type: 'boolean', help: 'print the variables as one JSON object, not as export lines' },
   help: { type: 'boolean', short: 'h', help: 'print this and exit' },
 } as const satisfies Record<string, OptionDeclaration>;
 

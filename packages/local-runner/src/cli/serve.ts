@@ -7,8 +7,8 @@ import { userPoolsOf } from '../app/assembly.ts';
 import { captureSynth } from '../app/synth-capture.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
-import { lendSigningKey } from '../issuer/lent-key.ts';
 import { type Runner, startRunner } from '../runner.ts';
+import { announceRunner } from '../runner-socket.ts';
 import { type ServiceValues, serviceValuesOf } from '../services/service-values.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
@@ -277,13 +277,13 @@ export const serve = async (parent: number) => {
     const api = await starting;
     // Asked to stop while starting: the stop closes it, and nothing is announced.
     if (stopping.stopAsked()) return;
-    // In memory, the key is nowhere else: `token`, run in this folder, asks for it.
-    if (dataDir === undefined)
-      await lendSigningKey(api.signingKey, api.url).catch((error: unknown) =>
-        log(
-          `\`token\` cannot ask this runner for its key (${error instanceof Error ? error.message : String(error)}): its tokens are the banner's`,
-        ),
-      );
+    // `token` and `env`, run in this folder, ask it where it serves; in memory, also for its key (it is nowhere else).
+    const key = dataDir === undefined ? api.signingKey : undefined;
+    await announceRunner({ url: api.url, variables: api.endpointVariables, key }).catch((error: unknown) =>
+      log(
+        `\`token\` and \`env\` cannot ask this runner (${error instanceof Error ? error.message : String(error)})${key ? ": its tokens are the banner's" : ''}`,
+      ),
+    );
     console.log(await banner(api, openapi, dataDir, api.envVars, servesValues(api, serviceValues)));
     if (firstSynth) stopping.stopWatching = reloadOnChange(api, projectOf(values), log, firstSynth);
   } catch (error) {

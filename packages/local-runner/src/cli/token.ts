@@ -1,11 +1,11 @@
 // `cdk-local-runner token`: prints a bearer token from the development issuer, and nothing else, on stdout: one its
 // TOKEN authorizers' functions trust, or (--pool) a Cognito user pool's, which its user pool authorizers take. Signed
-// with the key of the runner serving this folder in memory (issuer/lent-key.ts), else with the data folder's.
+// with the key of the runner serving this folder in memory (runner-socket.ts), else with the data folder's.
 import { type Assembly, readAssembly, userPoolsOf } from '../app/assembly.ts';
 import { poolIssuer } from '../app/user-pools.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, loadSigningKey, signDevToken, signPoolToken } from '../issuer/dev-issuer.ts';
-import { borrowSigningKey } from '../issuer/lent-key.ts';
+import { borrowSigningKey } from '../runner-socket.ts';
 import { readConfig } from './config.ts';
 import { cloudAssemblyOf, commandFailed, dataDirOf, parseCommandLine } from './options.ts';
 

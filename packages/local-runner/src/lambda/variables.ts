@@ -97,6 +97,24 @@ const templateVariables = (fn: FunctionDefinition, envVars: EnvVars = {}): Recor
   return variables;
 };
 
+/** Where the runner's services are, for the SDKs: the local database and services, and the unserved services' endpoint. */
+export interface LocalEndpoints {
+  database: string;
+  unservedServices?: string;
+  services?: Record<string, string>;
+}
+
+/**
+ * The endpoint variables the SDKs read ("Service-specific endpoints", AWS SDKs and Tools Reference Guide,
+ * https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html): each served service's own, and
+ * AWS_ENDPOINT_URL, the catch-all, at the endpoint that names the services the runner does not serve.
+ */
+export const endpointVariables = (endpoints: LocalEndpoints): Record<string, string> => ({
+  ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
+  AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
+  ...endpoints.services,
+});
+
 /**
  * A function's environment variables as the runner gives them: the template's, with the development issuer (unless
  * `envVars` names the issuer), the local database, the local services' endpoints (services/: AWS_ENDPOINT_URL_SSM,
@@ -107,13 +125,11 @@ export const localVariables = (
   fn: FunctionDefinition,
   app: ValueContext,
   issuer: { identity: IssuerIdentity; jwksUri: string },
-  endpoints: { database: string; unservedServices?: string; services?: Record<string, string> },
+  endpoints: LocalEndpoints,
   envVars: EnvVars = {},
 ) =>
   functionVariables({ ...fn, variables: templateVariables(fn, envVars) }, app, {
     ...devIssuerVariables(fn, issuer.identity, issuer.jwksUri, envVars),
-    ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
-    AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
-    ...endpoints.services,
+    ...endpointVariables(endpoints),
     ...envVars[fn.id],
   });

@@ -159,7 +159,7 @@ describe('`cdk-local-runner token --pool` (the command line)', () => {
 describe('`start --in-memory`, then `token --pool` in the same folder', () => {
   afterAll(stopStarted);
 
-  // The server's key is in its memory alone: the token command asks it for the key (issuer/lent-key.ts), so that the
+  // The server's key is in its memory alone: the token command asks it for the key (runner-socket.ts), so that the
   // tokens it prints are the ones this server accepts, and it creates no key in the project that no server uses.
   test('the tokens it prints are accepted (200); several runners in memory: refused, naming them', async () => {
     const app = synthesizeUserPoolApp();

@@ -1,4 +1,4 @@
-// How `token` asks a runner serving in memory for its key (src/issuer/lent-key.ts), when the runner cannot answer:
+// How `token` (and `env`) ask a runner serving this folder (src/runner-socket.ts), when the runner cannot answer:
 // a socket whose runner is stopped (Ctrl-Z: it accepts, never answers) must not hang `token`, nor lose the runner its
 // socket; a socket nothing listens on any more (its runner killed) is removed.
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,8 +6,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { loadSigningKey } from '../../src/issuer/dev-issuer.ts';
-import { borrowSigningKey, lendSigningKey } from '../../src/issuer/lent-key.ts';
+import { loadSigningKey } from '../src/issuer/dev-issuer.ts';
+import { announceRunner, borrowSigningKey } from '../src/runner-socket.ts';
 
 let project: string;
 let silent: Server | undefined;
@@ -23,8 +23,8 @@ afterAll(async () => {
 const socketOf = async (pid: number) => {
   // Lent once by this process, then its name read back with the prefix and changed to `pid`.
   const key = await loadSigningKey(undefined, { issuer: 'urn:test', audience: 'test' });
-  await lendSigningKey(key, 'http://127.0.0.1:1', project);
-  const folder = join(tmpdir(), `local-runner-keys-${process.getuid?.() ?? 'user'}`);
+  await announceRunner({ url: 'http://127.0.0.1:1', variables: {}, key }, project);
+  const folder = join(tmpdir(), `local-runner-sockets-${process.getuid?.() ?? 'user'}`);
   const own = readdirSync(folder).find((name) => name.endsWith(`-${process.pid}.sock`)) ?? '';
   return { folder, own: join(folder, own), other: join(folder, own.replace(`-${process.pid}.`, `-${pid}.`)) };
 };

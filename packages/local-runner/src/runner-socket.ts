@@ -1,0 +1,126 @@
+// What a running `start` tells the commands run in its project folder: where it serves, the environment variables that
+// reach its services (`env`), and, serving in memory (`start --in-memory`), its signing key, so that the tokens `token`
+// prints are the ones it accepts (a runner with a data folder keeps its key in the folder, where `token` reads it). It
+// goes through a Unix socket in a folder of this user's alone (user-folder.ts), one per runner, named by the project
+// folder the runner was started in: no other user, and no web page (it is no TCP port), can ask for it, and nothing of
+// the key is written to disk.
+import { createHash } from 'node:crypto';
+import { readdirSync, realpathSync, rmSync } from 'node:fs';
+import { createServer, get } from 'node:http';
+import { join } from 'node:path';
+import { exportJWK, type JWK } from 'jose';
+import { RunnerError } from './errors.ts';
+import { privateJwkOf, type SigningKey, signingKeyOf } from './issuer/dev-issuer.ts';
+import { userFolder } from './user-folder.ts';
+
+/** What a runner tells: where it serves, its services' variables, and (in memory) its issuer and private key. */
+export interface Announcement {
+  url: string;
+  variables: Record<string, string>;
+  key?: { issuer: string; audience: string; privateJwk: JWK };
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string';
+
+const keyOf = (value: unknown): Announcement['key'] => {
+  const { issuer, audience, privateJwk } = (value ?? {}) as Record<string, unknown>;
+  const jwk = privateJwkOf(privateJwk);
+  return isText(issuer) && isText(audience) && jwk !== undefined ? { issuer, audience, privateJwk: jwk } : undefined;
+};
+
+const announcementOf = (value: unknown): Announcement | undefined => {
+  const { url, variables, key } = (value ?? {}) as Record<string, unknown>;
+  if (!isText(url) || typeof variables !== 'object' || variables === null) return undefined;
+  const entries = Object.entries(variables);
+  if (!entries.every(([, text]) => isText(text))) return undefined;
+  const lent = keyOf(key);
+  return { url, variables: Object.fromEntries(entries) as Record<string, string>, ...(lent && { key: lent }) };
+};
+
+/** The folder of the sockets, and the prefix of this project's: a hash of the project folder's real path. */
+const socketsOf = (projectDir: string) => {
+  const { path, problem } = userFolder('local-runner-sockets');
+  if (problem !== undefined)
+    throw new RunnerError(`${path}, where runners answer \`token\` and \`env\`, is ${problem}`);
+  return { folder: path, prefix: createHash('sha256').update(realpathSync(projectDir)).digest('hex').slice(0, 12) };
+};
+
+/**
+ * Tells the `token` and `env` commands run in `projectDir` about this runner, until this process ends: a socket
+ * answering `GET /` with `url`, `variables` and, when given (in memory), `key`'s issuer and private key.
+ */
+export const announceRunner = async (
+  { url, variables, key }: { url: string; variables: Record<string, string>; key?: SigningKey | undefined },
+  projectDir = process.cwd(),
+) => {
+  const { folder, prefix } = socketsOf(projectDir);
+  const socket = join(folder, `${prefix}-${process.pid}.sock`);
+  const lent = key && {
+    issuer: key.issuer,
+    audience: key.audience,
+    privateJwk: { ...(await exportJWK(key.privateKey)), kid: key.kid },
+  };
+  const body = JSON.stringify({ url, variables, ...(lent && { key: lent }) } satisfies Announcement);
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+  });
+  // A socket left by an earlier process of this id (killed before it could remove it).
+  rmSync(socket, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket, () => resolve());
+  });
+  server.unref();
+  process.once('exit', () => rmSync(socket, { force: true }));
+};
+
+/** How long a runner has to answer: one stopped (Ctrl-Z) holds its socket open and never does. */
+const answerWithinMs = 2_000;
+
+/**
+ * What the runner behind `socket` lends; undefined when none answers there. A socket nothing listens on (its runner
+ * killed before it could remove it) is removed; one whose runner is slow or stopped is left to it.
+ */
+const ask = (socket: string) =>
+  new Promise<Announcement | undefined>((resolve) => {
+    const request = get({ socketPath: socket, path: '/', timeout: answerWithinMs }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      response.on('end', () => {
+        try {
+          resolve(announcementOf(JSON.parse(text)));
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED' || error.code === 'ENOENT') rmSync(socket, { force: true });
+      resolve(undefined);
+    });
+  });
+
+/** The runners serving `projectDir` that answer (slow or stopped ones are left out, dead ones' sockets removed). */
+export const runnersServing = async (projectDir = process.cwd()): Promise<Announcement[]> => {
+  const { folder, prefix } = socketsOf(projectDir);
+  const sockets = readdirSync(folder).filter((name) => name.startsWith(`${prefix}-`) && name.endsWith('.sock'));
+  return (await Promise.all(sockets.map((name) => ask(join(folder, name))))).filter((told) => told !== undefined);
+};
+
+/**
+ * The signing key of the runner serving `projectDir` in memory, if one does; a RunnerError when several do (each has
+ * a key of its own, and a token is good for one of them only).
+ */
+export const borrowSigningKey = async (projectDir = process.cwd()): Promise<SigningKey | undefined> => {
+  const lent = (await runnersServing(projectDir)).filter(({ key }) => key !== undefined);
+  if (lent.length > 1)
+    throw new RunnerError(
+      `${lent.length} runners serve this folder in memory (${lent.map(({ url }) => url).join(', ')}), each with a key of its own: stop all but one, or give --data-dir to sign with a data folder's key`,
+    );
+  const key = lent[0]?.key;
+  return key && signingKeyOf(key.privateJwk, { issuer: key.issuer, audience: key.audience });
+};
