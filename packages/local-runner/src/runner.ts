@@ -30,7 +30,13 @@ import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from 
 import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
-import { defaultSdkCache, provideRuntimeSdks, sdkCacheOf, sourceFolders } from './lambda/runtime-sdk.ts';
+import {
+  defaultSdkCache,
+  providePowertoolsLayers,
+  provideRuntimeSdks,
+  sdkCacheOf,
+  sourceFolders,
+} from './lambda/runtime-sdk.ts';
 import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ServiceValues } from './services/service-values.ts';
@@ -341,6 +347,13 @@ export const startServices = async (
   });
   const provideSdks = async (served: Assembly) => {
     const functions = servedFunctions(served).filter(({ name }) => options.only === undefined || name === options.only);
+    const layered = functions.filter(({ fn }) => fn.powertoolsLayers.length > 0);
+    // Powertools' layers are loaded from the cache: none from a folder another user could write.
+    if (!cacheRoot && layered.length > 0)
+      throw new RunnerError(
+        `${layered.map(({ name }) => name).join(', ')}: Powertools' public layers are installed into the user's cache, which is not this user's alone (said above): give each with --layer ARN=DIR`,
+      );
+    await providePowertoolsLayers(layered, { log: options.log, ready: cacheReady });
     if (cacheRoot)
       await provideRuntimeSdks(functions, {
         cacheRoot,
@@ -443,7 +456,12 @@ const listenAll = async (
 
 export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   const readAll = (dir: string) =>
-    readAssembly(dir, { stackName: options.stackName, apiName: options.apiName, layerDirs: options.layerDirs });
+    readAssembly(dir, {
+      stackName: options.stackName,
+      apiName: options.apiName,
+      layerDirs: options.layerDirs,
+      packageCache: options.sdkCache,
+    });
   const assembly = readAll(options.cloudAssemblyDir);
   sayWhatIsNotServed(assembly, options.log);
   // Each API at its own address: the one it had at the last start with this data folder and port, else the first on

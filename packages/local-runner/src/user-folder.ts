@@ -4,6 +4,9 @@ import { existsSync, lstatSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The name of the user's cache of packages the runner installs: the runtime's SDK, Powertools' public layers. */
+export const packageCacheName = 'cdk-local-runner-sdk';
+
 /**
  * `<tmp>/<name>-<uid>`, created with mode 0700 when missing (unless `create` is false: then a missing one is returned
  * as it is, holding nothing); `problem` says why it is not this user's alone (a link, another owner, or a mode that

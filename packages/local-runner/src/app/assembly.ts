@@ -5,12 +5,13 @@
 // runner cannot reproduce faithfully stops it here, with a message naming the resource.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageCacheName, userFolder } from '../user-folder.ts';
 import type { Api, Table } from './api.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
-import { type LayerDirs, readFunctions } from './functions.ts';
+import { type LayerDirs, type LayerSources, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { iamNotice } from './iam-notice.ts';
 import {
@@ -168,6 +169,8 @@ interface ReadOptions {
   stackName?: string | undefined;
   apiName?: string | undefined;
   layerDirs?: LayerDirs;
+  /** The root of the user's cache, where Powertools' public layers are (runtime-sdk.ts); by default the user's. */
+  packageCache?: string | undefined;
 }
 
 /** The types of what the runner serves, each at an address of its own: REST, HTTP and WebSocket APIs, function URLs. */
@@ -357,18 +360,13 @@ const reachedReader =
     resources: Record<string, CfnResource>,
     cloudAssemblyDir: string,
     imported: Map<string, ValueContext>,
-    layerDirs: LayerDirs,
+    layers: LayerSources,
   ): ApiReading['readReached'] =>
   (reached) => {
-    const own = readFunctions(
-      resources,
-      cloudAssemblyDir,
-      new Set(reached.filter((id) => !imported.has(id))),
-      layerDirs,
-    );
+    const own = readFunctions(resources, cloudAssemblyDir, new Set(reached.filter((id) => !imported.has(id))), layers);
     const functions = new Map(own.functions);
     for (const [id, stack] of imported)
-      for (const fn of readFunctions(stack.resources, cloudAssemblyDir, new Set([id]), layerDirs).functions.values())
+      for (const fn of readFunctions(stack.resources, cloudAssemblyDir, new Set([id]), layers).functions.values())
         functions.set(fn.id, fn);
     return { functions, unreached: own.unreached, functionStacks: imported };
   };
@@ -484,7 +482,7 @@ const kindOf = (resources: Record<string, CfnResource>, apiId: string): Api['kin
 const readApp = (
   cloudAssemblyDir: string,
   assembly: ReturnType<typeof assemblyOf>,
-  { stackName, apiName, layerDirs = {} }: ReadOptions,
+  { stackName, apiName, layerDirs = {}, packageCache }: ReadOptions,
 ): Api => {
   const { name, resources, tables, exports, template } = stackOf(assembly, cloudAssemblyDir, stackName);
   const { apiId, otherApiIds } = chosenApi(resources, name, apiName);
@@ -499,6 +497,7 @@ const readApp = (
     template,
   };
   const { functionOf, imported } = functionFinder(shared);
-  const readReached = reachedReader(resources, cloudAssemblyDir, imported, layerDirs);
+  const cache = packageCache ?? userFolder(packageCacheName, { create: false }).path;
+  const readReached = reachedReader(resources, cloudAssemblyDir, imported, { given: layerDirs, cache });
   return readers[kindOf(resources, apiId)]({ shared, functionOf, readReached });
 };

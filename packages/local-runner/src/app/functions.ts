@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { userFolder } from '../user-folder.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
+import { type PowertoolsLayer, powertoolsLayerOf } from './powertools-layers.ts';
 
 /** How an execution environment runs the function's code: by its runtime's language. */
 type FunctionCode =
@@ -31,6 +32,8 @@ export interface FunctionDefinition {
    * layer's files over an earlier one's).
    */
   layerDirs: string[];
+  /** Those of its layers that are Powertools' public layers, named by ARN: installed into their folders at start. */
+  powertoolsLayers: PowertoolsLayer[];
   timeoutSeconds: number;
   memoryMb: number;
   /** LoggingConfig.LogFormat: how the Lambda runtime writes its own log lines (an invocation's error among them). */
@@ -148,21 +151,31 @@ const codeOf = (runtime: string, assetDir: string, handler: string, architecture
   );
 };
 
+/** The layers a function names by ARN, and where they are locally: `given` (`--layer`), `cache` (Powertools'). */
+export interface LayerSources {
+  given: LayerDirs;
+  /** The root of the user's cache, where Powertools' public layers are installed (runtime-sdk.ts). */
+  cache: string;
+}
+
 /**
- * Its layers' local folders: a LayerVersion of the template by its asset, one named by ARN by `--layer`. A layer named
- * by an ARN (a string) that `--layer` does not give refuses the app, naming the function and the layer: locally
- * nothing of it can be fetched, and the function would fail at its first request saying only that a module is
- * missing. Any other layer value that is neither is a notice.
+ * Its layers' local folders: a LayerVersion of the template by its asset, one named by ARN by `--layer`, else, for
+ * Powertools' public layers, their folder in the cache (`powertools`: installed at start). A layer named by an ARN (a
+ * string) that neither gives refuses the app, naming the function and the layer: locally nothing of it can be
+ * fetched, and the function would fail at its first request saying only that a module is missing. Any other layer
+ * value that is neither is a notice.
  */
 const layersOf = (
   id: string,
   properties: Record<string, unknown>,
   resources: Record<string, CfnResource>,
   cloudAssemblyDir: string,
-  given: LayerDirs,
-  notices: string[],
+  { given, cache }: LayerSources,
+  { notices, powertools }: { notices: string[]; powertools: PowertoolsLayer[] },
 ) => {
   const layers = Array.isArray(properties.Layers) ? (properties.Layers as unknown[]) : [];
+  const give = (arn: string) =>
+    `give its contents with --layer ${arn}=DIR (DIR holding what Lambda extracts into /opt)`;
   return layers.flatMap((layer) => {
     const ref = refOf(layer);
     const resource = ref === undefined ? undefined : resources[ref];
@@ -172,13 +185,19 @@ const layersOf = (
     const name = shown(layer);
     const dir = given[name];
     if (dir !== undefined) return [dir];
-    if (typeof layer === 'string')
+    if (typeof layer === 'string') {
+      const known = powertoolsLayerOf(layer, cache);
+      if (known !== undefined && !('refused' in known)) {
+        powertools.push(known);
+        return [known.dir];
+      }
       throw new UnsupportedTemplateError(
-        `${id}: its layer ${layer} is named by ARN, not a layer of this app, and cannot be fetched locally: give its contents with --layer ${layer}=DIR (DIR holding what Lambda extracts into /opt)`,
+        known === undefined
+          ? `${id}: its layer ${layer} is named by ARN, not a layer of this app, and cannot be fetched locally: ${give(layer)}`
+          : `${id}: its layer ${layer} cannot be fetched locally: ${known.refused}: ${give(layer)}`,
       );
-    notices.push(
-      `its layer ${name} is not an asset of this app, so nothing of it is here: give its contents with --layer ${typeof layer === 'string' ? layer : 'ARN'}=DIR (DIR holding what Lambda extracts into /opt)`,
-    );
+    }
+    notices.push(`its layer ${name} is not an asset of this app, so nothing of it is here: ${give('ARN')}`);
     return [];
   });
 };
@@ -249,7 +268,7 @@ export const readFunctions = (
   resources: Record<string, CfnResource>,
   cloudAssemblyDir: string,
   reached: Set<string>,
-  layerDirs: LayerDirs = {},
+  layers: LayerSources,
 ) => {
   const functions = new Map<string, FunctionDefinition>();
   const unreached: string[] = [];
@@ -270,13 +289,18 @@ export const readFunctions = (
     const [architecture = 'x86_64'] = (properties.Architectures as string[] | undefined) ?? [];
     const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
     const notices = [...settingNotices(properties), ...unservedServicesOf(properties, resources)];
+    const powertoolsLayers: PowertoolsLayer[] = [];
     functions.set(id, {
       id,
       runtime,
       handler,
       assetDir,
       code: codeOf(runtime, assetDir, handler, architecture, id),
-      layerDirs: layersOf(id, properties, resources, cloudAssemblyDir, layerDirs, notices),
+      layerDirs: layersOf(id, properties, resources, cloudAssemblyDir, layers, {
+        notices,
+        powertools: powertoolsLayers,
+      }),
+      powertoolsLayers,
       timeoutSeconds: Number(properties.Timeout ?? 3),
       memoryMb: Number(properties.MemorySize ?? 128),
       logFormat:

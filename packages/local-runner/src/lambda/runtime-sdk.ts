@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { FunctionDefinition } from '../app/functions.ts';
-import { userFolder } from '../user-folder.ts';
+import { packageCacheName, userFolder } from '../user-folder.ts';
 
 /**
  * The SDK a Node.js runtime provides, and the version installed locally when the app has none. Lambda documents no
@@ -91,7 +91,7 @@ export const sdkCacheOf = (cacheRoot: string, runtime: string) => {
  * The cache's default root, this user's alone (user-folder.ts), made only when `create` (an install needs it); with
  * `problem` when nothing may be put in it or loaded from it.
  */
-export const defaultSdkCache = (create: boolean) => userFolder('cdk-local-runner-sdk', { create });
+export const defaultSdkCache = (create: boolean) => userFolder(packageCacheName, { create });
 
 /** A time limit on an install: the registry unreachable, npm's retries end well before it. */
 const installLimitMs = 180_000;
@@ -164,6 +164,56 @@ export const provideRuntimeSdks = async (
     else
       log(
         `${functionNames}: the runtime's AWS SDK could not be installed (npm: ${failed}): install ${listed} in the app (npm install --save-dev ${listed}), or name a node_modules folder that has it with --runtime-sdk DIR; until then the function fails at init`,
+      );
+  }
+};
+
+/** Powertools' packages `fn`'s code imports (`@aws-lambda-powertools/logger`, from `.../logger/middleware` too). */
+const powertoolsImports = (fn: FunctionDefinition): Set<string> => {
+  const imports = /(?:require\s*\(\s*|\bfrom\s*|\bimport\s*\(?\s*)["'](@aws-lambda-powertools\/[\w.-]+)/g;
+  const names = new Set<string>();
+  for (const file of codeFiles(fn.assetDir))
+    for (const [, name] of readFileSync(file, 'utf8').matchAll(imports)) if (name) names.add(name);
+  return names;
+};
+
+/**
+ * Powertools' public layers the functions name by ARN (app/powertools-layers.ts), each installed once into its folder
+ * of the cache (`<cache>/powertools-ts-<version>/nodejs/node_modules`, as Lambda extracts the layer into /opt): the
+ * packages of that release the layer holds and a function imports, missing there, at the layer's version; said
+ * before and after, as the SDK's install is. When that fails (no registry), said naming the functions and the layer.
+ * Never throws: the function then fails at init, its module not found.
+ */
+export const providePowertoolsLayers = async (
+  functions: { name: string; fn: FunctionDefinition }[],
+  { log, ready }: { log: (line: string) => void; ready: () => boolean },
+) => {
+  const missing = new Map<string, { arn: string; version: string; names: Set<string>; packages: Set<string> }>();
+  for (const { name, fn } of functions)
+    for (const layer of fn.powertoolsLayers) {
+      const folder = join(layer.dir, 'nodejs');
+      const imported = powertoolsImports(fn);
+      for (const needed of layer.packages.filter((pkg) => imported.has(pkg))) {
+        if (existsSync(join(folder, 'node_modules', needed, 'package.json'))) continue;
+        const entry = missing.get(folder) ?? { ...layer, names: new Set(), packages: new Set() };
+        entry.names.add(name);
+        entry.packages.add(needed);
+        missing.set(folder, entry);
+      }
+    }
+  if (missing.size > 0 && !ready()) return;
+  for (const [folder, { arn, version, names, packages }] of missing) {
+    const listed = [...packages].join(' ');
+    const functionNames = [...names].join(', ');
+    log(`${functionNames}: installing Powertools' layer ${arn} (${listed}, version ${version}) into ${folder}, once`);
+    const failed = await npmInstall(
+      folder,
+      [...packages].map((pkg) => `${pkg}@${version}`),
+    );
+    if (failed === undefined) log(`installed ${listed} into ${folder}`);
+    else
+      log(
+        `${functionNames}: Powertools' layer ${arn} could not be installed (npm: ${failed}): give its contents with --layer ${arn}=DIR (DIR holding nodejs/node_modules/${[...packages][0]} at version ${version}), or start again once the registry is reachable; until then the function fails at init`,
       );
   }
 };
