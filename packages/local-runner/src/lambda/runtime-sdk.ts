@@ -40,14 +40,16 @@ const codeFiles = (dir: string, found: string[] = []): string[] => {
   return found;
 };
 
-/** The SDK's packages `fn`'s code imports (by `require`, `import` or `from`): those it needs the runtime to provide. */
-const sdkImports = (fn: FunctionDefinition): string[] => {
-  const { imports } = runtimeSdkOf(fn.runtime);
+/** The packages `fn`'s code imports (by `require`, `import` or `from`) whose names `imports` captures. */
+const importsOf = (fn: FunctionDefinition, imports: RegExp): string[] => {
   const names = new Set<string>();
   for (const file of codeFiles(fn.assetDir))
     for (const [, name] of readFileSync(file, 'utf8').matchAll(imports)) if (name) names.add(name);
   return [...names].sort();
 };
+
+/** The SDK's packages `fn`'s code imports: those it needs the runtime to provide. */
+const sdkImports = (fn: FunctionDefinition) => importsOf(fn, runtimeSdkOf(fn.runtime).imports);
 
 /**
  * The folders `fn`'s sources came from: the `sources` of the source map beside its module (`<module>.map`, esbuild's
@@ -113,6 +115,24 @@ const npmInstall = async (dir: string, packages: string[]): Promise<string | und
   }
 };
 
+/** An install into the user's cache: its folder, `name@version`s, and what is said before, after, or on failure. */
+interface Install {
+  folder: string;
+  specs: string[];
+  before: string;
+  after: string;
+  failed: (npm: string) => string;
+}
+
+/** Each install in turn, said before and after (or why it failed: npm's error); never throws. */
+const installEach = async (installs: Install[], log: (line: string) => void) => {
+  for (const { folder, specs, before, after, failed } of installs) {
+    log(before);
+    const error = await npmInstall(folder, specs);
+    log(error === undefined ? after : failed(error));
+  }
+};
+
 /**
  * The SDK packages `functions` import that none of their folders has (the bundle and the project, the source
  * folders, `given`: `--runtime-sdk`), installed once into the cache at the runtime's version, said before and after;
@@ -152,30 +172,26 @@ export const provideRuntimeSdks = async (
     }
   }
   if (missing.size > 0 && !ready()) return;
-  for (const [cache, { names, packages, range }] of missing) {
-    const listed = [...packages].join(' ');
-    const functionNames = [...names].join(', ');
-    log(`${functionNames}: installing the runtime's AWS SDK (${listed}, version ${range}) into ${cache}, once`);
-    const failed = await npmInstall(
-      cache,
-      [...packages].map((name) => `${name}@${range}`),
-    );
-    if (failed === undefined) log(`installed ${listed} into ${cache}`);
-    else
-      log(
-        `${functionNames}: the runtime's AWS SDK could not be installed (npm: ${failed}): install ${listed} in the app (npm install --save-dev ${listed}), or name a node_modules folder that has it with --runtime-sdk DIR; until then the function fails at init`,
-      );
-  }
+  await installEach(
+    [...missing].map(([cache, { names, packages, range }]) => {
+      const listed = [...packages].join(' ');
+      const functionNames = [...names].join(', ');
+      return {
+        folder: cache,
+        specs: [...packages].map((name) => `${name}@${range}`),
+        before: `${functionNames}: installing the runtime's AWS SDK (${listed}, version ${range}) into ${cache}, once`,
+        after: `installed ${listed} into ${cache}`,
+        failed: (npm: string) =>
+          `${functionNames}: the runtime's AWS SDK could not be installed (npm: ${npm}): install ${listed} in the app (npm install --save-dev ${listed}), or name a node_modules folder that has it with --runtime-sdk DIR; until then the function fails at init`,
+      };
+    }),
+    log,
+  );
 };
 
 /** Powertools' packages `fn`'s code imports (`@aws-lambda-powertools/logger`, from `.../logger/middleware` too). */
-const powertoolsImports = (fn: FunctionDefinition): Set<string> => {
-  const imports = /(?:require\s*\(\s*|\bfrom\s*|\bimport\s*\(?\s*)["'](@aws-lambda-powertools\/[\w.-]+)/g;
-  const names = new Set<string>();
-  for (const file of codeFiles(fn.assetDir))
-    for (const [, name] of readFileSync(file, 'utf8').matchAll(imports)) if (name) names.add(name);
-  return names;
-};
+const powertoolsImports = (fn: FunctionDefinition) =>
+  importsOf(fn, /(?:require\s*\(\s*|\bfrom\s*|\bimport\s*\(?\s*)["'](@aws-lambda-powertools\/[\w.-]+)/g);
 
 /**
  * Powertools' public layers the functions name by ARN (app/powertools-layers.ts), each installed once into its folder
@@ -193,7 +209,7 @@ export const providePowertoolsLayers = async (
     for (const layer of fn.powertoolsLayers) {
       const folder = join(layer.dir, 'nodejs');
       const imported = powertoolsImports(fn);
-      for (const needed of layer.packages.filter((pkg) => imported.has(pkg))) {
+      for (const needed of layer.packages.filter((pkg) => imported.includes(pkg))) {
         if (existsSync(join(folder, 'node_modules', needed, 'package.json'))) continue;
         const entry = missing.get(folder) ?? { ...layer, names: new Set(), packages: new Set() };
         entry.names.add(name);
@@ -202,18 +218,19 @@ export const providePowertoolsLayers = async (
       }
     }
   if (missing.size > 0 && !ready()) return;
-  for (const [folder, { arn, version, names, packages }] of missing) {
-    const listed = [...packages].join(' ');
-    const functionNames = [...names].join(', ');
-    log(`${functionNames}: installing Powertools' layer ${arn} (${listed}, version ${version}) into ${folder}, once`);
-    const failed = await npmInstall(
-      folder,
-      [...packages].map((pkg) => `${pkg}@${version}`),
-    );
-    if (failed === undefined) log(`installed ${listed} into ${folder}`);
-    else
-      log(
-        `${functionNames}: Powertools' layer ${arn} could not be installed (npm: ${failed}): give its contents with --layer ${arn}=DIR (DIR holding nodejs/node_modules/${[...packages][0]} at version ${version}), or start again once the registry is reachable; until then the function fails at init`,
-      );
-  }
+  await installEach(
+    [...missing].map(([folder, { arn, version, names, packages }]) => {
+      const listed = [...packages].join(' ');
+      const functionNames = [...names].join(', ');
+      return {
+        folder,
+        specs: [...packages].map((pkg) => `${pkg}@${version}`),
+        before: `${functionNames}: installing Powertools' layer ${arn} (${listed}, version ${version}) into ${folder}, once`,
+        after: `installed ${listed} into ${folder}`,
+        failed: (npm: string) =>
+          `${functionNames}: Powertools' layer ${arn} could not be installed (npm: ${npm}): give its contents with --layer ${arn}=DIR (DIR holding nodejs/node_modules/${[...packages][0]} at version ${version}), or start again once the registry is reachable; until then the function fails at init`,
+      };
+    }),
+    log,
+  );
 };
