@@ -404,7 +404,14 @@ const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api 
     kind: 'websocket',
     ...shared,
     ...webSocketApi,
-    notices: webSocketNotices(name, apiId),
+    notices: [
+      ...webSocketNotices(name, apiId),
+      ...iamNotice(
+        name,
+        apiId,
+        webSocketApi.routes.filter(({ iam }) => iam).map(({ routeKey }) => routeKey),
+      ),
+    ],
     functions,
     functionStacks,
     unreachedFunctions: unreached,

@@ -73,7 +73,7 @@ export const urlNotices = (stackName: string, id: string, url: FunctionUrl, ungr
     : []),
   ...(url.authType === 'AWS_IAM'
     ? [
-        `${stackName}/${id}: a function URL with AuthType AWS_IAM: the runner checks a request's SigV4 signature against its own credentials (access key id local, secret local), not the caller's IAM permissions nor the signature's age`,
+        `${stackName}/${id}: a function URL with AuthType AWS_IAM: the runner checks a request's SigV4 signature against its own credentials (access key id local, secret local), not the caller's IAM permissions`,
       ]
     : []),
   ...(url.invokeMode === 'RESPONSE_STREAM'

@@ -1,4 +1,4 @@
-// What of AuthorizationType AWS_IAM on a REST method or an HTTP API route the runner does not do, said at start: it
+// What of AuthorizationType AWS_IAM on a REST method, an HTTP API route or a WebSocket API's $connect the runner does not do, said at start: it
 // checks a request's SigV4 signature (gateway/sigv4.ts) against its own credentials, but evaluates no IAM policy.
 
 /**
@@ -10,5 +10,5 @@ export const iamNotice = (stackName: string, apiId: string, named: string[]): st
   named.length === 0
     ? []
     : [
-        `${stackName}/${apiId}: AWS_IAM on ${named.join(', ')}: the runner checks a request's SigV4 signature against its own credentials (access key id local, secret local), but evaluates no IAM policy yet (the caller's, the role's) nor the signature's age`,
+        `${stackName}/${apiId}: AWS_IAM on ${named.join(', ')}: the runner checks a request's SigV4 signature against its own credentials (access key id local, secret local), but evaluates no IAM policy yet (the caller's, the role's)`,
       ];

@@ -20,6 +20,8 @@ export interface WebSocketRoute {
   integrationTimeoutMs: number;
   /** The `$connect` route's REQUEST authorizer, if any (AWS takes one on `$connect` alone). */
   authorizerId: string | undefined;
+  /** AuthorizationType AWS_IAM on `$connect`: the upgrade request's SigV4 signature is checked (gateway/sigv4.ts). */
+  iam: boolean;
   /**
    * Whether the function's result goes back to the client (RouteResponseSelectionExpression `$default`, which the
    * CDK's `returnResponse` sets: "Set up a route response for a WebSocket API").
@@ -137,8 +139,11 @@ const routeResponseOf = (properties: Record<string, unknown>, id: string, where:
   return responseSelection === '$default';
 };
 
-/** The authorizer of the route `where` (`routeKey`): a CUSTOM one, on `$connect` alone, one of `authorizers`. */
-const routeAuthorizerOf = (
+/**
+ * The authorization of the route `where` (`routeKey`): a CUSTOM authorizer (one of `authorizers`) or AWS_IAM, on
+ * `$connect` alone ("Controlling and managing access to a WebSocket API in API Gateway": only `$connect` takes one).
+ */
+const routeAuthorizationOf = (
   properties: Record<string, unknown>,
   { id, routeKey, where }: { id: string; routeKey: string; where: string },
   resources: Record<string, CfnResource>,
@@ -147,9 +152,9 @@ const routeAuthorizerOf = (
   const at = (property: string) => ({ resource: id, property });
   const authorization = stringOf(properties.AuthorizationType, at('AuthorizationType'), 'NONE');
   refuseAuthorizerWithoutType(properties.AuthorizerId, authorization, where, 'CUSTOM');
-  if (authorization !== 'NONE' && (authorization !== 'CUSTOM' || routeKey !== '$connect'))
+  if (authorization !== 'NONE' && (!['CUSTOM', 'AWS_IAM'].includes(authorization) || routeKey !== '$connect'))
     throw new UnsupportedTemplateError(
-      `${where}: AuthorizationType ${authorization} (the runner serves a CUSTOM authorizer on $connect alone)`,
+      `${where}: AuthorizationType ${authorization} (the runner serves a CUSTOM authorizer or AWS_IAM on $connect alone)`,
     );
   const authorizerId =
     authorization === 'CUSTOM'
@@ -157,7 +162,7 @@ const routeAuthorizerOf = (
       : undefined;
   if (authorizerId !== undefined && !authorizers.has(authorizerId))
     throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
-  return authorizerId;
+  return { authorizerId, iam: authorization === 'AWS_IAM' };
 };
 
 /** The Lambda proxy integration a route's Target names; another type, or what the runner does not apply, is refused. */
@@ -217,7 +222,7 @@ const routeOf = (
   const routeKey = stringOf(properties.RouteKey, { resource: id, property: 'RouteKey' }, '');
   const where = `${id} (${routeKey})`;
   const routeResponse = routeResponseOf(properties, id, where);
-  const authorizerId = routeAuthorizerOf(properties, { id, routeKey, where }, resources, authorizers);
+  const authorization = routeAuthorizationOf(properties, { id, routeKey, where }, resources, authorizers);
   const integration = proxyIntegrationOf(properties.Target, resources, id, app);
   return {
     routeKey,
@@ -227,7 +232,7 @@ const routeOf = (
       { resource: integration.id, property: 'TimeoutInMillis' },
       maxIntegrationMs,
     ),
-    authorizerId,
+    ...authorization,
     routeResponse,
     validation: routeValidationOf(properties, { id, where, apiId }, resources),
   };

@@ -6,6 +6,14 @@
 // to API Gateway?", https://repost.aws/knowledge-center/api-gateway-iam-sigv4-mismatch): unsigned, "Missing
 // Authentication Token"; another access key, "The security token included in the request is invalid."; another
 // secret or a changed request, "The request signature we calculated does not match the signature you provided."
+// A signature is good for five minutes either side of its date: API Gateway answers one signed earlier 403
+// InvalidSignatureException "Signature expired: <date> is now earlier than <now - 5 min> (<now> - 5 min.)" (the message
+// its users report; "Elements of an AWS API request signature", https://docs.aws.amazon.com/general/latest/gr/signing-elements.html,
+// says the date guards against a request resubmitted later, without a figure). A presigned URL (the signature in the
+// query string: "Authenticating Requests: Using Query Parameters (AWS Signature Version 4)",
+// https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html) is good until X-Amz-Expires seconds
+// (604,800 at most) after its date. What API Gateway says to an expired presigned URL is not documented: the runner
+// says the same as for an expired header.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -132,15 +140,96 @@ const queryOf = (url: URL) => {
   return query;
 };
 
+/** What a request's signature says, from its Authorization header or (a presigned URL) its query string. */
+interface Signed {
+  key: string;
+  day: string;
+  region: string;
+  service: string;
+  signedList: string;
+  signature: string;
+  signingDate: Date;
+  token: string | undefined;
+  /** A presigned URL's X-Amz-Expires: how long after its date it is good (undefined: a header's signature). */
+  expiresIn?: number;
+}
+
+type Reading = { signed: Signed } | { refused: SignatureRefusal };
+
+/** The parts of an Authorization header's signature. */
+const fromHeader = (request: IncomingMessage, authorization: string): Reading => {
+  const signingDate = amzDate(single(request, 'x-amz-date'));
+  const [, key, day = '', region = '', service = '', signedList = '', signature = ''] =
+    authorizationPattern.exec(authorization) ?? [];
+  if (key === undefined || !signingDate)
+    return { refused: { reason: 'incomplete', message: incompleteness(authorization, signingDate !== undefined) } };
+  const token = single(request, 'x-amz-security-token');
+  return { signed: { key, day, region, service, signedList, signature, signingDate, token } };
+};
+
+/** The longest X-Amz-Expires a presigned URL may have: a week. */
+const maxExpiresIn = 604_800;
+
+/** The query parameters of a presigned URL's signature, which its canonical request does not sign. */
+const presignParameters = ['X-Amz-Algorithm', 'X-Amz-Credential', 'X-Amz-Date', 'X-Amz-Expires', 'X-Amz-SignedHeaders'];
+
+/** The parts of a presigned URL's signature (its X-Amz-* query parameters). */
+const fromQuery = (url: URL): Reading => {
+  const query = url.searchParams;
+  const credential = /^([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request$/.exec(query.get('X-Amz-Credential') ?? '');
+  const signingDate = amzDate(query.get('X-Amz-Date') ?? undefined);
+  const expires = query.get('X-Amz-Expires') ?? '';
+  const signedList = query.get('X-Amz-SignedHeaders') ?? '';
+  const signature = query.get('X-Amz-Signature') ?? '';
+  const missing = [...presignParameters, 'X-Amz-Signature'].filter((name) => !query.has(name));
+  if (missing.length > 0 || query.get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || !credential || !signingDate)
+    return {
+      refused: {
+        reason: 'incomplete',
+        message: `A presigned URL requires ${[...presignParameters, 'X-Amz-Signature'].join(', ')}, with X-Amz-Algorithm AWS4-HMAC-SHA256${missing.length ? `: it lacks ${missing.join(', ')}` : ''}.`,
+      },
+    };
+  const expiresIn = /^\d+$/.test(expires) ? Number(expires) : Number.NaN;
+  if (
+    !(expiresIn >= 1 && expiresIn <= maxExpiresIn) ||
+    !/^[0-9a-f]{64}$/.test(signature) ||
+    !/^[a-z0-9;-]+$/.test(signedList)
+  )
+    return { refused: { reason: 'invalid', message: signatureMismatch } };
+  const [, key = '', day = '', region = '', service = ''] = credential;
+  const token = query.get('X-Amz-Security-Token') ?? undefined;
+  return { signed: { key, day, region, service, signedList, signature, signingDate, token, expiresIn } };
+};
+
+/** How far a header's signature date may be from now (API Gateway's "- 5 min."). */
+const skewMs = 5 * 60_000;
+
+const basicDate = (date: Date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+
+/** Why a signature is out of its time, in API Gateway's words; undefined when it is in it. */
+const outOfTime = ({ signingDate, expiresIn }: Signed, now = new Date()) => {
+  const earliest = new Date(now.getTime() - skewMs - (expiresIn ?? 0) * 1000);
+  const latest = new Date(now.getTime() + skewMs);
+  if (signingDate < earliest)
+    return `Signature expired: ${basicDate(signingDate)} is now earlier than ${basicDate(earliest)} (${basicDate(now)} - ${expiresIn === undefined ? '5 min.' : `${expiresIn} s - 5 min.`})`;
+  if (signingDate > latest)
+    return `Signature not yet current: ${basicDate(signingDate)} is still later than ${basicDate(latest)} (${basicDate(now)} + 5 min.)`;
+  return undefined;
+};
+
 /** The signature the runner's credentials make for the request as signed (its headers, `signingDate`). */
 const expectedSignature = async (
   request: IncomingMessage,
   url: URL,
   body: Buffer,
-  scope: { service: string; signingDate: Date; token: string | undefined; headers: Record<string, string> },
+  { service, signingDate, token, expiresIn }: Signed,
+  headers: Record<string, string>,
 ) => {
   const { accessKeyId, secretAccessKey } = localAws.credentials;
-  const { service, signingDate, token, headers } = scope;
   const signer = new SignatureV4({
     credentials: { accessKeyId, secretAccessKey, ...(token !== undefined && { sessionToken: token }) },
     region: localAws.region,
@@ -148,26 +237,49 @@ const expectedSignature = async (
     sha256: Sha256,
     applyChecksum: false,
   });
-  const signed = await signer.sign(
-    {
-      method: request.method ?? 'GET',
-      protocol: 'http:',
-      hostname: headers.host ?? '',
-      path: url.pathname,
-      query: queryOf(url),
-      headers,
-      body,
-    },
-    { signingDate, signableHeaders: new Set(Object.keys(headers)) },
-  );
+  const unsigned = new URL(url);
+  for (const name of [...presignParameters, 'X-Amz-Signature', 'X-Amz-Security-Token'])
+    unsigned.searchParams.delete(name);
+  const toSign = {
+    method: request.method ?? 'GET',
+    protocol: 'http:',
+    hostname: headers.host ?? '',
+    path: url.pathname,
+    query: queryOf(expiresIn === undefined ? url : unsigned),
+    headers,
+    body,
+  };
+  const names = new Set(Object.keys(headers));
+  if (expiresIn !== undefined) {
+    const presigned = await signer.presign(toSign, {
+      signingDate,
+      expiresIn,
+      signableHeaders: names,
+      unhoistableHeaders: names,
+    });
+    return String(presigned.query?.['X-Amz-Signature'] ?? '');
+  }
+  const signed = await signer.sign(toSign, { signingDate, signableHeaders: names });
   return /Signature=([0-9a-f]{64})$/.exec(String(signed.headers.authorization ?? ''))?.[1] ?? '';
+};
+
+/** Why the signature `signed` is not the runner's credentials' for `service` in its region, if it is not. */
+const scopeRefusal = (signed: Signed, service: string): SignatureRefusal | undefined => {
+  const { accessKeyId, sessionToken } = localAws.credentials;
+  if (signed.key !== accessKeyId || (signed.token !== undefined && signed.token !== sessionToken))
+    return { reason: 'unrecognized' };
+  if (signed.service !== service)
+    return { reason: 'invalid', message: `Credential should be scoped to correct service: '${service}'. ` };
+  if (signed.region !== localAws.region)
+    return { reason: 'invalid', message: `Credential should be scoped to a valid region, not '${signed.region}'. ` };
+  const late = outOfTime(signed);
+  return late === undefined ? undefined : { reason: 'invalid', message: late };
 };
 
 /**
  * Whether `request` (its `url`, its `body` read whole) is signed with the runner's credentials for `service`
- * (`lambda` for a function URL, `execute-api` for API Gateway) in the runner's region: its caller, or why not. A
- * signature in the query string (a presigned URL) is not read: such a request is unsigned here. The signature's age
- * is not checked.
+ * (`lambda` for a function URL, `execute-api` for API Gateway) in the runner's region, in its Authorization header or
+ * as a presigned URL, within its time: its caller, or why not.
  */
 export const checkSignature = async (
   request: IncomingMessage,
@@ -176,33 +288,23 @@ export const checkSignature = async (
   service: string,
 ): Promise<SignatureCheck> => {
   const authorization = single(request, 'authorization');
-  if (authorization === undefined) return { refused: { reason: 'missing' } };
-  const signingDate = amzDate(single(request, 'x-amz-date'));
-  const [, key, day, region, scopeService, signedList = '', signature = ''] =
-    authorizationPattern.exec(authorization) ?? [];
-  if (key === undefined || !signingDate)
-    return { refused: { reason: 'incomplete', message: incompleteness(authorization, signingDate !== undefined) } };
-  const { accessKeyId, sessionToken } = localAws.credentials;
-  const token = single(request, 'x-amz-security-token');
-  if (key !== accessKeyId || (token !== undefined && token !== sessionToken))
-    return { refused: { reason: 'unrecognized' } };
-  if (scopeService !== service)
-    return {
-      refused: { reason: 'invalid', message: `Credential should be scoped to correct service: '${service}'. ` },
-    };
-  if (region !== localAws.region)
-    return {
-      refused: { reason: 'invalid', message: `Credential should be scoped to a valid region, not '${region}'. ` },
-    };
-  const headers = signedHeaderValues(request, signedList);
+  const presigned = authorization === undefined && url.searchParams.has('X-Amz-Signature');
+  if (authorization === undefined && !presigned) return { refused: { reason: 'missing' } };
+  const reading = authorization === undefined ? fromQuery(url) : fromHeader(request, authorization);
+  if ('refused' in reading) return reading;
+  const { signed } = reading;
+  const refused = scopeRefusal(signed, service);
+  if (refused) return { refused };
+  const headers = signedHeaderValues(request, signed.signedList);
   // A payload hash the client signed must be its body's (the signer takes the header's value as the body's hash).
   const payloadHash = headers?.['x-amz-content-sha256'];
   const bodyHash = createHash('sha256').update(body).digest('hex');
-  const dayMatches = signingDate.toISOString().slice(0, 10).replaceAll('-', '') === day;
+  const dayMatches = basicDate(signed.signingDate).slice(0, 8) === signed.day;
   if (!headers || !dayMatches || (payloadHash !== undefined && payloadHash !== bodyHash))
     return { refused: { reason: 'invalid', message: signatureMismatch } };
-  const expected = await expectedSignature(request, url, body, { service, signingDate, token, headers });
+  const expected = await expectedSignature(request, url, body, signed, headers);
+  const { signature } = signed;
   if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature)))
     return { refused: { reason: 'invalid', message: signatureMismatch } };
-  return { caller: localCaller(accessKeyId) };
+  return { caller: localCaller(signed.key) };
 };

@@ -78,6 +78,7 @@ test('its routes, their functions, the route response, the stage, the selection 
       functionId: 'ChatFunction',
       integrationTimeoutMs: 29_000,
       authorizerId: 'Auth',
+      iam: false,
       routeResponse: false,
     },
     {
@@ -85,6 +86,7 @@ test('its routes, their functions, the route response, the stage, the selection 
       functionId: 'ChatFunction',
       integrationTimeoutMs: 29_000,
       authorizerId: undefined,
+      iam: false,
       routeResponse: false,
     },
     {
@@ -92,6 +94,7 @@ test('its routes, their functions, the route response, the stage, the selection 
       functionId: 'ChatFunction',
       integrationTimeoutMs: 29_000,
       authorizerId: undefined,
+      iam: false,
       routeResponse: true,
     },
     {
@@ -99,6 +102,7 @@ test('its routes, their functions, the route response, the stage, the selection 
       functionId: 'ChatFunction',
       integrationTimeoutMs: 29_000,
       authorizerId: undefined,
+      iam: false,
       routeResponse: false,
     },
   ]);
@@ -174,11 +178,12 @@ describe('refused, naming the resource and the property', () => {
       /^Integration: IntegrationType AWS/,
     ],
     [
-      'IAM authorization',
+      // "Controlling and managing access to a WebSocket API in API Gateway": authorization on $connect alone.
+      'IAM authorization on another route than $connect',
       (resources: Record<string, CfnResource>) => {
-        Object.assign(properties(resources.Routeconnect), { AuthorizationType: 'AWS_IAM', AuthorizerId: undefined });
+        Object.assign(properties(resources.Routesendmessage), { AuthorizationType: 'AWS_IAM' });
       },
-      /^Routeconnect \(\$connect\): AuthorizationType AWS_IAM/,
+      /^Routesendmessage \(sendmessage\): AuthorizationType AWS_IAM/,
     ],
     [
       "an authorizer's result cache (HTTP APIs' alone)",

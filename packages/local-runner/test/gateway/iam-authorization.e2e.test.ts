@@ -12,11 +12,19 @@
 // - the caller in the event: REST `requestContext.identity`, HTTP payload 2.0 `requestContext.authorizer.iam`, as in
 //   the events Powertools captured on AWS (aws-powertools/powertools-lambda-typescript,
 //   packages/parser/tests/events/apigw-rest/iam-auth.json and apigw-http/iam-auth.json), judged by its schemas.
+// - a WebSocket API's $connect: the upgrade refused 403 before it is accepted, signed in its headers or as a presigned
+//   URL ("Control access to WebSocket APIs with IAM authorization",
+//   https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-websocket-control-access-iam.html);
+// - a signature older than five minutes: 403 "Signature expired: ... (... - 5 min.)", as API Gateway's users report
+//   it; a presigned URL ("Authenticating Requests: Using Query Parameters (AWS Signature Version 4)",
+//   https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html) until X-Amz-Expires after its date.
 // And a Lambda authorizer's policy whose Effect is in lower case: allowed or denied as in aws-cdk's integration test of
 // REQUEST authorizers, run against a deployed API (aws/aws-cdk, packages/@aws-cdk-testing/framework-integ/test/
 // aws-apigateway/test/authorizers/integ.request-authorizer.lit.ts: `allow` 200, `deny` 403), though "IAM JSON policy
 // elements: Effect" (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_effect.html) calls
 // Effect case sensitive.
+
+import { request } from 'node:http';
 import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { describe, expect, test } from '@jest/globals';
@@ -33,21 +41,61 @@ const urlOf = (apiId: string, path: string) => {
   return new URL(`${api.url}${path}`);
 };
 
-/** The headers of `body` sent by POST to `url`, signed by @smithy/signature-v4 with `credentials` for `service`. */
-const signedHeaders = async (url: URL, body: string, credentials = local, service = 'execute-api') => {
+/** A request to `url` as @smithy/signature-v4 takes it. */
+const toSign = (url: URL, method: string, body?: string) => ({
+  method,
+  protocol: url.protocol,
+  hostname: url.hostname,
+  port: Number(url.port),
+  path: url.pathname,
+  query: {},
+  headers: { host: url.host, ...(body !== undefined && { 'content-type': 'application/json' }) },
+  ...(body !== undefined && { body }),
+});
+
+/**
+ * The headers of `body` sent by POST to `url` (or of a GET without one), signed by @smithy/signature-v4 with
+ * `credentials` for `service`, at `signingDate`.
+ */
+const signedHeaders = async (
+  url: URL,
+  body: string | undefined,
+  credentials = local,
+  service = 'execute-api',
+  signingDate = new Date(),
+) => {
   const signer = new SignatureV4({ credentials, region: 'us-east-1', service, sha256: Sha256 });
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: url.pathname,
-    query: {},
-    headers: { host: url.host, 'content-type': 'application/json' },
-    body,
-  });
+  const signed = await signer.sign(toSign(url, body === undefined ? 'GET' : 'POST', body), { signingDate });
   return Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
 };
+
+/** `url` presigned (the signature in its query string) for a GET, or a POST of `body`, good for `expiresIn` seconds. */
+const presigned = async (
+  url: URL,
+  {
+    body,
+    credentials = local,
+    signingDate = new Date(),
+    expiresIn = 60,
+  }: Partial<{
+    body: string;
+    credentials: typeof local;
+    signingDate: Date;
+    expiresIn: number;
+  }> = {},
+) => {
+  const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 'execute-api', sha256: Sha256 });
+  const { query = {} } = await signer.presign(toSign(url, body === undefined ? 'GET' : 'POST', body), {
+    signingDate,
+    expiresIn,
+  });
+  const signedUrl = new URL(url);
+  for (const [name, value] of Object.entries(query)) signedUrl.searchParams.set(name, String(value));
+  return signedUrl;
+};
+
+/** Ten minutes ago: past the five minutes a signature is good for. */
+const tenMinutesAgo = () => new Date(Date.now() - 10 * 60_000);
 
 const post = async (url: URL, body: string, headers: Record<string, string> = {}) => {
   const response = await fetch(url, { method: 'POST', headers, body });
@@ -191,6 +239,116 @@ describe('an HTTP API route with AWS_IAM', () => {
     const before = served.api.invocations('Echo');
     expect(await post(url(), '{}', await headersOf())).toMatchObject(forbidden);
     expect(served.api.invocations('Echo')).toBe(before);
+  });
+});
+
+describe("a signature's time", () => {
+  const url = () => urlOf('IamRest', '/prod/signed');
+
+  test('signed ten minutes ago: 403 InvalidSignatureException "Signature expired"', async () => {
+    const headers = await signedHeaders(url(), '{}', local, 'execute-api', tenMinutesAgo());
+    const response = await post(url(), '{}', headers);
+    expect({ status: response.status, type: response.headers.get('x-amzn-errortype') }).toEqual({
+      status: 403,
+      type: 'InvalidSignatureException',
+    });
+    expect(JSON.parse(response.text)).toEqual({
+      refused: expect.stringMatching(
+        /^Signature expired: \d{8}T\d{6}Z is now earlier than \d{8}T\d{6}Z \(\d{8}T\d{6}Z - 5 min\.\)$/,
+      ),
+      type: 'INVALID_SIGNATURE',
+    });
+  });
+
+  test('a presigned URL: good until X-Amz-Expires after its date, then refused', async () => {
+    const body = '{"plant":"fern"}';
+    const signedUrl = await presigned(url(), { body });
+    // The presigned request signs its content-type too (every header it has, as the SDK's signer does).
+    const json = { 'content-type': 'application/json' };
+    const accepted = await post(signedUrl, body, json);
+    expect(accepted.status).toBe(200);
+    expect(eventOf(accepted.text).requestContext.identity).toMatchObject(caller);
+    const recent = await presigned(url(), { body, signingDate: tenMinutesAgo(), expiresIn: 3600 });
+    expect((await post(recent, body, json)).status).toBe(200);
+    const expired = await presigned(url(), { body, signingDate: tenMinutesAgo(), expiresIn: 60 });
+    const refused = await post(expired, body, json);
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.text).refused).toMatch(/^Signature expired/);
+  });
+
+  test('a presigned URL with another secret, or changed after signing: 403', async () => {
+    const body = '{}';
+    const otherSecret = await presigned(url(), { body, credentials: { ...local, secretAccessKey: 'not-local' } });
+    const json = { 'content-type': 'application/json' };
+    expect((await post(otherSecret, body, json)).status).toBe(403);
+    const changed = await presigned(url(), { body });
+    changed.searchParams.set('plant', 'ivy');
+    expect((await post(changed, body, json)).status).toBe(403);
+  });
+});
+
+/** The status of an upgrade request to `url` with `headers` (101 when accepted), read before any WebSocket is made. */
+const upgradeStatus = (url: URL, headers: Record<string, string> = {}) =>
+  new Promise<number>((resolve, reject) => {
+    const asked = request(url, {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
+        'Sec-WebSocket-Version': '13',
+        ...headers,
+      },
+    });
+    asked.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    asked.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    asked.on('error', reject);
+    asked.end();
+  });
+
+describe("a WebSocket API's $connect with AWS_IAM", () => {
+  const url = () => urlOf('IamSocket', '/dev');
+
+  test('named at start with the other routes with AWS_IAM', () => {
+    expect(served.log.lines).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Iam\/IamSocket: AWS_IAM on \$connect: the runner checks/)]),
+    );
+  });
+
+  test('unsigned, another secret, or signed ten minutes ago: 403 before the upgrade', async () => {
+    expect(await upgradeStatus(url())).toBe(403);
+    expect(await upgradeStatus(url(), await signedHeaders(url(), undefined, { ...local, secretAccessKey: 'x' }))).toBe(
+      403,
+    );
+    const old = await signedHeaders(url(), undefined, local, 'execute-api', tenMinutesAgo());
+    expect(await upgradeStatus(url(), old)).toBe(403);
+  });
+
+  test('signed in its headers: the upgrade accepted', async () => {
+    expect(await upgradeStatus(url(), await signedHeaders(url(), undefined))).toBe(101);
+  });
+
+  test("a presigned URL, as a browser's client connects: accepted, and each event names the caller", async () => {
+    const signedUrl = await presigned(url());
+    signedUrl.protocol = 'ws:';
+    const socket = new WebSocket(signedUrl);
+    const reply = new Promise<string>((resolve, reject) => {
+      socket.addEventListener('message', ({ data }) => resolve(String(data)));
+      socket.addEventListener('error', () => reject(new Error('refused')));
+    });
+    await new Promise((resolve) => socket.addEventListener('open', resolve));
+    socket.send('hello');
+    const event = eventOf(await reply);
+    socket.close();
+    expect(event.requestContext).toMatchObject({
+      eventType: 'MESSAGE',
+      identity: { ...caller, caller: 'local', user: 'local' },
+    });
   });
 });
 

@@ -1,5 +1,8 @@
-// A WebSocket API's connect phase, before the upgrade is accepted: the `$connect` route's REQUEST authorizer
-// (authorizers/lambda-authorizer.ts, as a REST API's: identity sources missing 401, a Deny 403, a failure 500), then
+// A WebSocket API's connect phase, before the upgrade is accepted: the `$connect` route's AWS_IAM signature (sigv4.ts,
+// in the upgrade request's headers or as a presigned URL: anything wrong 403, "Control access to WebSocket APIs with IAM
+// authorization", https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-websocket-control-access-iam.html)
+// or REQUEST authorizer (authorizers/lambda-authorizer.ts, as a REST API's: identity sources missing 401, a Deny 403, a
+// failure 500), then
 // its function, whose status other than 2xx refuses the connection with that status (the `$connect` route in
 // "Working with routes for WebSocket APIs"). A failed or timed-out function refuses it (502, 504).
 
@@ -9,6 +12,7 @@ import type { Step } from '../exchange.ts';
 import { headersAsSent } from '../proxy-event.ts';
 import { executeApiArn } from '../request-path.ts';
 import type { BufferedResponse } from '../responses.ts';
+import { checkSignature, type IamCaller } from '../sigv4.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import type { ConnectionContext } from './connections.ts';
 import { authorizerParts, connectEvent } from './events.ts';
@@ -25,18 +29,40 @@ const refusalStatus: Record<RefusalType, number> = {
   AUTHORIZER_CONFIGURATION_ERROR: 500,
 };
 
+/** What a connection is accepted with: what the `$connect` authorizer allowed, or the caller AWS_IAM checked. */
+export interface Accepted {
+  authorizer: Record<string, unknown> | undefined;
+  iam: IamCaller | undefined;
+}
+
+/** AWS_IAM on `$connect`: the caller who signed the upgrade request, else the refusal (403) and why. */
+const signedCaller = async ({ request, url, notes }: WebSocketExchange<ConnectionContext>) => {
+  const checked = await checkSignature(request, url, Buffer.alloc(0), 'execute-api');
+  if ('caller' in checked) return { caller: checked.caller, refused: undefined };
+  notes.push(
+    `AWS_IAM: ${checked.refused.reason} signature (SigV4 with access key id local, secret local, service execute-api)`,
+  );
+  return { caller: undefined, refused: refusal(403) };
+};
+
 /**
- * Connect: whether the exchange's connection (not yet accepted) is, and with what the `$connect` authorizer allowed
- * (`next`, for every event of the connection); or the upgrade's refusal.
+ * Connect: whether the exchange's connection (not yet accepted) is, with the caller AWS_IAM checked or what the
+ * `$connect` authorizer allowed (`next`, for every event of the connection); or the upgrade's refusal.
  */
 export const connect = async (
   exchange: WebSocketExchange<ConnectionContext>,
-): Promise<Step<Record<string, unknown> | undefined, BufferedResponse>> => {
+): Promise<Step<Accepted, BufferedResponse>> => {
   const { deployment, connection, request, url, notes } = exchange;
   const route = deployment.api.routes.find(({ routeKey }) => routeKey === '$connect');
-  if (!route) return { next: undefined };
+  if (!route) return { next: { authorizer: undefined, iam: undefined } };
+  let iam: IamCaller | undefined;
+  if (route.iam) {
+    const { caller, refused } = await signedCaller(exchange);
+    if (refused) return { responded: refused };
+    iam = caller;
+  }
   // One request: the authorizer's event and the function's have the same request id.
-  const event = connectEvent(connection, request, url.searchParams);
+  const event = connectEvent({ ...connection, iam }, request, url.searchParams);
   let authorizer: Record<string, unknown> | undefined;
   if (route.authorizerId !== undefined) {
     const asked = deployment.authorizers.get(route.authorizerId);
@@ -68,5 +94,5 @@ export const connect = async (
   // A result without a status (none at all, as many $connect functions return) accepts the connection.
   const { statusCode } = (invocation.result ?? {}) as { statusCode?: unknown };
   const status = typeof statusCode === 'number' ? statusCode : 200;
-  return status >= 200 && status < 300 ? { next: authorizer } : { responded: refusal(status) };
+  return status >= 200 && status < 300 ? { next: { authorizer, iam } } : { responded: refusal(status) };
 };

@@ -1,10 +1,12 @@
 // A WebSocket API's open connections, by id: what its events and its @connections API read of each (who, since when,
 // what the authorizer allowed), its socket, and the quotas that close it (idle 10 minutes, 2 hours at most). Kept by
 // the API's listener, across reloads: a connection outlives the deployment it was opened on.
+
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { Stage } from '../../app/cfn.ts';
 import { webSocketQuotas } from '../../app/websocket-api.ts';
+import type { IamCaller } from '../sigv4.ts';
 
 /** What API Gateway knows of a connection: the `requestContext` of each of its events, and @connections' GET. */
 export interface ConnectionContext {
@@ -17,6 +19,8 @@ export interface ConnectionContext {
   domainName: string;
   /** What the `$connect` authorizer allowed (its principal and context), given to every later event. */
   authorizer: Record<string, unknown> | undefined;
+  /** The caller whose signature AWS_IAM on `$connect` checked, in every event's `identity`. */
+  iam?: IamCaller | undefined;
 }
 
 export interface Connection extends ConnectionContext {

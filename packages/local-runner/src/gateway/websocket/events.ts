@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { localAws } from '../../app/local-aws.ts';
-import { headersAsSent, requestTime } from '../proxy-event.ts';
+import { headersAsSent, iamIdentity, requestTime } from '../proxy-event.ts';
 import type { ConnectionContext } from './connections.ts';
 
 /** An id in the shape of API Gateway's connection, message and request ids: 16 base64 characters (`L0SM9cOFvHcCIhw=`). */
@@ -39,6 +39,7 @@ const requestContextOf = <Own extends Record<string, unknown>>(
     connectedAt: connection.connectedAt,
     requestTimeEpoch: now.getTime(),
     identity: {
+      ...(connection.iam && iamIdentity(connection.iam)),
       ...(connection.userAgent !== undefined && { userAgent: connection.userAgent }),
       sourceIp: connection.sourceIp,
     },

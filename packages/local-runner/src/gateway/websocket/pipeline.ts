@@ -140,7 +140,7 @@ export const webSocketGateway = (
         if (gone) return logLine(`- ${context.connectionId} (the client went away during $connect)`);
         server.handleUpgrade(request, socket, head, (webSocket) => {
           logLine(`101 ${context.connectionId}${noted}`);
-          const connection = connections.add({ ...context, authorizer: connected.next }, webSocket, socket);
+          const connection = connections.add({ ...context, ...connected.next }, webSocket, socket);
           serveEvents(webSocket, () => exchangeOf(request, url, deployment(), connection), log);
         });
       })
