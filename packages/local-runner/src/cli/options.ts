@@ -129,6 +129,17 @@ export const options = {
     default: '1h',
     help: 'seconds, or a span such as 30m or 12h',
   },
+  body: {
+    type: 'string',
+    placeholder: 'TEXT',
+    help: "the event's body: a message, a bus event's detail (JSON), an object's or a record's data",
+  },
+  name: {
+    type: 'string',
+    placeholder: 'NAME',
+    help: 'the name of the queue, topic, rule, bucket, table or stream the event comes from',
+  },
+  key: { type: 'string', placeholder: 'KEY', help: "an object's key, an item's id, a record's partition key" },
   json: { type: 'boolean', help: 'print the variables as one JSON object, not as export lines' },
   help: { type: 'boolean', short: 'h', help: 'print this and exit' },
 } as const satisfies Record<string, OptionDeclaration>;
