@@ -2,13 +2,14 @@
 // their bundle, as NodejsFunction does on nodejs18.x and later ("Runtime-included SDK versions" in the Lambda guide's
 // "Building Lambda functions with Node.js"; aws-cdk-lib's aws-lambda-nodejs README, "Externals"): after a reload they
 // import the SDK as at the first start, and the runner leaves no folder behind when it stops, however it stops.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { signalGroup } from 'test-support/process-group';
 import { watchProject } from '../fixtures/watch-app.ts';
-import { type Launched, launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
+import { type Launched, launch, launchedUntil, runnerBin, stopStarted } from '../helpers/runner-process.ts';
 
 let project: string;
 /** The runner's own temporary folder (its TMPDIR), to see what it leaves there. */
@@ -67,8 +68,19 @@ test('a source replaced by a rename reloads, and so does each later write to it 
   expect(await get('/module')).toEqual({ status: 200, body: version(4) });
 }, 120_000);
 
+// But its socket (runner-socket.ts), which SIGKILL leaves no time to remove: the next `env` (or `token`) run in the
+// project removes it, finding no runner behind it; the user's folder of the sockets stays, empty, as its other
+// per-user folders do.
 test('stopped, even by SIGKILL, the runner leaves nothing in its temporary folder', async () => {
   signalGroup(runner.child, 'SIGKILL');
   await runner.exited;
-  expect(readdirSync(runnerTmp)).toEqual([]);
+  const sockets = `local-runner-sockets-${process.getuid?.() ?? 'user'}`;
+  expect(readdirSync(runnerTmp)).toEqual([sockets]);
+  const env = spawnSync(process.execPath, [runnerBin, 'env'], {
+    cwd: project,
+    env: { ...process.env, TMPDIR: runnerTmp },
+    encoding: 'utf8',
+  });
+  expect(env.stderr).toMatch(/no runner serves this folder/);
+  expect(readdirSync(join(runnerTmp, sockets))).toEqual([]);
 }, 60_000);

@@ -24,7 +24,6 @@
 // elements: Effect" (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_effect.html) calls
 // Effect case sensitive.
 
-import { request } from 'node:http';
 import { APIGatewayProxyEventSchema } from '@aws-lambda-powertools/parser/schemas/api-gateway';
 import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { describe, expect, test } from '@jest/globals';
@@ -32,6 +31,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '../../src/gateway/sigv4.ts';
 import { synthesizeIamApp } from '../fixtures/iam-app.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
+import { upgradeStatus } from '../helpers/upgrade-status.ts';
 
 const served = servedBeforeAll(synthesizeIamApp);
 const local = { accessKeyId: 'local', secretAccessKey: 'local', sessionToken: 'local' };
@@ -287,30 +287,6 @@ describe("a signature's time", () => {
   });
 });
 
-/** The status of an upgrade request to `url` with `headers` (101 when accepted), read before any WebSocket is made. */
-const upgradeStatus = (url: URL, headers: Record<string, string> = {}) =>
-  new Promise<number>((resolve, reject) => {
-    const asked = request(url, {
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
-        'Sec-WebSocket-Version': '13',
-        ...headers,
-      },
-    });
-    asked.on('upgrade', (_response, socket) => {
-      socket.destroy();
-      resolve(101);
-    });
-    asked.on('response', (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    asked.on('error', reject);
-    asked.end();
-  });
-
 describe("a WebSocket API's $connect with AWS_IAM", () => {
   const url = () => urlOf('IamSocket', '/dev');
 
@@ -321,16 +297,15 @@ describe("a WebSocket API's $connect with AWS_IAM", () => {
   });
 
   test('unsigned, another secret, or signed ten minutes ago: 403 before the upgrade', async () => {
-    expect(await upgradeStatus(url())).toBe(403);
-    expect(await upgradeStatus(url(), await signedHeaders(url(), undefined, { ...local, secretAccessKey: 'x' }))).toBe(
-      403,
-    );
+    expect((await upgradeStatus(url())).status).toBe(403);
+    const otherSecret = await signedHeaders(url(), undefined, { ...local, secretAccessKey: 'x' });
+    expect((await upgradeStatus(url(), otherSecret)).status).toBe(403);
     const old = await signedHeaders(url(), undefined, local, 'execute-api', tenMinutesAgo());
-    expect(await upgradeStatus(url(), old)).toBe(403);
+    expect((await upgradeStatus(url(), old)).status).toBe(403);
   });
 
   test('signed in its headers: the upgrade accepted', async () => {
-    expect(await upgradeStatus(url(), await signedHeaders(url(), undefined))).toBe(101);
+    expect((await upgradeStatus(url(), await signedHeaders(url(), undefined))).status).toBe(101);
   });
 
   test("a presigned URL, as a browser's client connects: accepted, and each event names the caller", async () => {

@@ -4,16 +4,15 @@
 // once into the user's cache, laid out as Lambda extracts the layer into /opt (`nodejs/node_modules`). The tests never
 // reach a registry: the cache is prepared from this repository's installed packages, or the registry is a closed
 // loopback port.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import type { Runner } from '../../src/runner.ts';
-import { startRunner } from '../../src/runner.ts';
 import { powertoolsLayerArn, synthesizePowertoolsLayerApp } from '../fixtures/powertools-layer-app.ts';
-import { hold, portOf, release } from '../helpers/free-ports.ts';
+import { cacheBeforeAll, unreachableRegistryBeforeAll } from '../helpers/package-cache.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
+import { refusalAtStart } from '../helpers/start-refusal.ts';
 
 const get = async (api: Runner, path: string) => {
   const response = await fetch(`${api.url}${path}`);
@@ -27,19 +26,8 @@ const parametersFolder = () => {
   return entry.slice(0, entry.lastIndexOf(name) + name.length);
 };
 
-/** A cache folder of the test's own, made in beforeAll (with `prepare`) and removed in afterAll. */
-const cacheBeforeAll = (prepare: (cache: string) => void = () => undefined) => {
-  let cache = '';
-  beforeAll(() => {
-    cache = mkdtempSync(join(tmpdir(), 'local-runner-powertools-cache-'));
-    prepare(cache);
-  });
-  afterAll(() => rmSync(cache, { recursive: true, force: true }));
-  return () => cache;
-};
-
 describe("the user's cache holds the layer's packages (installed there once before)", () => {
-  const cache = cacheBeforeAll((dir) => {
+  const cache = cacheBeforeAll('local-runner-powertools-cache-', (dir) => {
     // Release 2.35.0's commons, as `npm install --prefix <cache>/powertools-ts-2.35.0/nodejs` puts it: this
     // repository's copy of that release (the one @aws-lambda-powertools/parameters 2.35.0 depends on).
     const commons = join(parametersFolder(), 'node_modules/@aws-lambda-powertools/commons');
@@ -60,18 +48,8 @@ describe("the user's cache holds the layer's packages (installed there once befo
 });
 
 describe('the cache empty, and the registry unreachable (a closed loopback port)', () => {
-  let registry: string | undefined;
-  beforeAll(async () => {
-    const closed = await hold(0);
-    const port = portOf(closed as NonNullable<typeof closed>);
-    await release(closed);
-    registry = process.env.npm_config_registry;
-    process.env.npm_config_registry = `http://127.0.0.1:${port}/`;
-  });
-  afterAll(() => {
-    process.env.npm_config_registry = registry;
-  });
-  const cache = cacheBeforeAll();
+  unreachableRegistryBeforeAll();
+  const cache = cacheBeforeAll('local-runner-powertools-cache-');
   const runner = servedBeforeAll(() => synthesizePowertoolsLayerApp(), {
     get sdkCache() {
       return cache();
@@ -102,20 +80,7 @@ describe('a Powertools layer version whose release Powertools does not name', ()
   }, 120_000);
 
   test('refuses the app at start, naming the layer and --layer', async () => {
-    // A runner that starts anyway is closed: nothing of it outlives the test.
-    const refusal = await startRunner({
-      cloudAssemblyDir: app,
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: () => undefined,
-    }).then(
-      async (started) => {
-        await started.close();
-        return 'started';
-      },
-      (error: Error) => error.message,
-    );
+    const refusal = await refusalAtStart(app);
     expect(refusal).toBe(
       `PowertoolsFunction: its layer ${arn} cannot be fetched locally: it is a public layer of Powertools for AWS Lambda (TypeScript) (AWSLambdaPowertoolsTypeScriptV2 version 1), but the runner knows no release of Powertools that layer version holds (it serves AWSLambdaPowertoolsTypeScriptV2 versions 2 to 50, from the releases Powertools' "Lambda layers" pages name): give its contents with --layer ${arn}=DIR (DIR holding what Lambda extracts into /opt)`,
     );

@@ -4,30 +4,18 @@
 // found locally in the function's bundle, its sources' folders, the project, else the user's cache, where the runner
 // installs it once. The tests never reach a registry: the cache is prepared from this repository's installed packages,
 // or the registry is a closed loopback port.
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { describe, expect, test } from '@jest/globals';
 import { sdkCacheOf } from '../../src/lambda/runtime-sdk.ts';
 import type { Runner } from '../../src/runner.ts';
 import { installedPackage, synthesizeRuntimeSdkApp } from '../fixtures/runtime-sdk-app.ts';
-import { hold, portOf, release } from '../helpers/free-ports.ts';
+import { cacheBeforeAll, unreachableRegistryBeforeAll } from '../helpers/package-cache.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const get = async (api: Runner, path: string) => {
   const response = await fetch(`${api.url}${path}`);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-};
-
-/** A cache folder of the test's own, made in beforeAll (with `prepare`) and removed in afterAll. */
-const cacheBeforeAll = (prepare: (cache: string) => void = () => undefined) => {
-  let cache = '';
-  beforeAll(() => {
-    cache = mkdtempSync(join(tmpdir(), 'local-runner-sdk-cache-'));
-    prepare(cache);
-  });
-  afterAll(() => rmSync(cache, { recursive: true, force: true }));
-  return () => cache;
 };
 
 /** `name`, linked into the cache's folder for `runtime` as `npm install` there would put it. */
@@ -38,7 +26,7 @@ const linkInto = (cache: string, runtime: string, name: string) => {
 };
 
 describe("the user's cache holds the runtime's SDK (installed there once before)", () => {
-  const cache = cacheBeforeAll((dir) => {
+  const cache = cacheBeforeAll('local-runner-sdk-cache-', (dir) => {
     linkInto(dir, 'nodejs24.x', '@aws-sdk/client-dynamodb');
     linkInto(dir, 'nodejs16.x', 'aws-sdk');
   });
@@ -63,18 +51,8 @@ describe("the user's cache holds the runtime's SDK (installed there once before)
 });
 
 describe('no SDK in the app nor the cache, and the registry unreachable (a closed loopback port)', () => {
-  let registry: string | undefined;
-  beforeAll(async () => {
-    const closed = await hold(0);
-    const port = portOf(closed as NonNullable<typeof closed>);
-    await release(closed);
-    registry = process.env.npm_config_registry;
-    process.env.npm_config_registry = `http://127.0.0.1:${port}/`;
-  });
-  afterAll(() => {
-    process.env.npm_config_registry = registry;
-  });
-  const cache = cacheBeforeAll();
+  unreachableRegistryBeforeAll();
+  const cache = cacheBeforeAll('local-runner-sdk-cache-');
   const runner = servedBeforeAll(synthesizeRuntimeSdkApp, {
     get sdkCache() {
       return cache();

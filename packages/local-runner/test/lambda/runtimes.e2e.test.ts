@@ -10,10 +10,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type Runner, startRunner } from '../../src/runner.ts';
+import type { Runner } from '../../src/runner.ts';
 import { foreignLayerArn, synthesizeForeignLayerApp, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
+import { refusalAtStart } from '../helpers/start-refusal.ts';
 
 const greetingLayer = new URL('../fixtures/layers/greeting', import.meta.url).pathname;
 /** The node_modules folder this package's dependencies are installed in (the SDK's DynamoDB client among them). */
@@ -166,20 +167,7 @@ describe('a layer named only by ARN (not a layer of the app): nothing of it can 
   }, 120_000);
 
   test('refused at start, naming the function, the layer and what to pass', async () => {
-    // A runner that starts anyway is closed: nothing of it outlives the test.
-    const refusal = await startRunner({
-      cloudAssemblyDir: foreignLayerApp,
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: () => undefined,
-    }).then(
-      async (started) => {
-        await started.close();
-        return 'started';
-      },
-      (error: Error) => error.message,
-    );
+    const refusal = await refusalAtStart(foreignLayerApp);
     expect(refusal).toBe(
       `ForeignLayerFunction: its layer ${foreignLayerArn} is named by ARN, not a layer of this app, and cannot be fetched locally: give its contents with --layer ${foreignLayerArn}=DIR (DIR holding what Lambda extracts into /opt)`,
     );

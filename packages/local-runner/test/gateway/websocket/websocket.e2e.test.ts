@@ -1,11 +1,3 @@
-// WebSocket APIs as API Gateway serves them ("Working with WebSocket APIs"), through Node's built-in WebSocket client:
-// the events' shapes ("Setting up data mapping for WebSocket APIs", judged by @aws-lambda-powertools/parser's
-// APIGatewayProxyWebsocketEventSchema), a REQUEST authorizer on $connect ("Control access to WebSocket APIs with AWS
-// Lambda REQUEST authorizers": the HTTP status before the upgrade), $connect's own refusal, route selection by
-// `$request.body.<path>` with a route response, @connections ("Use @connections commands in your backend service":
-// POST, GET, DELETE, GoneException 410) from the test and from a function's SDK at both endpoints apps give it, and the
-// chat of AWS's tutorial ("Tutorial: Create a WebSocket chat app"): 50 clients, each message reaching the others.
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +12,7 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import { webSocketProxyEventSchema } from 'test-support/test-run';
 import { synthesizeWebSocketApp } from '../../fixtures/websocket-app.ts';
 import { servedBeforeAll } from '../../helpers/served-app.ts';
+import { upgradeStatus } from '../../helpers/upgrade-status.ts';
 
 /** The node_modules folder this package's dependencies are installed in (the SDK's clients among them). */
 const installedPackages = join(
@@ -83,33 +76,6 @@ const open = (url: string, headers: Record<string, string> = {}) =>
       resolve(client);
     });
     socket.addEventListener('error', () => reject(new Error(`${url}: refused`)));
-  });
-
-/** The HTTP status of an upgrade request to `url` (101 when accepted), read before any WebSocket is made. */
-const upgradeStatus = (url: string, headers: Record<string, string> = {}) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const asked = request(url.replace(/^ws:/, 'http:'), {
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
-        'Sec-WebSocket-Version': '13',
-        ...headers,
-      },
-    });
-    asked.on('upgrade', (_response, socket) => {
-      socket.destroy();
-      resolve({ status: 101, body: '' });
-    });
-    asked.on('response', (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => {
-        body += chunk.toString();
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    asked.on('error', reject);
-    asked.end();
   });
 
 /** A client that speaks RFC 6455's frames itself and never answers a close frame: what it read, and its end. */
