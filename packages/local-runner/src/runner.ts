@@ -37,6 +37,7 @@ import {
   sdkCacheOf,
   sourceFolders,
 } from './lambda/runtime-sdk.ts';
+import { Spares } from './lambda/spares.ts';
 import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ServiceValues } from './services/service-values.ts';
@@ -62,6 +63,11 @@ export interface RunnerOptions {
   dataDir: string | undefined;
   /** Execution environments per function at most. */
   maxWorkers: number;
+  /**
+   * An execution environment idle this long (ms) is stopped, as Lambda stops idle ones (`--idle-timeout`); none is
+   * when undefined.
+   */
+  idleTimeoutMs?: number;
   /** The `iss` and `aud` of the development issuer's tokens; default `urn:local-runner:issuer`, `local-runner`. */
   tokenIssuer?: IssuerIdentity;
   /**
@@ -272,8 +278,11 @@ export const startServices = async (
     executeApi?: ReadonlyMap<string, string>;
     /** That function (by name) alone gets a pool, and its notices alone are said (the invoke command's). */
     only?: string;
+    /** Spare runtime processes for cold starts (lambda/spares.ts): the start command's, not a single invoke's. */
+    spares?: boolean;
   },
 ) => {
+  const spares = options.spares ? new Spares() : undefined;
   const envVars = options.envVars && envVarsByFunction(options.envVars, assembly);
   const inspectPorts = await inspectPortsOf(assembly, options.inspect, options.log);
   const identity = options.tokenIssuer ?? neutralIssuer;
@@ -332,6 +341,8 @@ export const startServices = async (
           ...(fn.code.language === 'nodejs' && { runtimeSdk: sdkFoldersOf(fn) }),
           ...(inspect && { inspect }),
           ...(options.executeApi && { executeApi: options.executeApi }),
+          ...(options.idleTimeoutMs !== undefined && { idleMs: options.idleTimeoutMs }),
+          ...(spares && { spares }),
         }),
       );
     }
@@ -367,6 +378,7 @@ export const startServices = async (
     await provideSdks(assembly);
     pools = poolsFor(assembly);
   } catch (error) {
+    spares?.close();
     await database.close();
     await closeEndpoints();
     throw error;
@@ -382,8 +394,11 @@ export const startServices = async (
     endpoints,
     /** `--env-vars` by logical id (envVarsByFunction). */
     envVars,
+    /** Resolves once the spare runtime processes started so far are ready for a cold start. */
+    sparesReady: () => spares?.ready(),
     /** Stops `running` pools (by default the first ones), then the database, the issuer and the endpoints. */
     close: async (running: FunctionPool[] = [...pools.values()]) => {
+      spares?.close();
       await Promise.all(running.map((pool) => pool.close()));
       await database.close();
       await closeEndpoints();
@@ -469,7 +484,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   const ports = portsFor(assembly.apis, options.port, options.dataDir);
   // Each WebSocket API's execute-api host name to its address, once it listens: its functions' SDK calls reach it.
   const executeApi = new Map<string, string>();
-  const services = await startServices(assembly, { ...options, executeApi });
+  const services = await startServices(assembly, { ...options, executeApi, spares: true });
   let pools = services.pools;
   /** The assembly served (another after a reload). */
   let served = assembly;
@@ -485,7 +500,11 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
     }),
   );
-  const urls = await listenAll(gateways, assembly.apis, ports, options, services.close);
+  // Served once a first request's cold start can take a spare (lambda/spares.ts).
+  const [urls] = await Promise.all([
+    listenAll(gateways, assembly.apis, ports, options, services.close),
+    services.sparesReady(),
+  ]);
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);

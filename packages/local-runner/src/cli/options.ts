@@ -38,6 +38,12 @@ export const options = {
     default: '4',
     help: 'execution environments per function at most (at least 1, at most 4 per core)',
   },
+  'idle-timeout': {
+    type: 'string',
+    placeholder: 'SECONDS',
+    default: '600',
+    help: 'an execution environment idle this long is stopped, as Lambda stops idle ones (AWS publishes no figure; 10 minutes is what was observed: docs: functions); its next request is a cold start again, taking a spare runtime process kept ready',
+  },
   'env-vars': {
     type: 'string',
     placeholder: 'FILE',
@@ -373,4 +379,11 @@ export const maxWorkersOf = (value: string | undefined, log: (line: string) => v
   if (wanted <= cap) return wanted;
   log(`--max-workers ${wanted} is more than this machine can hold; using ${cap} (4 per core)`);
   return cap;
+};
+
+/** `--idle-timeout`: whole seconds, at least 1, as milliseconds. */
+export const idleTimeoutOf = (value: string | undefined): number => {
+  const seconds = wholeNumber(value, '--idle-timeout');
+  if (seconds < 1) throw new RunnerError('--idle-timeout must be at least 1 second');
+  return seconds * 1000;
 };

@@ -13,6 +13,7 @@ import { bootstrapOf, type Inspect, type SdkFolders } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
 import { maxResponseBytes, type RuntimeApi, responseTooLarge, startRuntimeApi } from './runtime-api.ts';
+import type { Spares } from './spares.ts';
 import { environmentVariables } from './variables.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
@@ -75,6 +76,8 @@ interface ExecutionEnvironment {
   api: Promise<RuntimeApi>;
   ready: Promise<number>;
   current: Pending | undefined;
+  /** Set while it waits idle: it stops when it fires. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 /**
@@ -133,6 +136,8 @@ export class FunctionPool {
   readonly #inspect: Inspect | undefined;
   readonly #runtimeSdk: SdkFolders | undefined;
   readonly #executeApi: ReadonlyMap<string, string> | undefined;
+  readonly #idleMs: number | undefined;
+  readonly #spares: Spares | undefined;
 
   /**
    * `logLine` takes each line the function writes (its log, as CloudWatch gets it); without it they go to this
@@ -149,6 +154,8 @@ export class FunctionPool {
       inspect,
       runtimeSdk,
       executeApi,
+      idleMs,
+      spares,
     }: {
       maxWorkers: number;
       logLine?: (line: string) => void;
@@ -158,6 +165,10 @@ export class FunctionPool {
       runtimeSdk?: SdkFolders;
       /** The WebSocket APIs' @connections endpoints (bootstrap.ts), read as each environment starts. */
       executeApi?: ReadonlyMap<string, string>;
+      /** An environment idle this long is stopped, as Lambda stops idle ones (none when undefined). */
+      idleMs?: number;
+      /** Spare runtime processes, one of which a cold start takes (spares.ts); none when debugged. */
+      spares?: Spares;
     },
   ) {
     this.#fn = fn;
@@ -167,8 +178,12 @@ export class FunctionPool {
     this.#inspect = inspect;
     this.#runtimeSdk = runtimeSdk;
     this.#executeApi = executeApi;
+    this.#idleMs = idleMs;
+    // Node.js alone. Debugged, an environment starts with Node's inspector, which a spare was not started with.
+    this.#spares = inspect === undefined && fn.code.language === 'nodejs' ? spares : undefined;
     this.#maxWorkers = inspect === undefined ? maxWorkers : 1;
     if (inspect !== undefined) this.#warm();
+    else this.#spares?.keep(this.#bootstrap());
   }
 
   /**
@@ -244,6 +259,7 @@ export class FunctionPool {
 
   #dispatch(pending: Pending) {
     const environment = this.#idle.pop() ?? (this.#all.size < this.#maxWorkers ? this.#start(pending) : undefined);
+    clearTimeout(environment?.idleTimer);
     if (!environment) {
       this.#waiting.push(pending);
       return;
@@ -259,8 +275,23 @@ export class FunctionPool {
       if (this.#stale.has(environment)) return this.#fail(environment, 'its code was replaced');
       const next = this.#waiting.shift();
       if (next) this.#run(environment, next);
-      else this.#idle.push(environment);
+      else this.#rest(environment);
     });
+  }
+
+  /**
+   * The environment waits idle for the next invocation; past the idle time it stops, as Lambda stops an environment
+   * left idle (for a time AWS does not publish: docs/functions.md), and its memory is given back.
+   */
+  #rest(environment: ExecutionEnvironment) {
+    this.#idle.push(environment);
+    const idleMs = this.#idleMs;
+    if (idleMs === undefined) return;
+    environment.idleTimer = setTimeout(() => {
+      (this.#say ?? console.error)(`an execution environment idle for ${idleMs / 1000} s stopped`);
+      this.#fail(environment, 'idle');
+    }, idleMs);
+    environment.idleTimer.unref();
   }
 
   #start(pending: Pending | undefined): ExecutionEnvironment {
@@ -300,24 +331,42 @@ export class FunctionPool {
     return environment;
   }
 
-  /** The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API. */
-  #spawn(runtimeApi: string) {
-    const logLine = this.#logLine;
-    const { command, args, variables } = bootstrapOf(this.#fn, this.#variables, {
+  /** How the runtime's process starts (bootstrap.ts): its command line and the function's variables. */
+  #bootstrap() {
+    return bootstrapOf(this.#fn, this.#variables, {
       inspect: this.#inspect,
       runtimeSdk: this.#runtimeSdk,
       executeApi: Object.fromEntries(this.#executeApi ?? []),
     });
+  }
+
+  /**
+   * The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API: a spare
+   * handed the function's environment (spares.ts), else a process started for it.
+   */
+  #spawn(runtimeApi: string) {
+    const logLine = this.#logLine;
+    const start = this.#bootstrap();
+    // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
+    const env = environmentVariables(start.variables, runtimeApi);
+    const cwd = this.#fn.assetDir;
+    const spare = this.#spares?.take(start, { env, cwd, settings: start.args.at(-1) ?? '' });
     // In a process group of its own: a signal to the runner's group (Ctrl-C) leaves it to finish its invocation.
-    const child = spawnInOwnGroup(command, args, {
-      // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
-      cwd: this.#fn.assetDir,
-      env: environmentVariables(variables, runtimeApi),
-      stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
-    });
+    const child =
+      spare ??
+      spawnInOwnGroup(start.command, start.args, {
+        cwd,
+        env,
+        stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
+      });
     if (logLine)
       for (const output of [child.stdout, child.stderr])
         if (output) createInterface({ input: output }).on('line', logLine);
+    // A spare's output is piped (it was started for no function yet): passed on as an inherited one's would be.
+    if (spare && !logLine) {
+      spare.stdout?.pipe(process.stdout, { end: false });
+      spare.stderr?.pipe(process.stderr, { end: false });
+    }
     return child;
   }
 
@@ -402,12 +451,13 @@ export class FunctionPool {
     if (this.#stale.has(environment)) return this.#fail(environment, 'its code was replaced');
     const next = this.#waiting.shift();
     if (next) this.#run(environment, next);
-    else this.#idle.push(environment);
+    else this.#rest(environment);
   }
 
   /** The environment is gone (or must go): answer its invocation, and let the next waiting one start a new one. */
   #fail(environment: ExecutionEnvironment, reason: string) {
     if (!this.#all.delete(environment)) return;
+    clearTimeout(environment.idleTimer);
     this.#stale.delete(environment);
     const index = this.#idle.indexOf(environment);
     if (index >= 0) this.#idle.splice(index, 1);

@@ -5,12 +5,31 @@
 // that starting it costs what starting Lambda's runtime does: Node strips a .ts file's types with a WebAssembly
 // compiler it loads on first use, some 140 ms a process here. Its settings are typed in bootstrap.ts (NodeRuntimeSettings);
 // the rest it reads from its environment, as Lambda's runtime does.
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire, registerHooks } from 'node:module';
 import { connect } from 'node:net';
 import { dirname, join, posix } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// A spare (spares.ts: `--spare` for its settings), started before any function needed it, with nothing of one loaded:
+// it waits here until a cold start hands it the function's environment, then goes on as a runtime started for the
+// function would: the function's variables exactly (none of the spare's own), its folder, its settings. NODE_PATH,
+// which Node's CommonJS loader reads as it starts, is read again (Module._initPaths, undocumented). The variables
+// Node reads only as it starts (NODE_OPTIONS, TZ, the locale's) are the spare's own start's, the same as the function's.
+if (process.argv[2] === '--spare') {
+  // Ready: the runner's start waits for it (spares.ts); nothing of the function's has it.
+  closeSync(3);
+  const given = readFileSync(0, 'utf8');
+  // Its input closed with nothing: the runner is gone, or stopped it.
+  if (given === '') process.exit(0);
+  const { env, cwd, settings } = JSON.parse(given);
+  for (const name of Object.keys(process.env)) delete process.env[name];
+  Object.assign(process.env, env);
+  process.chdir(cwd);
+  process.argv[2] = settings;
+  Module._initPaths();
+}
 
 const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API ?? '';
 const [host, port] = runtimeApi.split(':');
