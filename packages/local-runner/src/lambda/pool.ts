@@ -179,11 +179,12 @@ export class FunctionPool {
     this.#runtimeSdk = runtimeSdk;
     this.#executeApi = executeApi;
     this.#idleMs = idleMs;
-    // Node.js alone. Debugged, an environment starts with Node's inspector, which a spare was not started with.
-    this.#spares = inspect === undefined && fn.code.language === 'nodejs' ? spares : undefined;
+    // Not a custom runtime's own bootstrap. Debugged, an environment starts with Node's inspector, which a spare was
+    // not started with.
+    this.#spares = inspect === undefined && fn.code.language !== 'provided' ? spares : undefined;
     this.#maxWorkers = inspect === undefined ? maxWorkers : 1;
     if (inspect !== undefined) this.#warm();
-    else this.#spares?.keep(this.#bootstrap());
+    else if (fn.code.language !== 'provided') this.#spares?.keep(this.#bootstrap(), fn.code.language);
   }
 
   /**
@@ -350,7 +351,9 @@ export class FunctionPool {
     // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
     const env = environmentVariables(start.variables, runtimeApi);
     const cwd = this.#fn.assetDir;
-    const spare = this.#spares?.take(start, { env, cwd, settings: start.args.at(-1) ?? '' });
+    const { language } = this.#fn.code;
+    const handover = { env, cwd, settings: start.args.at(-1) ?? '' };
+    const spare = language === 'provided' ? undefined : this.#spares?.take(start, language, handover);
     // In a process group of its own: a signal to the runner's group (Ctrl-C) leaves it to finish its invocation.
     const child =
       spare ??

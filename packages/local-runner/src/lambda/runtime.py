@@ -34,6 +34,33 @@ import urllib.parse
 
 RUNTIME_FILE = os.path.abspath(__file__)
 
+
+def take_over():
+    """
+    A spare (spares.ts: `--spare` for its settings), started before any function needed it, with nothing of one
+    imported: it waits here until a cold start hands it the function's environment, then goes on as a runtime started
+    for the function would: the function's variables exactly (none of the spare's own), its folder, its settings, its
+    time zone (time.tzset), and PYTHONPATH's folders where Python puts them as it starts (after this script's folder).
+    What Python reads only as it starts (the PYTHON* settings, the locale) is the spare's own start's, the same.
+    """
+    # Ready: the runner's start waits for it; nothing of the function's has it.
+    os.close(3)
+    given = sys.stdin.buffer.read()
+    # Its input closed with nothing: the runner is gone, or stopped it.
+    if not given:
+        os._exit(0)
+    handover = json.loads(given)
+    os.environ.clear()
+    os.environ.update(handover["env"])
+    os.chdir(handover["cwd"])
+    time.tzset()
+    sys.argv[1:] = [handover["settings"]]
+    sys.path[1:1] = [folder for folder in os.environ.get("PYTHONPATH", "").split(os.pathsep) if folder]
+
+
+if sys.argv[1:] == ["--spare"]:
+    take_over()
+
 # No __pycache__ written next to the function's code or its layers: on Lambda, /var/task and /opt are read-only.
 sys.dont_write_bytecode = True
 

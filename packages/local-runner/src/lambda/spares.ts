@@ -1,8 +1,8 @@
-// Spare runtime processes, so that a cold start does not pay for starting one: for each way a Node.js runtime is
-// started (its command line: the heap sized from the function's memory; and the variables Node reads as it starts),
+// Spare runtime processes, so that a cold start does not pay for starting one: for each way a runtime is started
+// (its command line: for Node.js the heap sized from the function's memory; and the variables it reads as it starts),
 // one process is kept ready, started with nothing of any function loaded. A cold start takes it, hands it the
-// function's environment (its variables, exactly; its folder; its settings: runtime.mjs reads them before anything
-// else), and another is started in its place. The function's code is loaded only then, once, as Lambda's init loads
+// function's environment (its variables, exactly; its folder; its settings: runtime.mjs and runtime.py read them
+// before anything else), and another is started in its place. The function's code is loaded only then, once, as Lambda's init loads
 // it. What Node reads only as it starts cannot be handed over: such a variable is part of the spare's start (a spare
 // started with the same), or, where it names something a spare could not have the same (a file relative to the
 // function's folder, an inspector's port), the environment is a fresh process as before: see `spareStartOf`.
@@ -29,7 +29,13 @@ export interface Handover {
  * The variables Node reads as it starts (its options, its locale, its time zone, OpenSSL's configuration, libuv's
  * thread pool), which a spare must have been started with. NODE_PATH is read again at the handover (runtime.mjs).
  */
-const readAtStart = /^(?:NODE_(?!PATH$)\w*|UV_\w+|OPENSSL_\w+|SSL_CERT_\w+|LANG|LANGUAGE|LC_\w+|TZ)$/;
+const nodeReadsAtStart = /^(?:NODE_(?!PATH$)\w*|UV_\w+|OPENSSL_\w+|SSL_CERT_\w+|LANG|LANGUAGE|LC_\w+|TZ)$/;
+
+/**
+ * The variables Python reads as it starts (its PYTHON* settings, the locale its standard streams take, HOME for the
+ * user's site folder, PATH by which `python3` finds itself); PYTHONPATH is put in sys.path at the handover (runtime.py).
+ */
+const pythonReadsAtStart = /^(?:PYTHON(?!PATH$)\w*|OPENSSL_\w+|SSL_CERT_\w+|LANG|LANGUAGE|LC_\w+|TZ|HOME|PATH)$/;
 
 /**
  * NODE_OPTIONS a spare can be started with: flags alone (`--enable-source-maps`, which NodejsFunction sets), none
@@ -47,9 +53,10 @@ const spareOptions = (options: string) =>
  * before): NODE_OPTIONS a spare cannot be started with, and AWS_LAMBDA_EXEC_WRAPPER (a script that would start the
  * runtime itself).
  */
-export const spareStartOf = (start: RuntimeStart) => {
+export const spareStartOf = (start: RuntimeStart, language: 'nodejs' | 'python') => {
   const { NODE_OPTIONS: options = '', AWS_LAMBDA_EXEC_WRAPPER: wrapper } = start.variables;
-  if (wrapper !== undefined || !spareOptions(options)) return undefined;
+  if (wrapper !== undefined || (language === 'nodejs' && !spareOptions(options))) return undefined;
+  const readAtStart = language === 'nodejs' ? nodeReadsAtStart : pythonReadsAtStart;
   const env = Object.fromEntries(Object.entries(start.variables).filter(([name]) => readAtStart.test(name)));
   const args = [...start.args.slice(0, -1), '--spare'];
   return { key: JSON.stringify([start.command, args, env]), command: start.command, args, env };
@@ -68,8 +75,8 @@ export class Spares {
   }
 
   /** A spare for `start` from now on (none where `spareStartOf` refuses). */
-  keep(start: RuntimeStart) {
-    const spare = spareStartOf(start);
+  keep(start: RuntimeStart, language: 'nodejs' | 'python') {
+    const spare = spareStartOf(start, language);
     if (spare && !this.#ready.has(spare.key) && !this.#closed) this.#ready.set(spare.key, this.#spawn(spare));
   }
 
@@ -77,8 +84,8 @@ export class Spares {
    * The spare ready for `start`, handed `handover`, another started in its place; undefined when there is none (or it
    * ended): the caller starts a fresh process, and the next cold start finds the new spare.
    */
-  take(start: RuntimeStart, handover: Handover): ChildProcess | undefined {
-    const spare = spareStartOf(start);
+  take(start: RuntimeStart, language: 'nodejs' | 'python', handover: Handover): ChildProcess | undefined {
+    const spare = spareStartOf(start, language);
     if (!spare || this.#closed) return undefined;
     const child = this.#ready.get(spare.key);
     this.#ready.set(spare.key, this.#spawn(spare));
@@ -96,7 +103,7 @@ export class Spares {
 
   #spawn({ key, command, args, env }: NonNullable<ReturnType<typeof spareStartOf>>) {
     // Anywhere but a function's folder, which it is moved to at the handover.
-    // Its fourth descriptor closes once it waits for a function (runtime.mjs).
+    // Its fourth descriptor closes once it waits for a function (runtime.mjs, runtime.py).
     const child = spawnInOwnGroup(command, args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     child.stdin?.on('error', () => undefined);
     const started = new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@
 // stopped (pool.ts). A spare is a process started with nothing of a function loaded: the function must still see its
 // own variables alone and its own folder, and load its code once per environment, as Lambda's init does ("Understanding
 // the Lambda execution environment lifecycle", https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html:
-// Init runs once per environment, before its first invoke). NODE_OPTIONS, which Node reads only as it starts, is still
+// Init runs once per environment, before its first invoke), in Node.js and Python. NODE_OPTIONS, which Node reads only as it starts, is still
 // honoured. AWS publishes no idle time after which an environment is stopped (the same page: it is kept "for some
 // time"); the runner's is an option, set small here.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,25 @@ export const handler = async () => ({
     stackTraceLimit: Error.stackTraceLimit,
   }),
 });
+`;
+
+/**
+ * The same in Python: its process's start from its age (Linux's /proc: its start in clock ticks since boot, against
+ * the time since boot now).
+ */
+const pythonHandler = `import builtins, os, time
+
+builtins.loads = getattr(builtins, "loads", 0) + 1
+LOADS = builtins.loads
+
+
+def handler(event, context):
+    with open("/proc/self/stat") as stat:
+        ticks = int(stat.read().rsplit(")", 1)[1].split()[19])
+    age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    started = (time.time() - age) * 1000
+    answer = {"loads": LOADS, "pid": os.getpid(), "startedAt": started, "env": dict(os.environ), "cwd": os.getcwd()}
+    return {"statusCode": 200, "body": __import__("json").dumps(answer)}
 `;
 
 interface Answer {
@@ -64,15 +83,17 @@ beforeAll(async () => {
     Mapped: { NODE_OPTIONS: '--enable-source-maps' },
     Limited: { NODE_OPTIONS: '--stack-trace-limit=7' },
     Idle: {},
+    Snake: {},
   };
   for (const [id, environment] of Object.entries(functions)) {
     const dir = join(root, id);
     mkdirSync(dir);
-    writeFileSync(join(dir, 'index.mjs'), handler);
+    const python = id === 'Snake';
+    writeFileSync(join(dir, python ? 'index.py' : 'index.mjs'), python ? pythonHandler : handler);
     const fn = new LambdaFunction(stack, id, {
       code: Code.fromAsset(dir),
       handler: 'index.handler',
-      runtime: Runtime.NODEJS_24_X,
+      runtime: python ? Runtime.PYTHON_3_12 : Runtime.NODEJS_24_X,
       environment,
     });
     (fn.node.defaultChild as CfnFunction).overrideLogicalId(id);
@@ -85,7 +106,7 @@ beforeAll(async () => {
     dataDir: undefined,
     maxWorkers: 1,
     idleTimeoutMs: 1000,
-    envVars: { First: { ONLY_FIRST: 'first' }, Second: { ONLY_SECOND: 'second' } },
+    envVars: { First: { ONLY_FIRST: 'first' }, Second: { ONLY_SECOND: 'second' }, Snake: { ONLY_SNAKE: 'snake' } },
     log: (line) => {
       said.push(line);
       for (const waiter of waiters.filter(({ pattern }) => pattern.test(line))) waiter.resolve();
@@ -128,6 +149,16 @@ test('a cold start runs in a process started before the request, with its own va
     expect(answer.env.NODE_PATH?.split(':')).toContain(answer.env.LAMBDA_TASK_ROOT);
     expect(answer.loads).toBe(1);
   }
+}, 60_000);
+
+test('a Python cold start too: a process started before the request, its own variables and folder, init once', async () => {
+  const { sentAt, answer } = await call('/snake');
+  expect(answer.startedAt).toBeLessThan(sentAt);
+  expect(answer.env).toMatchObject({ ONLY_SNAKE: 'snake', AWS_LAMBDA_FUNCTION_NAME: 'Snake' });
+  expect(answer.env).not.toHaveProperty('ONLY_FIRST');
+  expect(answer.env).not.toHaveProperty('JEST_WORKER_ID');
+  expect(answer.cwd).toBe(answer.env.LAMBDA_TASK_ROOT);
+  expect(answer.loads).toBe(1);
 }, 60_000);
 
 test("NODE_OPTIONS is honoured: a spare started with flags alone, a fresh process for an option's value", async () => {
