@@ -102,13 +102,14 @@ export class Spares {
   }
 
   #spawn({ key, command, args, env }: NonNullable<ReturnType<typeof spareStartOf>>) {
-    // Anywhere but a function's folder, which it is moved to at the handover.
-    // Its fourth descriptor closes once it waits for a function (runtime.mjs, runtime.py).
+    // Anywhere but a function's folder, which it is moved to at the handover. Its fourth descriptor closes once it
+    // waits for a function (runtime.mjs, runtime.py).
     const child = spawnInOwnGroup(command, args, { cwd: '/', env, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
     child.stdin?.on('error', () => undefined);
     const started = new Promise<void>((resolve) => {
       (child.stdio[3] as Readable | null)?.once('close', resolve).resume();
       child.once('exit', () => resolve());
+      child.once('error', () => resolve());
     }).finally(() => this.#started.delete(started));
     this.#started.add(started);
     // One that ends before it is taken is not replaced until a cold start asks for it (no loop of failing starts).
