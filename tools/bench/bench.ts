@@ -490,7 +490,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | runner, 32 connections (${maxWorkers} workers a function) | ${loadRow('runner', 32)} |
 | in-process ceiling, 32 connections | ${loadRow('ceiling', 32)} |
 | function URL (AuthType NONE, a hello-world function): start serving | ${(functionUrl.readyMs / 1000).toFixed(2)} s |
-| function URL: first request (the function cold) | ${functionUrl.firstRequestMs.toFixed(0)} ms |
+| function URL: first request (the function cold), ${functionUrl.firstRequestsMs.length} starts | median ${median(functionUrl.firstRequestsMs).toFixed(0)} ms (each: ${functionUrl.firstRequestsMs.map((ms) => ms.toFixed(0)).join(', ')}) |
 | function URL, 1 connection | ${urlLoadRow(1)} |
 | function URL, 32 connections (${maxWorkers} workers) | ${urlLoadRow(32)} |
 | WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
@@ -501,7 +501,7 @@ The ceiling is node:http calling the same createPlant bundle in one process, aga
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
 rounds; the ratio is the median of the per-round ratios. The function URL (tools/bench/function-url.ts, synthesized
-in-process): the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up. The WebSocket rows: a WebSocket API of its own whose
+in-process): its first request on 5 fresh starts, each sent as soon as the runner serves; the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up. The WebSocket rows: a WebSocket API of its own whose
 \`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
 loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
 echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up. The handler's edit
