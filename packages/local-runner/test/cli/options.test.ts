@@ -6,6 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import {
   commandFailed,
   envVarsOf,
+  idleTimeoutOf,
   inspectOf,
   layerDirsOf,
   maxWorkersOf,
@@ -18,6 +19,17 @@ import { runnerBin } from '../helpers/runner-process.ts';
 
 /** A folder with no project and no configuration: the command's options alone decide. */
 const anywhere = () => mkdtempSync(join(tmpdir(), 'local-runner-cli-'));
+
+describe('--idle-timeout', () => {
+  test('whole seconds, at least 1, as milliseconds; by default 10 minutes', () => {
+    expect(idleTimeoutOf('600')).toBe(600_000);
+    expect(idleTimeoutOf('1')).toBe(1000);
+    expect(() => idleTimeoutOf('0')).toThrow('--idle-timeout must be at least 1 second');
+    expect(() => idleTimeoutOf('1.5')).toThrow('--idle-timeout must be a whole number, not 1.5');
+    expect(usageOf('start', ['idle-timeout'])).toContain('Lambda stops idle ones');
+    expect(usageOf('start', ['idle-timeout'])).toContain('(default 600)');
+  });
+});
 
 describe('--max-workers', () => {
   test('refuses values that cannot work', () => {
