@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -40,16 +41,36 @@ const whereOf = ({ functionName, url, lineNumber, columnNumber }: ProfileNode['c
   return inProject ? (inProject[1] as string) : source.split('/').slice(-2).join('/');
 };
 
+/** V8's own entries, which no code calls: the rest of the frames without a script are native functions. */
+const vmEntries = new Set(['(program)', '(garbage collector)', '(idle)', '(root)']);
+const inNode = (node: ProfileNode) => node.callFrame.url.startsWith('node:');
+
+/**
+ * Where a sample's self time goes: its frame's place; a native function's (a socket's write, a hash) is named with
+ * the nearest caller outside Node's own modules, so that a socket's writes say whose writes they are.
+ */
+const placeOf = (node: ProfileNode, parents: Map<number, ProfileNode>): string => {
+  const { functionName, url } = node.callFrame;
+  if (url !== '' || vmEntries.has(functionName)) return whereOf(node.callFrame);
+  let caller = parents.get(node.id);
+  while (caller && (caller.callFrame.url === '' || inNode(caller))) caller = parents.get(caller.id);
+  if (!caller) return functionName || '(anonymous)';
+  return `${functionName || '(anonymous)'}, from ${whereOf(caller.callFrame)} ${caller.callFrame.functionName}`;
+};
+
 /** A markdown table of the places with the most self time in `profile`. */
 export const summarizeProfile = (profile: Profile, rows = 12): string => {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map(
+    profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node] as const)),
+  );
   const selfMs = new Map<string, number>();
   let totalMs = 0;
   profile.samples.forEach((id, index) => {
     const node = nodes.get(id);
     const ms = (profile.timeDeltas[index] ?? 0) / 1000;
     if (!node || node.callFrame.functionName === '(idle)') return;
-    const where = whereOf(node.callFrame);
+    const where = placeOf(node, parents);
     // The profiler's own work, when the profile is taken in-process.
     if (where === 'Node: inspector') return;
     selfMs.set(where, (selfMs.get(where) ?? 0) + ms);
