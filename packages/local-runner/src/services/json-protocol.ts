@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { localAws } from '../app/local-aws.ts';
 import { RunnerError } from '../errors.ts';
+import { checkSignature, type SignatureRefusal } from '../gateway/sigv4.ts';
 import {
   afterBody,
   hostIsServed,
@@ -35,6 +36,8 @@ export type JsonInput = Record<string, unknown>;
 export interface JsonService {
   /** Its name in the log and in a not-served error. */
   name: string;
+  /** Its name in a SigV4 credential scope (`ssm`, `secretsmanager`): what its callers sign for. */
+  signingName: string;
   targetPrefix: string;
   operations: Record<string, (input: JsonInput) => unknown>;
 }
@@ -51,43 +54,49 @@ const send = (response: ServerResponse, status: number, body: unknown, errorType
     })
     .end(JSON.stringify(body));
 
-/** `AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, ...`: the key and the region. */
-const credentialScope = (request: IncomingMessage) => {
-  const [, key, region] =
-    /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/\d{8}\/([^/,\s]+)\/[^/,\s]+\/aws4_request,/.exec(
-      String(request.headers.authorization ?? ''),
-    ) ?? [];
-  return key === undefined ? undefined : { key, region };
+/**
+ * A refusal of the shared SigV4 check (gateway/sigv4.ts), as the JSON services name it: an unsigned call
+ * MissingAuthenticationTokenException, an Authorization header that is no SigV4 one IncompleteSignatureException,
+ * another access key UnrecognizedClientException, and another secret, scope, date, region or request
+ * InvalidSignatureException, each status 400 (docs/services.md; the API references' "Common Errors").
+ */
+const refusalError = (refused: SignatureRefusal): ServiceError => {
+  switch (refused.reason) {
+    case 'missing':
+      return new ServiceError('MissingAuthenticationTokenException', 'Missing Authentication Token');
+    case 'incomplete':
+      return new ServiceError('IncompleteSignatureException', refused.message);
+    case 'unrecognized':
+      return new ServiceError(
+        'UnrecognizedClientException',
+        `The security token included in the request is invalid: the local services take the runner's access key (${localAws.credentials.accessKeyId})`,
+      );
+    case 'invalid':
+      return new ServiceError('InvalidSignatureException', refused.message);
+  }
 };
 
 /**
- * The caller, as far as the runner checks it: signed (SigV4's Authorization header) with the runner's access key, for
- * its region. The signature itself is not computed again (docs/services.md); an unsigned call is refused as AWS refuses
- * it (MissingAuthenticationTokenException), another key or region as an invalid token or signature.
+ * The caller's refusal, if any: the request's SigV4 signature computed again with the runner's credentials, for the
+ * service's signing name (`ssm`, `secretsmanager`) and the runner's region, by the check function URLs and IAM routes
+ * share (gateway/sigv4.ts). A target no service has needs only an Authorization header: it is answered NotServedLocally.
  */
-const refusedCaller = (request: IncomingMessage): ServiceError | undefined => {
-  const scope = credentialScope(request);
-  if (scope === undefined)
-    return new ServiceError('MissingAuthenticationTokenException', 'Missing Authentication Token');
-  if (scope.key !== localAws.credentials.accessKeyId)
-    return new ServiceError(
-      'UnrecognizedClientException',
-      `The security token included in the request is invalid: the local services take the runner's access key (${localAws.credentials.accessKeyId})`,
-    );
-  if (scope.region !== localAws.region)
-    return new ServiceError(
-      'InvalidSignatureException',
-      `Credential should be scoped to a valid region: the local services are in ${localAws.region}, not ${scope.region}`,
-    );
-  return undefined;
+const refusedCaller = async (service: JsonService | undefined, request: IncomingMessage, body: Buffer) => {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (service === undefined)
+    return request.headers.authorization === undefined ? refusalError({ reason: 'missing' }) : undefined;
+  const checked = await checkSignature(request, url, body, service.signingName);
+  return 'refused' in checked ? refusalError(checked.refused) : undefined;
 };
+
+/** The service whose target prefix `target` (`<prefix>.<operation>`) has. */
+const serviceOf = (services: JsonService[], target: string) =>
+  services.find(({ targetPrefix }) => targetPrefix === target.slice(0, target.lastIndexOf('.')));
 
 /** The operation `target` names of one of `services`, or the error that says it is not served. */
 const operationOf = (services: JsonService[], target: string) => {
-  const dot = target.lastIndexOf('.');
-  const prefix = target.slice(0, dot);
-  const name = target.slice(dot + 1);
-  const service = services.find(({ targetPrefix }) => targetPrefix === prefix);
+  const name = target.slice(target.lastIndexOf('.') + 1);
+  const service = serviceOf(services, target);
   const operation = service && Object.hasOwn(service.operations, name) ? service.operations[name] : undefined;
   if (operation) return { operation, called: `${service?.name} ${name}` };
   const served = services.map(
@@ -108,10 +117,11 @@ const answer = async (
   body: Buffer | undefined,
   log: (line: string) => void,
 ) => {
-  const refused = refusedCaller(request);
-  if (refused) return refused;
   if (body === undefined) return new ServiceError('ValidationException', `the request body is over ${bodyLimit} bytes`);
-  const found = operationOf(services, String(request.headers['x-amz-target'] ?? ''));
+  const target = String(request.headers['x-amz-target'] ?? '');
+  const refused = await refusedCaller(serviceOf(services, target), request, body);
+  if (refused) return refused;
+  const found = operationOf(services, target);
   if (found.error) {
     log(
       `a function called ${String(request.headers['x-amz-target'])}, which the runner does not serve: answered NotServedLocally (400)`,

@@ -259,6 +259,7 @@ export const parameterStore = (file: StateFile<ParameterState>, key: DataKey) =>
   const store = { file, key };
   const service: JsonService = {
     name: 'ssm',
+    signingName: 'ssm',
     targetPrefix: 'AmazonSSM',
     operations: {
       GetParameter: getParameter(store),

@@ -221,6 +221,7 @@ export const secretsManager = (file: StateFile<SecretState>, key: DataKey) => {
   const store = { file, key };
   const service: JsonService = {
     name: 'secretsmanager',
+    signingName: 'secretsmanager',
     targetPrefix: 'secretsmanager',
     operations: {
       GetSecretValue: getSecretValue(store),

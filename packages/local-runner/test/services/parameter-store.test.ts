@@ -14,7 +14,9 @@ import {
   SSMClient,
 } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../src/app/local-aws.ts';
+import { Sha256 } from '../../src/gateway/sigv4.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
 
 let services: Awaited<ReturnType<typeof startLocalServices>> | undefined;
@@ -162,14 +164,31 @@ test('DeleteParameter removes it; deleting it again is ParameterNotFound', async
 });
 
 test('an operation the runner does not serve is NotServedLocally, naming what it serves', async () => {
-  const response = await fetch(services?.url ?? '', {
+  const url = new URL(services?.url ?? '');
+  const signer = new SignatureV4({
+    credentials: localAws.credentials,
+    region: localAws.region,
+    service: 'ssm',
+    sha256: Sha256,
+  });
+  const headers = {
+    host: url.host,
+    'content-type': 'application/x-amz-json-1.1',
+    'x-amz-target': 'AmazonSSM.DescribeParameters',
+  };
+  const signed = await signer.sign({
     method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'X-Amz-Target': 'AmazonSSM.DescribeParameters',
-      Authorization:
-        'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
-    },
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    query: {},
+    headers,
+    body: '{}',
+  });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host')),
     body: '{}',
   });
   expect(response.status).toBe(400);
