@@ -30,6 +30,7 @@ import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from 
 import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { FunctionPool } from './lambda/pool.ts';
+import { boto3FolderOf, provideBoto3 } from './lambda/python-sdk.ts';
 import {
   defaultSdkCache,
   providePowertoolsLayers,
@@ -338,7 +339,7 @@ export const startServices = async (
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
           say: (line) => options.log(`${name}: ${line}`),
-          ...(fn.code.language === 'nodejs' && { runtimeSdk: sdkFoldersOf(fn) }),
+          ...(fn.code.language !== 'provided' && { runtimeSdk: sdkFoldersOf(fn) }),
           ...(inspect && { inspect }),
           ...(options.executeApi && { executeApi: options.executeApi }),
           ...(options.idleTimeoutMs !== undefined && { idleMs: options.idleTimeoutMs }),
@@ -351,11 +352,15 @@ export const startServices = async (
   // The runtime's SDK where the app has none, installed before the functions start (runtime-sdk.ts).
   const cacheRoot = options.sdkCache ?? sdkCacheRoot(options.log, false);
   const cacheReady = () => options.sdkCache !== undefined || sdkCacheRoot(options.log, true) !== undefined;
-  const sdkFoldersOf = (fn: FunctionDefinition): SdkFolders => ({
-    given: options.runtimeSdk,
-    sources: sourceFolders(fn),
-    ...(cacheRoot && { cache: join(sdkCacheOf(cacheRoot, fn.runtime), 'node_modules') }),
-  });
+  const sdkFoldersOf = (fn: FunctionDefinition): SdkFolders => {
+    const boto3 = boto3FolderOf(fn, cacheRoot);
+    return {
+      given: options.runtimeSdk,
+      sources: sourceFolders(fn),
+      ...(cacheRoot && { cache: join(sdkCacheOf(cacheRoot, fn.runtime), 'node_modules') }),
+      ...(boto3 && { boto3: [boto3] }),
+    };
+  };
   const provideSdks = async (served: Assembly) => {
     const functions = servedFunctions(served).filter(({ name }) => options.only === undefined || name === options.only);
     const layered = functions.filter(({ fn }) => fn.powertoolsLayers.length > 0);
@@ -365,13 +370,15 @@ export const startServices = async (
         `${layered.map(({ name }) => name).join(', ')}: Powertools' public layers are installed into the user's cache, which is not this user's alone (said above): give each with --layer ARN=DIR`,
       );
     await providePowertoolsLayers(layered, { log: options.log, ready: cacheReady });
-    if (cacheRoot)
+    if (cacheRoot) {
       await provideRuntimeSdks(functions, {
         cacheRoot,
         given: options.runtimeSdk,
         log: options.log,
         ready: cacheReady,
       });
+      await provideBoto3(functions, { cacheRoot, log: options.log, ready: cacheReady });
+    }
   };
   let pools: Map<string, FunctionPool>;
   try {

@@ -6,8 +6,13 @@ import { join } from 'node:path';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { RunnerError } from '../errors.ts';
 
-/** Where a Node.js function's runtime finds the SDK besides its bundle and the project (runtime-sdk.ts). */
+/**
+ * Where a Node.js function's runtime finds the SDK besides its bundle and the project (runtime-sdk.ts); where a Python
+ * function's finds boto3 (python-sdk.ts).
+ */
 export interface SdkFolders {
+  /** A Python function's: the cache's boto3 folder, when neither its code, its layers nor the machine has boto3. */
+  boto3?: string[];
   /** `--runtime-sdk DIR`, before anywhere else. */
   given?: string | undefined;
   /** The folders its sources came from. */
@@ -79,8 +84,8 @@ const nodePath = (fn: FunctionDefinition) => {
  * The layers' Python folders, as Lambda's Python runtimes search /opt ("Layer paths for each Lambda runtime":
  * `python/lib/python3.x/site-packages`, then `python`); the runtime puts the task root before them.
  */
-const pythonPath = (fn: FunctionDefinition) =>
-  underLayers(fn, `python/lib/${fn.runtime.replace(/\.x$/, '')}/site-packages`, 'python').join(':');
+export const pythonLayerFolders = (fn: FunctionDefinition) =>
+  underLayers(fn, `python/lib/${fn.runtime.replace(/\.x$/, '')}/site-packages`, 'python');
 
 /**
  * The command, arguments and environment that start `fn`'s runtime, from the variables the runner gives it (and, for
@@ -127,7 +132,9 @@ export const bootstrapOf = (
       return {
         command: 'python3',
         args: [pythonRuntime, JSON.stringify({ executeApi })],
-        variables: { ...env, PYTHONPATH: pythonPath(fn) },
+        // The runtime's boto3 from the user's cache, where neither the function nor the machine has it: after the
+        // layers, as Lambda's SDK comes after the code and the layers (python-sdk.ts).
+        variables: { ...env, PYTHONPATH: [...pythonLayerFolders(fn), ...(runtimeSdk?.boto3 ?? [])].join(':') },
       };
     case 'provided':
       return { command: fn.code.bootstrap, args: [], variables: env };

@@ -15,7 +15,8 @@
 # Its environment, as Lambda gives it: AWS_LAMBDA_RUNTIME_API, _HANDLER, LAMBDA_TASK_ROOT, AWS_LAMBDA_FUNCTION_NAME,
 # AWS_LAMBDA_FUNCTION_VERSION, AWS_LAMBDA_FUNCTION_MEMORY_SIZE, AWS_LAMBDA_LOG_GROUP_NAME, AWS_LAMBDA_LOG_STREAM_NAME,
 # and optionally AWS_LAMBDA_LOG_FORMAT (JSON), AWS_LAMBDA_LOG_LEVEL and AWS_EXECUTION_ENV (AWS_Lambda_python3.12...).
-# PYTHONPATH is the runner's: the function's layers.
+# PYTHONPATH is the runner's: the function's layers, then (where neither they, the code nor the machine's python3
+# has boto3) the runner's cache's boto3 folder (python-sdk.ts).
 import decimal
 import http.client
 import importlib
@@ -459,9 +460,10 @@ class LambdaImportScope:
             if spec is None:
                 raise ModuleNotFoundError(
                     "No module named '{0}': {0} is part of the AWS SDK for Python (boto3 and its dependencies) that "
-                    "Lambda's Python runtime provides, so the function's code need not include it; locally, install it "
-                    "for the python3 the runner starts ({1} -m pip install boto3), or put a folder that has it in "
-                    "PYTHONPATH".format(fullname, sys.executable),
+                    "Lambda's Python runtime provides, so the function's code need not include it; locally it comes "
+                    "from the function's code or layers, the python3 the runner starts, or the runner's cache "
+                    "(installed at start, said in the runner's log): install it for that python3 ({1} -m pip install "
+                    "boto3), or add it to the function's code or a layer".format(fullname, sys.executable),
                     name=fullname,
                 )
             return spec

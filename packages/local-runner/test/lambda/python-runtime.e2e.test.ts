@@ -432,7 +432,7 @@ test("imports: the standard library and the layers (PYTHONPATH) are there; the m
 
 test("boto3 is the runtime's: taken from this machine's python3 when it has it, else the init error says how", async () => {
   const missing =
-    /^Unable to import module 'uses_boto3': No module named 'boto3': boto3 is part of the AWS SDK for Python \(boto3 and its dependencies\) that Lambda's Python runtime provides, so the function's code need not include it; locally, install it for the python3 the runner starts \(\S+ -m pip install boto3\), or put a folder that has it in PYTHONPATH$/;
+    /^Unable to import module 'uses_boto3': No module named 'boto3': boto3 is part of the AWS SDK for Python \(boto3 and its dependencies\) that Lambda's Python runtime provides, so the function's code need not include it; locally it comes from the function's code or layers, the python3 the runner starts, or the runner's cache \(installed at start, said in the runner's log\): install it for that python3 \(\S+ -m pip install boto3\), or add it to the function's code or a layer$/;
   // A python3 without its site-packages (-S) has no boto3, whatever this machine has installed.
   const hidden = await environment('uses_boto3.handler', {}, ['-S']);
   expect(await hidden.exited).toBe(1);
