@@ -14,8 +14,8 @@ export interface JsonCall {
   tamper?: (headers: Record<string, string>) => Record<string, string>;
 }
 
-/** The call's status and its error type (`__type`), undefined when it succeeded. */
-export const callJsonService = async (endpoint: string, call: JsonCall) => {
+/** The headers of the call (Host left to the client), signed for `endpoint`. */
+export const signedJsonHeaders = async (endpoint: string, call: JsonCall) => {
   const url = new URL(endpoint);
   const { service = 'ssm', credentials = localAws.credentials, region = localAws.region, tamper = (h) => h } = call;
   const signer = new SignatureV4({ credentials, region, service, sha256: Sha256 });
@@ -29,8 +29,13 @@ export const callJsonService = async (endpoint: string, call: JsonCall) => {
     headers: { host: url.host, 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': call.target },
     body: call.body,
   });
-  const headers = tamper(Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host')));
-  const response = await fetch(url, { method: 'POST', headers, body: call.body });
+  return tamper(Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host')));
+};
+
+/** The call's status and its error type (`__type`), undefined when it succeeded. */
+export const callJsonService = async (endpoint: string, call: JsonCall) => {
+  const headers = await signedJsonHeaders(endpoint, call);
+  const response = await fetch(endpoint, { method: 'POST', headers, body: call.body });
   const answer = (await response.json()) as { __type?: string };
   return [response.status, answer.__type] as const;
 };

@@ -18,6 +18,7 @@ import { rawExchange } from 'test-support/raw-http';
 import { serveJwks } from '../../src/issuer/dev-issuer.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
 import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { signedJsonHeaders } from '../helpers/json-service-call.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
 interface Sent {
@@ -235,18 +236,10 @@ describe('the local services (SSM, Secrets Manager) answer loopback hosts alone,
   afterAll(() => services.close());
 
   test('Host: evil.example or an Origin is 403; an SDK-like call on 127.0.0.1 gets the parameter', async () => {
+    const body = '{"Name":"/p"}';
+    const signed = await signedJsonHeaders(services.url, { target: 'AmazonSSM.GetParameter', body });
     const call = (headers: Record<string, string>) =>
-      send(services.url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/x-amz-json-1.1',
-          'X-Amz-Target': 'AmazonSSM.GetParameter',
-          Authorization:
-            'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
-          ...headers,
-        },
-        body: '{"Name":"/p"}',
-      });
+      send(services.url, { method: 'POST', headers: { ...signed, ...headers }, body });
     for (const refused of [await call({ Host: 'evil.example' }), await call({ Origin: 'https://evil.example' })]) {
       expect(refused.status).toBe(403);
       expect(JSON.parse(refused.text)).toMatchObject({ __type: 'AccessDeniedException' });

@@ -14,6 +14,7 @@ import fc from 'fast-check';
 import { serveJwks } from '../../src/issuer/dev-issuer.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
 import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
+import { signedJsonHeaders } from '../helpers/json-service-call.ts';
 import { type Launched, startApp, stopStarted } from '../helpers/runner-process.ts';
 
 /** A request as bytes, and whether it is whole (then it must be answered) or ends early (the client half-closes). */
@@ -271,15 +272,9 @@ describe('the local services (SSM, Secrets Manager) under random requests', () =
   test('answers every whole request; a parameter is still served after', async () => {
     const { seed, failures } = await fuzz(port(services.url), ['/'], 400);
     expect({ seed, failures }).toEqual({ seed, failures: [] });
-    const response = await fetch(services.url, {
-      method: 'POST',
-      headers: {
-        'X-Amz-Target': 'AmazonSSM.GetParameter',
-        Authorization:
-          'AWS4-HMAC-SHA256 Credential=local/20261128/us-east-1/ssm/aws4_request, SignedHeaders=host, Signature=00',
-      },
-      body: '{"Name":"/p"}',
-    });
+    const body = '{"Name":"/p"}';
+    const headers = await signedJsonHeaders(services.url, { target: 'AmazonSSM.GetParameter', body });
+    const response = await fetch(services.url, { method: 'POST', headers, body });
     expect(await response.json()).toMatchObject({ Parameter: { Value: 'v' } });
   }, 60_000);
 });
