@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageCacheName, userFolder } from '../user-folder.ts';
 import type { Api, Table } from './api.ts';
-import { type CfnResource, ofType, props, shown, UnsupportedTemplateError } from './cfn.ts';
+import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
@@ -37,60 +37,55 @@ interface UriTarget {
   qualifier?: string;
 }
 
-/** The function ARN an API Gateway integration's URI carries (`.../functions/<arn>/invocations`), else the text. */
-const functionArnIn = (uri: string) =>
-  /:apigateway:[^:]*:lambda:path\/[^/]+\/functions\/(.+)\/invocations$/.exec(uri)?.[1] ?? uri;
-
-/** `arn:<partition>:lambda:<region>:<account>:function:<name>[:<qualifier>]`: its name and qualifier. */
-const functionArnPattern = /^arn:[\w-]+:lambda:[\w-]+:\d{12}:function:([^:]+)(?::([^:]+))?$/;
-
 /**
  * Finds the function a URI of `stack` names, and keeps, by id, those that are another stack's: a cross-stack
- * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports). The URI is evaluated
- * (intrinsics.ts: any form CloudFormation takes, `Fn::Join`, `Fn::Sub`, `Fn::If`, an alias's or a version's Ref...),
- * then read as the text API Gateway reads: a function's ARN, alone or in an integration's path. Locally a function's
- * name is its logical id (return-values.ts), so the ARN names the function of that id: the exporting stack's whose
- * value the URI imports, else this stack's.
+ * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports).
  */
 const functionFinder = (stack: ValueContext) => {
   const imported = new Map<string, ValueContext>();
   const own = new Set<string>();
-  const isFunction = (context: ValueContext, id: string) => context.resources[id]?.Type === 'AWS::Lambda::Function';
-  /** The stacks whose exports `value` imports (its Fn::ImportValue names, however deep). */
-  const importedFrom = (value: unknown): ValueContext[] => {
-    if (Array.isArray(value)) return value.flatMap(importedFrom);
-    if (typeof value !== 'object' || value === null) return [];
-    if ('Fn::ImportValue' in value) {
-      const exporter = stack.exports.get(resolveValue(value['Fn::ImportValue'], stack))?.stack;
-      return exporter ? [exporter] : [];
-    }
-    return Object.values(value).flatMap(importedFrom);
-  };
   const functionOf = (uri: unknown, where: string): UriTarget => {
-    let text: string;
-    let exporters: ValueContext[];
-    try {
-      text = resolveValue(uri, stack);
-      exporters = importedFrom(uri);
-    } catch (error) {
-      if (!(error instanceof UnresolvableValueError)) throw error;
-      throw new UnsupportedTemplateError(
-        `${where}: its URI ${shown(uri)}, which the runner cannot resolve: ${error.message}`,
-      );
-    }
-    const [, functionId = '', qualifier] = functionArnPattern.exec(functionArnIn(text)) ?? [];
-    const from = exporters.find((context) => isFunction(context, functionId));
-    if (from === undefined && !isFunction(stack, functionId))
-      throw new UnsupportedTemplateError(`${where}: its URI ${text} does not name one Lambda function of the template`);
+    // A REST API's URI joins the function's ARN into an API Gateway path; an HTTP API's IntegrationUri is the ARN.
+    const parts =
+      typeof uri === 'object' && uri !== null && 'Fn::Join' in uri
+        ? (uri['Fn::Join'] as [string, unknown[]])[1]
+        : [uri];
+    const targets = parts.flatMap((part): (UriTarget & { from?: ValueContext })[] => {
+      const att = getAttOf(part);
+      if (att?.[1] === 'Arn' && stack.resources[att[0]]?.Type === 'AWS::Lambda::Function')
+        return [{ functionId: att[0] }];
+      if (typeof part === 'object' && part !== null && 'Fn::ImportValue' in part) {
+        const name = resolveValue(part['Fn::ImportValue'], stack);
+        const exported = stack.exports.get(name);
+        const [id, attribute] = getAttOf(exported?.value) ?? [];
+        if (!exported || attribute !== 'Arn' || exported.stack.resources[id ?? '']?.Type !== 'AWS::Lambda::Function')
+          throw new UnsupportedTemplateError(
+            `${where}: its URI imports ${name}, which no stack of the assembly exports as a function's Arn`,
+          );
+        return [{ functionId: id as string, from: exported.stack }];
+      }
+      // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
+      const ref = refOf(part);
+      const alias = ref === undefined ? undefined : stack.resources[ref];
+      const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
+      const name = alias === undefined ? undefined : props(alias).Name;
+      return aliased === undefined
+        ? []
+        : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
+    });
+    const [target] = targets;
+    if (targets.length !== 1 || !target?.functionId)
+      throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
+    const { from, ...found } = target;
     // The API's functions are served by id: two of different stacks with the same id cannot be.
-    const earlier = imported.get(functionId);
-    if (from ? own.has(functionId) || (earlier !== undefined && earlier !== from) : earlier !== undefined)
+    const earlier = imported.get(found.functionId);
+    if (from ? own.has(found.functionId) || (earlier !== undefined && earlier !== from) : earlier !== undefined)
       throw new UnsupportedTemplateError(
-        `${where}: its function ${functionId} has the id of another stack's function this API reaches, which locally is one`,
+        `${where}: its function ${found.functionId} has the id of another stack's function this API reaches, which locally is one`,
       );
-    if (from) imported.set(functionId, from);
-    else own.add(functionId);
-    return { functionId, ...(qualifier !== undefined && { qualifier }) };
+    if (from) imported.set(found.functionId, from);
+    else own.add(found.functionId);
+    return found;
   };
   return { functionOf, imported };
 };
