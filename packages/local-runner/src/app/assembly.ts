@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageCacheName, userFolder } from '../user-folder.ts';
 import type { Api, Table } from './api.ts';
-import { type CfnResource, getAttOf, ofType, props, refOf, UnsupportedTemplateError } from './cfn.ts';
+import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
@@ -23,6 +23,7 @@ import {
 } from './intrinsics.ts';
 import { readRestApi } from './rest-api.ts';
 import { type ServiceSeeds, serviceSeedsOf } from './service-resources.ts';
+import { functionTargets } from './uri-target.ts';
 import { missingPublicGrants } from './url-permissions.ts';
 import { readUserPools } from './user-pools.ts';
 import { readWebSocketApi, webSocketNotices } from './websocket-api.ts';
@@ -30,65 +31,6 @@ import { readWebSocketApi, webSocketNotices } from './websocket-api.ts';
 interface CfnTemplate extends DeployedTemplate {
   Outputs?: Record<string, { Value?: unknown; Export?: { Name?: unknown } }>;
 }
-
-/** What an integration's or authorizer's URI names: a function (of this stack, or of `stack` when imported). */
-interface UriTarget {
-  functionId: string;
-  qualifier?: string;
-}
-
-/**
- * Finds the function a URI of `stack` names, and keeps, by id, those that are another stack's: a cross-stack
- * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports).
- */
-const functionFinder = (stack: ValueContext) => {
-  const imported = new Map<string, ValueContext>();
-  const own = new Set<string>();
-  const functionOf = (uri: unknown, where: string): UriTarget => {
-    // A REST API's URI joins the function's ARN into an API Gateway path; an HTTP API's IntegrationUri is the ARN.
-    const parts =
-      typeof uri === 'object' && uri !== null && 'Fn::Join' in uri
-        ? (uri['Fn::Join'] as [string, unknown[]])[1]
-        : [uri];
-    const targets = parts.flatMap((part): (UriTarget & { from?: ValueContext })[] => {
-      const att = getAttOf(part);
-      if (att?.[1] === 'Arn' && stack.resources[att[0]]?.Type === 'AWS::Lambda::Function')
-        return [{ functionId: att[0] }];
-      if (typeof part === 'object' && part !== null && 'Fn::ImportValue' in part) {
-        const name = resolveValue(part['Fn::ImportValue'], stack);
-        const exported = stack.exports.get(name);
-        const [id, attribute] = getAttOf(exported?.value) ?? [];
-        if (!exported || attribute !== 'Arn' || exported.stack.resources[id ?? '']?.Type !== 'AWS::Lambda::Function')
-          throw new UnsupportedTemplateError(
-            `${where}: its URI imports ${name}, which no stack of the assembly exports as a function's Arn`,
-          );
-        return [{ functionId: id as string, from: exported.stack }];
-      }
-      // An alias (its Ref is its ARN) serves, locally, the current code of the function it names.
-      const ref = refOf(part);
-      const alias = ref === undefined ? undefined : stack.resources[ref];
-      const aliased = alias?.Type === 'AWS::Lambda::Alias' ? refOf(props(alias).FunctionName) : undefined;
-      const name = alias === undefined ? undefined : props(alias).Name;
-      return aliased === undefined
-        ? []
-        : [{ functionId: aliased, ...(typeof name === 'string' && { qualifier: name }) }];
-    });
-    const [target] = targets;
-    if (targets.length !== 1 || !target?.functionId)
-      throw new UnsupportedTemplateError(`${where}: its URI does not name one Lambda function of the template`);
-    const { from, ...found } = target;
-    // The API's functions are served by id: two of different stacks with the same id cannot be.
-    const earlier = imported.get(found.functionId);
-    if (from ? own.has(found.functionId) || (earlier !== undefined && earlier !== from) : earlier !== undefined)
-      throw new UnsupportedTemplateError(
-        `${where}: its function ${found.functionId} has the id of another stack's function this API reaches, which locally is one`,
-      );
-    if (from) imported.set(found.functionId, from);
-    else own.add(found.functionId);
-    return found;
-  };
-  return { functionOf, imported };
-};
 
 interface AssemblyStack {
   name: string;
@@ -503,7 +445,7 @@ const readApp = (
     exports,
     template,
   };
-  const { functionOf, imported } = functionFinder(shared);
+  const { functionOf, imported } = functionTargets(shared);
   const cache = packageCache ?? userFolder(packageCacheName, { create: false }).path;
   const readReached = reachedReader(resources, cloudAssemblyDir, imported, { given: layerDirs, cache });
   return readers[kindOf(resources, apiId)]({ shared, functionOf, readReached });

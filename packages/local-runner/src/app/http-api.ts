@@ -154,7 +154,7 @@ export const integrationOf = (
   return { id, properties: props(resource) };
 };
 
-/** Finds the function an integration's or authorizer's URI names (assembly.ts), `where` naming the resource. */
+/** Finds the function an integration's or authorizer's URI names (uri-target.ts), `where` naming the resource and property. */
 export type FunctionOfUri = (uri: unknown, where: string) => { functionId: string; qualifier?: string };
 
 /** The resources of `type` that belong to the API `apiId` (their ApiId names it): its stages, authorizers, routes. */
@@ -198,7 +198,7 @@ const lambdaAuthorizerOf = (
     type: 'REQUEST',
     id,
     payloadVersion: version,
-    ...functionOfUri(properties.AuthorizerUri, id),
+    ...functionOfUri(properties.AuthorizerUri, `${id} (AuthorizerUri)`),
     identitySources: identitySource.map((source) => identitySourceOf(source, id)),
     simpleResponses,
     ttlSeconds: numberOf(properties.AuthorizerResultTtlInSeconds, at('AuthorizerResultTtlInSeconds'), 0),
@@ -289,7 +289,7 @@ const routeOf = (
       routeKey,
       resourcePath: path,
       method,
-      ...functionOfUri(integration.properties.IntegrationUri, where),
+      ...functionOfUri(integration.properties.IntegrationUri, `${integration.id} (IntegrationUri) of ${where}`),
       authorizerId,
       iam: authorization === 'AWS_IAM',
       authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),

@@ -192,7 +192,7 @@ const readAuthorizers = (resources: Record<string, CfnResource>, apiId: string, 
       throw new UnsupportedTemplateError(
         `${id}: authorizer type ${String(type)} (only TOKEN, REQUEST and COGNITO_USER_POOLS)`,
       );
-    const base = { id, ...functionOf(properties.AuthorizerUri, id), ttlSeconds };
+    const base = { id, ...functionOf(properties.AuthorizerUri, `${id} (AuthorizerUri)`), ttlSeconds };
     if (type === 'REQUEST') {
       authorizers.set(id, {
         ...base,
@@ -282,7 +282,7 @@ const readRoutes = (
         ...base,
         validation,
         integration: 'proxy',
-        ...functionOf(integration.Uri, id),
+        ...functionOf(integration.Uri, `${id} (Integration.Uri)`),
         integrationTimeoutMs: numberOf(integration.TimeoutInMillis, at('Integration.TimeoutInMillis'), 29_000),
         streamed: transferMode(integration.ResponseTransferMode, at('Integration.ResponseTransferMode')) === 'STREAM',
       },

@@ -93,11 +93,19 @@ export const localSecretArn = (name: string) =>
 export const localParameterArn = (name: string) =>
   `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
-/** A function's name locally: its logical id (its AWS_LAMBDA_FUNCTION_NAME), whatever its FunctionName. */
-const functionArn = (name: string) =>
-  name.startsWith('arn:')
-    ? name
-    : `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:${name}`;
+/** What every local function's ARN starts with, its name (its logical id) and any qualifier following. */
+export const functionArnPrefix = () =>
+  `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:`;
+
+/** The version a published AWS::Lambda::Version is locally: the function's first. */
+export const localVersion = '1';
+
+/**
+ * A function's ARN locally, from its name (its logical id, its AWS_LAMBDA_FUNCTION_NAME, whatever its FunctionName)
+ * or its ARN, with the alias's or version's `qualifier` it was invoked by: what the runtime gets as invokedFunctionArn.
+ */
+export const functionArn = (name: string, qualifier?: string) =>
+  `${name.startsWith('arn:') ? name : `${functionArnPrefix()}${name}`}${qualifier === undefined ? '' : `:${qualifier}`}`;
 
 /** An alias's or a version's ARN: the function's (its FunctionName, evaluated) with the qualifier. */
 const qualified =
@@ -143,8 +151,8 @@ export const returnValues: Record<string, ReturnValues> = {
   },
   // A published version runs locally as the function's first (functions.ts).
   'AWS::Lambda::Version': {
-    ref: qualified(() => '1'),
-    attributes: { Version: () => known('1'), FunctionArn: qualified(() => '1') },
+    ref: qualified(() => localVersion),
+    attributes: { Version: () => known(localVersion), FunctionArn: qualified(() => localVersion) },
   },
   'AWS::Lambda::Alias': {
     ref: qualified(({ text }) => text('Name')),

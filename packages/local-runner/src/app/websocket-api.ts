@@ -109,7 +109,7 @@ const authorizerOf = (id: string, resource: CfnResource, functionOfUri: Function
   return {
     type: 'REQUEST',
     id,
-    ...functionOfUri(properties.AuthorizerUri, id),
+    ...functionOfUri(properties.AuthorizerUri, `${id} (AuthorizerUri)`),
     identitySources: stringsOf(properties.IdentitySource, at('IdentitySource')).map((source) =>
       identitySourceOf(source, id),
     ),
@@ -226,7 +226,7 @@ const routeOf = (
   const integration = proxyIntegrationOf(properties.Target, resources, id, app);
   return {
     routeKey,
-    ...functionOfUri(integration.properties.IntegrationUri, where),
+    ...functionOfUri(integration.properties.IntegrationUri, `${integration.id} (IntegrationUri) of ${where}`),
     integrationTimeoutMs: numberOf(
       integration.properties.TimeoutInMillis,
       { resource: integration.id, property: 'TimeoutInMillis' },

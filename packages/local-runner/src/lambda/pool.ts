@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { FunctionDefinition } from '../app/functions.ts';
-import { localAws } from '../app/local-aws.ts';
+import { functionArn } from '../app/return-values.ts';
 import { bootstrapOf, type Inspect, type SdkFolders } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
@@ -390,7 +390,7 @@ export class FunctionPool {
         event,
         deadline: Date.now() + timeoutMs,
         // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
-        invokedFunctionArn: `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:${this.#fn.id}${qualifier ? `:${qualifier}` : ''}`,
+        invokedFunctionArn: functionArn(this.#fn.id, qualifier || undefined),
         traceId,
       });
     });
