@@ -1,6 +1,7 @@
 // Which function an integration's or authorizer's URI, or a function URL's or permission's target, names: the value
 // evaluated by the one evaluator (intrinsics.ts), then read. A REST API's URI is API Gateway's path to the function
-// (`arn:<partition>:apigateway:<region>:lambda:path/2015-03-31/functions/<function ARN>/invocations`); an HTTP or
+// (`arn:<partition>:apigateway:<region>:lambda:path/2015-03-31/functions/<function ARN>/invocations`, or 2021-11-15's
+// `.../response-streaming-invocations`); an HTTP or
 // WebSocket API's may also be the function's ARN; a target may be its name. The ARN is the one return-values.ts gives
 // each AWS::Lambda::Function, with an alias's name (or the local version, 1) as its qualifier.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
@@ -13,11 +14,14 @@ export interface UriTarget {
   qualifier?: string;
 }
 
-const invocationPath = /^arn:[^:]+:apigateway:[^:]+:lambda:path\/2015-03-31\/functions\/(.+)\/invocations$/;
+/** API Gateway's path to a function: Invoke's, or InvokeWithResponseStream's (a streamed REST integration). */
+const invocationPath =
+  /^arn:[^:]+:apigateway:[^:]+:lambda:path\/(?:2015-03-31\/functions\/(.+)\/invocations|2021-11-15\/functions\/(.+)\/response-streaming-invocations)$/;
 
 /** The function name and qualifier of `value` (a URI, an ARN or a name), if it names a local function. */
 const nameOf = (value: string): [string, string | undefined] | undefined => {
-  const arn = invocationPath.exec(value)?.[1] ?? value;
+  const path = invocationPath.exec(value);
+  const arn = path?.[1] ?? path?.[2] ?? value;
   const local = arn.startsWith(functionArnPrefix()) ? arn.slice(functionArnPrefix().length) : undefined;
   if (local === undefined && arn.startsWith('arn:')) return undefined;
   const [name = '', qualifier, ...rest] = (local ?? arn).split(':');
