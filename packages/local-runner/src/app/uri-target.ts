@@ -1,11 +1,11 @@
 // Which function an integration's or authorizer's URI, or a function URL's or permission's target, names: the value
 // evaluated by the one evaluator (intrinsics.ts), then read. A REST API's URI is API Gateway's path to the function
 // (`arn:<partition>:apigateway:<region>:lambda:path/2015-03-31/functions/<function ARN>/invocations`, or 2021-11-15's
-// `.../response-streaming-invocations`); an HTTP or
-// WebSocket API's may also be the function's ARN; a target may be its name. The ARN is the one return-values.ts gives
+// `.../response-streaming-invocations`); an HTTP or WebSocket API's may also be the function's ARN; a target may be
+// its name. The ARN is the one return-values.ts gives
 // each AWS::Lambda::Function, with an alias's name (or the local version, 1) as its qualifier.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
-import { type ExportedValue, evaluate, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { type ExportedValue, evaluate, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { functionArnPrefix, localVersion } from './return-values.ts';
 
 /** What a URI names: a function (of this stack, or of another when imported) and, for an alias, its name. */
@@ -42,11 +42,21 @@ const recordingImports = (app: ValueContext, into: ValueContext[]): ValueContext
 
 const isFunction = (resource: CfnResource | undefined) => resource?.Type === 'AWS::Lambda::Function';
 
+/** The function name an alias's FunctionName evaluates to; undefined when the evaluator cannot know it. */
+const aliasedName = (alias: CfnResource, stack: ValueContext) => {
+  try {
+    return nameOf(resolveValue(props(alias).FunctionName, stack))?.[0];
+  } catch (error) {
+    if (error instanceof UnresolvableValueError) return undefined;
+    throw error;
+  }
+};
+
 /** The qualifier locally: an alias of the function, by name; the local version or $LATEST, none. */
-const qualifierOf = (stack: ValueContext, qualifier: string | undefined) => {
+const qualifierOf = (stack: ValueContext, functionId: string, qualifier: string | undefined) => {
   if (qualifier === undefined || qualifier === '$LATEST' || qualifier === localVersion) return {};
   const alias = ofType(stack.resources, 'AWS::Lambda::Alias').some(
-    ([, resource]) => props(resource).Name === qualifier,
+    ([, resource]) => props(resource).Name === qualifier && aliasedName(resource, stack) === functionId,
   );
   return alias ? { qualifier } : undefined;
 };
@@ -63,7 +73,7 @@ export const functionTargets = (stack: ValueContext) => {
     const value = evaluateUri(uri, recordingImports(stack, from), where);
     const [name, qualifier] = nameOf(value) ?? [];
     const home = [...from, stack].find((context) => isFunction(context.resources[name ?? '']));
-    const qualified = home && name ? qualifierOf(home, qualifier) : undefined;
+    const qualified = home && name ? qualifierOf(home, name, qualifier) : undefined;
     if (!home || !name || !qualified)
       throw new UnsupportedTemplateError(
         `${where}: its value ${value} (from ${JSON.stringify(uri)}) names no Lambda function of the assembly (locally ${functionArnPrefix()}<its logical id>[:<alias>])`,
