@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnresolvableValueError } from '../../src/app/intrinsics.ts';
 import { startRunner } from '../../src/runner.ts';
-import { handWrittenAssemblies, proxyIntegration } from '../helpers/hand-written-assembly.ts';
+import { handWrittenAssemblies, inlineFunction, proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
 const { assemblyOf, removeAll } = handWrittenAssemblies('evaluator-e2e');
 
@@ -23,17 +23,10 @@ const templateOf = (variables: Record<string, unknown>, extra: Record<string, un
       Type: 'AWS::SSM::Parameter',
       Properties: { Name: '/plant-store/greeting', Type: 'String', Value: 'hello' },
     },
-    Echo: {
-      Type: 'AWS::Lambda::Function',
-      Properties: {
-        Runtime: 'nodejs24.x',
-        Handler: 'index.handler',
-        Code: {
-          ZipFile: 'exports.handler = async () => ({ statusCode: 200, body: process.env.PARAMETER ?? "unset" });',
-        },
-        Environment: { Variables: variables },
-      },
-    },
+    Echo: inlineFunction(
+      'exports.handler = async () => ({ statusCode: 200, body: process.env.PARAMETER ?? "unset" });',
+      { Environment: { Variables: variables } },
+    ),
     Http: { Type: 'AWS::ApiGatewayV2::Api', Properties: { Name: 'http', ProtocolType: 'HTTP' } },
     Integration: proxyIntegration('Echo'),
     Route: {

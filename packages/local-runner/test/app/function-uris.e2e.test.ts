@@ -16,7 +16,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import { startRunner } from '../../src/runner.ts';
-import { handWrittenAssemblies } from '../helpers/hand-written-assembly.ts';
+import { handWrittenAssemblies, inlineFunction } from '../helpers/hand-written-assembly.ts';
 
 const { assemblyOf, removeAll } = handWrittenAssemblies('function-uris-e2e');
 
@@ -28,16 +28,9 @@ const templateOf = (uris: Record<string, unknown>, extra: Record<string, unknown
   Parameters: { Stage: { Type: 'String', Default: 'local' } },
   Conditions: { IsLocal: { 'Fn::Equals': [{ Ref: 'Stage' }, 'local'] } },
   Resources: {
-    Echo: {
-      Type: 'AWS::Lambda::Function',
-      Properties: {
-        Runtime: 'nodejs24.x',
-        Handler: 'index.handler',
-        Code: {
-          ZipFile: 'exports.handler = async (_, context) => ({ statusCode: 200, body: context.invokedFunctionArn });',
-        },
-      },
-    },
+    Echo: inlineFunction(
+      'exports.handler = async (_, context) => ({ statusCode: 200, body: context.invokedFunctionArn });',
+    ),
     Live: {
       Type: 'AWS::Lambda::Alias',
       Properties: { FunctionName: { Ref: 'Echo' }, FunctionVersion: '1', Name: 'live' },

@@ -26,6 +26,12 @@ export const handWrittenAssemblies = (prefix: string) => {
   return { assemblyOf, removeAll };
 };
 
+/** A Node.js function whose code is `zipFile` (Code.ZipFile, written as index.js), with further `properties`. */
+export const inlineFunction = (zipFile: string, properties: Record<string, unknown> = {}) => ({
+  Type: 'AWS::Lambda::Function',
+  Properties: { Runtime: 'nodejs24.x', Handler: 'index.handler', Code: { ZipFile: zipFile }, ...properties },
+});
+
 /** An HTTP API's integration proxying (payload 2.0) to the Arn of function `functionId`, on the API named `Http`. */
 export const proxyIntegration = (functionId: string) => ({
   Type: 'AWS::ApiGatewayV2::Integration',
