@@ -112,6 +112,8 @@ export interface Runner {
   servicesEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
   endpointVariables: Record<string, string>;
+  /** The template's SQS queues, served by the local SQS at `servicesEndpoint`: name, `Stack/id` and URL. */
+  queues: () => { name: string; source: string; url: string }[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -528,6 +530,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     databaseEndpoint: services.database.endpoint,
     servicesEndpoint: services.local.url,
     endpointVariables: endpointVariables(services.endpoints),
+    queues: services.local.queues,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => {

@@ -79,6 +79,14 @@ const byId = (attribute: string): ReturnValues => ({ ref: logicalId, attributes:
 export const generatedParameterName = (stackName: string, id: string) =>
   `CFN-${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
+/**
+ * The name of a queue whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>` ("AWS::SQS::Queue"
+ * QueueName: "If you don't specify a name, AWS CloudFormation generates a unique physical ID"), at most 80
+ * characters, `.fifo` ending a FIFO queue's; stable here.
+ */
+export const generatedQueueName = (stackName: string, id: string, fifo: boolean) =>
+  `${`${stackName}-${id}`.slice(0, fifo ? 62 : 67)}-${stableSuffix(`${stackName}/${id}`, 12)}${fifo ? '.fifo' : ''}`;
+
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
 export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
@@ -133,6 +141,8 @@ const pool =
   ({ id }) =>
     known(value(localPoolId(id)));
 const roleName = named('RoleName');
+const queueName: Getter = ({ id, stackName, text }) =>
+  known(text('QueueName') ?? generatedQueueName(stackName, id, text('FifoQueue') === 'true'));
 const bucketName = named('BucketName');
 
 /** The return values of every type the runner knows, by type. */
@@ -223,7 +233,16 @@ export const returnValues: Record<string, ReturnValues> = {
     attributes: { Arn: arnOf('logs', (name) => `log-group:${name}:*`, named('LogGroupName')) },
   },
   // Served by the next issue's services: refused until then.
-  'AWS::SQS::Queue': unserved('SQS queues (their URL and ARN)'),
+  // Served by the local SQS (services/sqs.ts): its name and ARN are known; its URL names the service's port, which
+  // is chosen when it listens, after the template is read.
+  'AWS::SQS::Queue': {
+    ref: unknown('its URL names the port of the local SQS, known only once it serves'),
+    attributes: {
+      Arn: arnOf('sqs', (name) => name, queueName),
+      QueueName: queueName,
+      QueueUrl: unknown('its URL names the port of the local SQS, known only once it serves'),
+    },
+  },
   'AWS::SNS::Topic': unserved('SNS topics (their ARN)'),
   'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
 };

@@ -4,7 +4,7 @@
 // resource unseeded, said at start, rather than refusing an app that served before.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
-import { generatedParameterName, generatedSecretName } from './return-values.ts';
+import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 
 /** A parameter as the template declares it. */
 interface ParameterSeed {
@@ -37,9 +37,18 @@ interface SecretSeed {
   generate?: SecretGenerator;
 }
 
+/** A queue as the template declares it: its name and its attributes as SetQueueAttributes takes them. */
+interface QueueSeed {
+  source: string;
+  name: string;
+  attributes: Record<string, string>;
+}
+
 export interface ServiceSeeds {
   parameters: ParameterSeed[];
   secrets: SecretSeed[];
+  /** Absent: none (seeds written before queues were served). */
+  queues?: QueueSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -120,13 +129,58 @@ const secretOf = (id: string, resource: CfnResource, context: ValueContext): Sec
     source: `${context.stackName}/${id}`,
     name: evaluated(Name, context, id, 'Name') ?? generatedSecretName(context.stackName, id),
     ...(secretString !== undefined && { secretString }),
-    ...(GenerateSecretString !== undefined && { generate: generatorOf(GenerateSecretString, context, id) }),
+    ...(GenerateSecretString !== undefined && {
+      generate: generatorOf(GenerateSecretString, context, id),
+    }),
+  };
+};
+
+/** "AWS::SQS::Queue": the properties that are queue attributes of the same name. */
+const queueAttributes = [
+  'ContentBasedDeduplication',
+  'DelaySeconds',
+  'FifoQueue',
+  'MaximumMessageSize',
+  'MessageRetentionPeriod',
+  'ReceiveMessageWaitTimeSeconds',
+  'VisibilityTimeout',
+];
+
+const queueOf = (id: string, resource: CfnResource, context: ValueContext): QueueSeed => {
+  const properties = props(resource);
+  const attributes: Record<string, string> = {};
+  for (const name of queueAttributes) {
+    const value = evaluated(properties[name], context, id, name);
+    if (value !== undefined) attributes[name] = value;
+  }
+  const { RedrivePolicy, QueueName } = properties;
+  if (RedrivePolicy !== undefined) {
+    const given = (typeof RedrivePolicy === 'object' && RedrivePolicy !== null ? RedrivePolicy : {}) as Record<
+      string,
+      unknown
+    >;
+    attributes.RedrivePolicy = JSON.stringify({
+      deadLetterTargetArn: evaluated(given.deadLetterTargetArn, context, id, 'RedrivePolicy.deadLetterTargetArn'),
+      maxReceiveCount: Number(evaluated(given.maxReceiveCount, context, id, 'RedrivePolicy.maxReceiveCount')),
+    });
+  }
+  return {
+    source: `${context.stackName}/${id}`,
+    name:
+      evaluated(QueueName, context, id, 'QueueName') ??
+      generatedQueueName(context.stackName, id, attributes.FifoQueue === 'true'),
+    attributes,
   };
 };
 
 /** Each parameter and secret of every stack (`stacks`, each its own context), as the services are seeded with them. */
 export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
-  const seeds: ServiceSeeds = { parameters: [], secrets: [], notices: [] };
+  const seeds: ServiceSeeds = {
+    parameters: [],
+    secrets: [],
+    queues: [],
+    notices: [],
+  };
   const read = <T>(type: string, reader: (id: string, r: CfnResource, c: ValueContext) => T, into: T[]) => {
     for (const context of stacks)
       for (const [id, resource] of ofType(context.resources, type)) {
@@ -140,5 +194,8 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   };
   read('AWS::SSM::Parameter', parameterOf, seeds.parameters);
   read('AWS::SecretsManager::Secret', secretOf, seeds.secrets);
+  const queues: QueueSeed[] = [];
+  read('AWS::SQS::Queue', queueOf, queues);
+  seeds.queues = queues;
   return seeds;
 };

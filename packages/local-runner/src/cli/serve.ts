@@ -122,6 +122,16 @@ const servesValues = (api: Runner, serviceValues: ServiceValues | undefined) =>
     ),
   );
 
+/** The template's queues, each with its URL (the local SQS, the runner's credentials). */
+const queueLines = (api: Runner) => {
+  const queues = api.queues();
+  if (queues.length === 0) return [];
+  return [
+    `SQS: ${api.servicesEndpoint} (the runner's credentials, local/local)`,
+    ...queues.map(({ name, source, url }) => `  queue ${name} (${source}): ${url}`),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -197,6 +207,7 @@ const banner = async (
     ...(withServices
       ? [`SSM Parameter Store and Secrets Manager: ${api.servicesEndpoint} (the runner's credentials, local/local)`]
       : []),
+    ...queueLines(api),
     ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
     ...userPoolsOf(api.apis.map(({ app }) => app)).map(
       ({ logicalId }) =>

@@ -10,6 +10,7 @@ import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
+import { emptyQueues, simpleQueueService } from './sqs.ts';
 import { stateFile } from './state-file.ts';
 
 /** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
@@ -19,7 +20,13 @@ const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: Da
   const parameters = new Map(
     seeds.parameters.map(({ name, type, value, source }) => [
       name,
-      { name, type, value, source, fingerprint: print('template', type, value) },
+      {
+        name,
+        type,
+        value,
+        source,
+        fingerprint: print('template', type, value),
+      },
     ]),
   );
   for (const { name, value, type } of given.parameters) {
@@ -45,8 +52,22 @@ const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: Da
     ]),
   );
   for (const { name, value } of given.secrets)
-    secrets.set(name, { name, source: '--service-values', value: () => value, fingerprint: print('file', value) });
-  return { parameters: [...parameters.values()], secrets: [...secrets.values()] };
+    secrets.set(name, {
+      name,
+      source: '--service-values',
+      value: () => value,
+      fingerprint: print('file', value),
+    });
+  const queues = (seeds.queues ?? []).map(({ name, attributes }) => ({
+    name,
+    attributes,
+    fingerprint: print('template', attributes),
+  }));
+  return {
+    parameters: [...parameters.values()],
+    secrets: [...secrets.values()],
+    queues,
+  };
 };
 
 /** Starts the local services on `dataDir` (in memory without one), seeded; their endpoints, by variable name. */
@@ -60,17 +81,36 @@ export const startLocalServices = async (options: {
   const key = loadDataKey(dataDir);
   const parameters = parameterStore(stateFile(dataDir, 'ssm', emptyParameters), key);
   const secrets = secretsManager(stateFile(dataDir, 'secretsmanager', emptySecrets), key);
+  // A queue's URL names the server's address, known once it listens (before any request).
+  let address = '';
+  const queues = simpleQueueService(stateFile(dataDir, 'sqs', emptyQueues), () => address, log);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
-    for (const line of [...seeds.notices, ...parameters.seed(chosen.parameters), ...secrets.seed(chosen.secrets)])
-      log(line);
+    const said = [
+      ...parameters.seed(chosen.parameters),
+      ...secrets.seed(chosen.secrets),
+      ...queues.seed(chosen.queues),
+    ];
+    for (const line of [...seeds.notices, ...said]) log(line);
   };
   seed(options.seeds);
-  const server = await serveJsonServices([parameters.service, secrets.service], log);
+  const server = await serveJsonServices([parameters.service, secrets.service, queues.service], log);
+  address = server.url;
   return {
     url: server.url,
     /** The variables that point a function's SDK at each service. */
-    endpoints: { AWS_ENDPOINT_URL_SSM: server.url, AWS_ENDPOINT_URL_SECRETS_MANAGER: server.url },
+    endpoints: {
+      AWS_ENDPOINT_URL_SSM: server.url,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: server.url,
+      AWS_ENDPOINT_URL_SQS: server.url,
+    },
+    /** The template's queues, with their URLs: the banner's. */
+    queues: () =>
+      (options.seeds.queues ?? []).map(({ name, source }) => ({
+        name,
+        source,
+        url: queues.queueUrl(name),
+      })),
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,
     close: server.close,

@@ -328,7 +328,7 @@ describe('functionVariables', () => {
       DOWNSTREAM: 'DownstreamFunction',
     });
     expect(() => functionVariables(echo, app, {})).toThrow(
-      /^EchoFunction: environment variable QUEUE is \{"Ref":"Jobs\w+"\} \(Jobs\w+, an AWS::SQS::Queue: no local service serves SQS queues \(their URL and ARN\) yet\), which has no local value; give one with --env-vars$/,
+      /^EchoFunction: environment variable QUEUE is \{"Ref":"Jobs\w+"\} \(Jobs\w+, an AWS::SQS::Queue: its URL names the port of the local SQS, known only once it serves\), which has no local value; give one with --env-vars$/,
     );
   });
 });

@@ -83,6 +83,6 @@ test('a queue URL in an environment refuses the app, naming the function, the va
   });
   await expect(start).rejects.toThrow(UnresolvableValueError);
   await expect(start).rejects.toThrow(
-    'Echo: environment variable PARAMETER is {"Ref":"Jobs"} (Jobs, an AWS::SQS::Queue: no local service serves SQS queues (their URL and ARN) yet)',
+    'Echo: environment variable PARAMETER is {"Ref":"Jobs"} (Jobs, an AWS::SQS::Queue: its URL names the port of the local SQS, known only once it serves)',
   );
 }, 120_000);

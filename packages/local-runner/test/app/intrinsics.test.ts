@@ -44,7 +44,7 @@ describe('no local meaning', () => {
   test.each([
     { Ref: 'Queue' },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
-    { 'Fn::Sub': '${Queue.Arn}' },
+    { 'Fn::Sub': '${Queue.QueueUrl}' },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
     { 'Fn::Sub': ['${toString}', {}] },
     { 'Fn::Sub': 42 },
