@@ -330,7 +330,9 @@ export const startServices = async (
       warnOfOwnScope(fn, context, given, options.log);
       for (const notice of fn.notices) sayOnce(`${name}: ${notice}`, `${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
-      const variables = localVariables(fn, context, issuer, endpoints, { [fn.id]: given });
+      // A queue's URL in its environment names the local SQS, listening by now.
+      const withQueues = { ...context, sqsEndpoint: local.url };
+      const variables = localVariables(fn, withQueues, issuer, endpoints, { [fn.id]: given });
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(name, line));
       const port = inspectPorts.get(name);

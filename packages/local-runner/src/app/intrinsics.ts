@@ -29,6 +29,8 @@ export interface ValueContext {
   exports: Map<string, ExportedValue>;
   /** Its parameters, conditions and mappings; none when absent. */
   template?: TemplateSections;
+  /** The local SQS's address once it listens (a queue's URL names it); absent while the template is read. */
+  sqsEndpoint?: string;
 }
 
 export interface ExportedValue {
@@ -242,7 +244,13 @@ const subjectOf = (id: string, app: ValueContext, whole: unknown): Subject => {
       evaluating.delete(key);
     }
   };
-  return { id, stackName: app.stackName, resource, text: textOfProperty };
+  return {
+    id,
+    stackName: app.stackName,
+    resource,
+    text: textOfProperty,
+    ...(app.sqsEndpoint !== undefined && { sqsEndpoint: app.sqsEndpoint }),
+  };
 };
 
 /** The value the return-value table gives `subject`, by `pick`: refused, naming why, when it has none. */

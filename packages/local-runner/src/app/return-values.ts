@@ -17,6 +17,8 @@ export interface Subject {
   resource: CfnResource;
   /** The property `name`, evaluated to text; undefined when absent. */
   text: (name: string) => string | undefined;
+  /** The local SQS's address, once it listens. */
+  sqsEndpoint?: string;
 }
 
 /** A value, or why the runner cannot know it. */
@@ -143,6 +145,14 @@ const pool =
 const roleName = named('RoleName');
 const queueName: Getter = ({ id, stackName, text }) =>
   known(text('QueueName') ?? generatedQueueName(stackName, id, text('FifoQueue') === 'true'));
+/** A queue's URL: the local SQS's address, the account and its name ("AWS::SQS::Queue" Ref returns the queue URL). */
+const queueUrl: Getter = (subject) => {
+  const name = queueName(subject);
+  if ('unknown' in name) return name;
+  if (subject.sqsEndpoint === undefined)
+    return { unknown: 'its URL names the port of the local SQS, known only once it serves' };
+  return known(`${subject.sqsEndpoint}/${localAws.accountId}/${name.value}`);
+};
 const bucketName = named('BucketName');
 
 /** The return values of every type the runner knows, by type. */
@@ -232,17 +242,13 @@ export const returnValues: Record<string, ReturnValues> = {
     ref: named('LogGroupName'),
     attributes: { Arn: arnOf('logs', (name) => `log-group:${name}:*`, named('LogGroupName')) },
   },
-  // Served by the next issue's services: refused until then.
-  // Served by the local SQS (services/sqs.ts): its name and ARN are known; its URL names the service's port, which
-  // is chosen when it listens, after the template is read.
+  // Served by the local SQS (services/sqs.ts): its name and ARN are known from the template; its URL names the
+  // service's port, chosen when it listens: known in a function's environment, not while the template is read.
   'AWS::SQS::Queue': {
-    ref: unknown('its URL names the port of the local SQS, known only once it serves'),
-    attributes: {
-      Arn: arnOf('sqs', (name) => name, queueName),
-      QueueName: queueName,
-      QueueUrl: unknown('its URL names the port of the local SQS, known only once it serves'),
-    },
+    ref: queueUrl,
+    attributes: { Arn: arnOf('sqs', (name) => name, queueName), QueueName: queueName, QueueUrl: queueUrl },
   },
+  // Served by the next issue's services: refused until then.
   'AWS::SNS::Topic': unserved('SNS topics (their ARN)'),
   'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
 };

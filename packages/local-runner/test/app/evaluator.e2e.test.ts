@@ -7,10 +7,8 @@
 // - a function's environment holding the Ref of an AWS::SSM::Parameter with a literal Name ("AWS::SSM::Parameter"
 //   return values: "Ref returns the name of the SSM parameter",
 //   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html#aws-resource-ssm-parameter-return-values).
-// And what the evaluator cannot know (a queue's URL, which no local service serves yet) refuses the app at start,
-// naming the resource, the property and the reference.
+// And a queue's Ref, its URL at the local SQS, known once that listens: in a function's environment.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { UnresolvableValueError } from '../../src/app/intrinsics.ts';
 import { startRunner } from '../../src/runner.ts';
 import { handWrittenAssemblies, inlineFunction, proxyIntegration } from '../helpers/hand-written-assembly.ts';
 
@@ -69,20 +67,35 @@ describe('a route Target joined with "/" and a Ref of an SSM parameter in an env
   });
 });
 
-test('a queue URL in an environment refuses the app, naming the function, the variable and the reference', async () => {
-  const dir = assemblyOf(
-    templateOf({ PARAMETER: { Ref: 'Jobs' } }, { Jobs: { Type: 'AWS::SQS::Queue', Properties: {} } }),
-  );
-  const start = startRunner({
-    cloudAssemblyDir: dir,
-    port: 0,
-    dataDir: undefined,
-    maxWorkers: 1,
-    log: () => {},
-    functionLog: () => {},
+describe("a queue's Ref in an environment", () => {
+  let served: Awaited<ReturnType<typeof startRunner>> | undefined;
+  beforeAll(async () => {
+    served = await startRunner({
+      cloudAssemblyDir: assemblyOf(
+        templateOf(
+          { PARAMETER: { Ref: 'Jobs' } },
+          { Jobs: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs' } } },
+        ),
+      ),
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: () => {},
+      functionLog: () => {},
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await served?.close();
   });
-  await expect(start).rejects.toThrow(UnresolvableValueError);
-  await expect(start).rejects.toThrow(
-    'Echo: environment variable PARAMETER is {"Ref":"Jobs"} (Jobs, an AWS::SQS::Queue: its URL names the port of the local SQS, known only once it serves)',
-  );
-}, 120_000);
+
+  // "AWS::SQS::Queue" return values: "Ref returns the queue URL"
+  // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sqs-queue.html#aws-resource-sqs-queue-return-values).
+  test("is the queue's URL at the local SQS", async () => {
+    const url = served?.apis.find(({ app }) => app.apiId === 'Http')?.url;
+    const response = await fetch(`${url}/value`);
+    expect({ status: response.status, body: await response.text() }).toEqual({
+      status: 200,
+      body: `${served?.servicesEndpoint}/000000000000/jobs`,
+    });
+  });
+});
