@@ -596,6 +596,7 @@ export const simpleQueueService = (file: StateFile<QueueState>, url: () => strin
   const service: JsonService = {
     name: 'sqs',
     targetPrefix: 'AmazonSQS',
+    signingName: 'sqs',
     operations: {
       CreateQueue: operationCreateQueue(store),
       GetQueueUrl: getQueueUrl(store),
