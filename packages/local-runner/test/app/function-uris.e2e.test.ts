@@ -121,13 +121,23 @@ describe('integration URIs written with Fn::Sub, Fn::If and Fn::Join', () => {
 test('a URI the evaluator cannot know refuses the app, naming the integration, the property and the reference', async () => {
   const dir = assemblyOf(
     templateOf(
-      { queue: { 'Fn::Sub': `${path}\${Jobs.Arn}/invocations` } },
-      { Jobs: { Type: 'AWS::SQS::Queue', Properties: {} } },
+      { stream: { 'Fn::Sub': `${path}\${Plants.StreamArn}/invocations` } },
+      {
+        Plants: {
+          Type: 'AWS::DynamoDB::Table',
+          Properties: {
+            KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+            AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+            BillingMode: 'PAY_PER_REQUEST',
+          },
+        },
+      },
     ),
   );
   const started = start(dir);
   await expect(started).rejects.toThrow(UnsupportedTemplateError);
-  await expect(started).rejects.toThrow(/Integrationqueue \(IntegrationUri\).*Jobs, an AWS::SQS::Queue/);
+  // A table's stream has no local part yet (its StreamArn refuses: return-values.ts).
+  await expect(started).rejects.toThrow(/Integrationstream \(IntegrationUri\).*Plants, an AWS::DynamoDB::Table/);
 }, 120_000);
 
 test("a URI naming a function outside the app refuses it, naming the function's ARN", async () => {
