@@ -4,7 +4,7 @@
 // runtime. Afterwards the runner still serves an invocation. The answers the Runtime API may give are those of the
 // OpenAPI description AWS publishes ("Using the Lambda runtime API for custom runtimes",
 // https://docs.aws.amazon.com/lambda/latest/dg/runtimes-api.html), Node's parser's 400/413/431 besides.
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
@@ -17,25 +17,16 @@ let runner: Launched & { url: string };
 let runtimeApi: string;
 let unservedServices: string;
 
-/** A variable of a child process of the runner running `script`, read from /proc (Linux, as the tests' machines). */
-const childVariable = (pid: number, script: string, name: string) => {
-  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) {
-    if (!readFileSync(`/proc/${child}/cmdline`, 'latin1').includes(script)) continue;
-    const line = readFileSync(`/proc/${child}/environ`, 'latin1')
-      .split('\0')
-      .find((entry) => entry.startsWith(`${name}=`));
-    if (line) return line.slice(name.length + 1);
-  }
-  throw new Error(`no child of ${pid} running ${script} has ${name}`);
-};
-
 beforeAll(async () => {
   cloudAssemblyDir = synthesizeFixtureApp();
   runner = await startApp(cloudAssemblyDir, { args: ['--max-workers', '1'] });
-  // One warm environment, its runtime waiting on invocation/next.
-  expect((await fetch(`${runner.url}/test/echo`)).status).toBe(200);
-  runtimeApi = childVariable(runner.child.pid ?? 0, 'runtime.mjs', 'AWS_LAMBDA_RUNTIME_API');
-  unservedServices = new URL(childVariable(runner.child.pid ?? 0, 'runtime.mjs', 'AWS_ENDPOINT_URL')).host;
+  // One warm environment, its runtime waiting on invocation/next; the echo says its variables (a spare process was
+  // handed them after it started, so /proc's copy of its environment does not hold them).
+  const response = await fetch(`${runner.url}/test/echo`);
+  expect(response.status).toBe(200);
+  const { lambda } = (await response.json()) as { lambda: Record<string, string> };
+  runtimeApi = lambda.AWS_LAMBDA_RUNTIME_API ?? '';
+  unservedServices = new URL(lambda.AWS_ENDPOINT_URL ?? '').host;
 }, 120_000);
 afterAll(() => {
   stopStarted();
