@@ -5,12 +5,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
   CreateQueueCommand,
+  DeleteMessageBatchCommand,
   DeleteMessageCommand,
+  DeleteQueueCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  ListQueuesCommand,
+  PurgeQueueCommand,
   ReceiveMessageCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
+  SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
@@ -153,4 +161,59 @@ test('messages survive a restart; a damaged queue file refuses the start, naming
   await expect(refused).rejects.toThrow(file);
   rmSync(file);
   await start();
+});
+
+// The queue's own operations and the batch ones, as the SQS API reference describes them: ListQueues with a prefix,
+// SetQueueAttributes then GetQueueAttributes, SendMessageBatch / DeleteMessageBatch / ChangeMessageVisibilityBatch
+// answering each entry (Successful, Failed), ChangeMessageVisibility 0 making a message visible again at once,
+// PurgeQueue emptying it, DeleteQueue removing it (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/).
+test('queues are listed, set, purged and deleted; batches answer each entry', async () => {
+  const { QueueUrl = '' } = await sqs.send(new CreateQueueCommand({ QueueName: 'batch-work' }));
+  expect((await sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'batch-' }))).QueueUrls).toEqual([QueueUrl]);
+  await sqs.send(new SetQueueAttributesCommand({ QueueUrl, Attributes: { VisibilityTimeout: '45' } }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }));
+  expect(Attributes).toMatchObject({ VisibilityTimeout: '45', QueueArn: queueArn('batch-work') });
+
+  const sent = await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl,
+      Entries: ['a', 'b', 'c'].map((Id) => ({ Id, MessageBody: `body ${Id}` })),
+    }),
+  );
+  expect(sent.Successful?.map(({ Id }) => Id).sort()).toEqual(['a', 'b', 'c']);
+  const { Messages = [] } = await receive(QueueUrl, { MaxNumberOfMessages: 10 });
+  expect(Messages.map(({ Body }) => Body).sort()).toEqual(['body a', 'body b', 'body c']);
+  const [first, second, third] = Messages as [(typeof Messages)[0], (typeof Messages)[0], (typeof Messages)[0]];
+
+  // Made visible again at once, the first is received again; the others wait out their visibility timeout.
+  await sqs.send(
+    new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle: first.ReceiptHandle, VisibilityTimeout: 0 }),
+  );
+  expect((await receive(QueueUrl)).Messages?.map(({ Body }) => Body)).toEqual([first.Body]);
+  const changed = await sqs.send(
+    new ChangeMessageVisibilityBatchCommand({
+      QueueUrl,
+      Entries: [
+        { Id: 'second', ReceiptHandle: second.ReceiptHandle, VisibilityTimeout: 60 },
+        { Id: 'unknown', ReceiptHandle: 'not-a-receipt-handle', VisibilityTimeout: 60 },
+      ],
+    }),
+  );
+  expect(changed.Successful?.map(({ Id }) => Id)).toEqual(['second']);
+  expect(changed.Failed?.map(({ Id }) => Id)).toEqual(['unknown']);
+  const deleted = await sqs.send(
+    new DeleteMessageBatchCommand({ QueueUrl, Entries: [{ Id: 'third', ReceiptHandle: third.ReceiptHandle }] }),
+  );
+  expect(deleted.Successful?.map(({ Id }) => Id)).toEqual(['third']);
+
+  await sqs.send(new PurgeQueueCommand({ QueueUrl }));
+  const purged = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  expect(purged.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
+  await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+  expect((await sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'batch-' }))).QueueUrls ?? []).toEqual([]);
 });
