@@ -8,9 +8,9 @@
 //   return values: "Ref returns the name of the SSM parameter",
 //   https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-ssm-parameter.html#aws-resource-ssm-parameter-return-values).
 // And a queue's Ref, its URL at the local SQS, known once that listens: in a function's environment.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { startRunner } from '../../src/runner.ts';
+import { afterAll, describe, expect, test } from '@jest/globals';
 import { handWrittenAssemblies, inlineFunction, proxyIntegration } from '../helpers/hand-written-assembly.ts';
+import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const { assemblyOf, removeAll } = handWrittenAssemblies('evaluator-e2e');
 
@@ -41,61 +41,33 @@ const templateOf = (variables: Record<string, unknown>, extra: Record<string, un
 
 afterAll(removeAll);
 
+/** GET /value of the app `served` serves. */
+const answerOf = async (served: ReturnType<typeof servedBeforeAll>) => {
+  const response = await fetch(`${served.urlOf('Http')}/value`);
+  return { status: response.status, body: await response.text() };
+};
+
 describe('a route Target joined with "/" and a Ref of an SSM parameter in an environment', () => {
-  let served: Awaited<ReturnType<typeof startRunner>> | undefined;
-  beforeAll(async () => {
-    served = await startRunner({
-      cloudAssemblyDir: assemblyOf(templateOf({ PARAMETER: { Ref: 'Greeting' } })),
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: () => {},
-      functionLog: () => {},
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await served?.close();
-  });
+  const served = servedBeforeAll(() => assemblyOf(templateOf({ PARAMETER: { Ref: 'Greeting' } })));
 
   test("the route is served, and the function reads the parameter's Name", async () => {
-    const url = served?.apis.find(({ app }) => app.apiId === 'Http')?.url;
-    const response = await fetch(`${url}/value`);
-    expect({ status: response.status, body: await response.text() }).toEqual({
-      status: 200,
-      body: '/plant-store/greeting',
-    });
+    expect(await answerOf(served)).toEqual({ status: 200, body: '/plant-store/greeting' });
   });
 });
 
 describe("a queue's Ref in an environment", () => {
-  let served: Awaited<ReturnType<typeof startRunner>> | undefined;
-  beforeAll(async () => {
-    served = await startRunner({
-      cloudAssemblyDir: assemblyOf(
-        templateOf(
-          { PARAMETER: { Ref: 'Jobs' } },
-          { Jobs: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs' } } },
-        ),
+  const served = servedBeforeAll(() =>
+    assemblyOf(
+      templateOf(
+        { PARAMETER: { Ref: 'Jobs' } },
+        { Jobs: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'jobs' } } },
       ),
-      port: 0,
-      dataDir: undefined,
-      maxWorkers: 1,
-      log: () => {},
-      functionLog: () => {},
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await served?.close();
-  });
+    ),
+  );
 
   // "AWS::SQS::Queue" return values: "Ref returns the queue URL"
   // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sqs-queue.html#aws-resource-sqs-queue-return-values).
   test("is the queue's URL at the local SQS", async () => {
-    const url = served?.apis.find(({ app }) => app.apiId === 'Http')?.url;
-    const response = await fetch(`${url}/value`);
-    expect({ status: response.status, body: await response.text() }).toEqual({
-      status: 200,
-      body: `${served?.servicesEndpoint}/000000000000/jobs`,
-    });
+    expect(await answerOf(served)).toEqual({ status: 200, body: `${served.api.servicesEndpoint}/000000000000/jobs` });
   });
 });

@@ -14,10 +14,9 @@ import {
   SSMClient,
 } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../src/app/local-aws.ts';
-import { Sha256 } from '../../src/gateway/sigv4.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
+import { signedJsonHeaders } from '../helpers/json-service-call.ts';
 
 let services: Awaited<ReturnType<typeof startLocalServices>> | undefined;
 let ssm: SSMClient;
@@ -164,33 +163,10 @@ test('DeleteParameter removes it; deleting it again is ParameterNotFound', async
 });
 
 test('an operation the runner does not serve is NotServedLocally, naming what it serves', async () => {
-  const url = new URL(services?.url ?? '');
-  const signer = new SignatureV4({
-    credentials: localAws.credentials,
-    region: localAws.region,
-    service: 'ssm',
-    sha256: Sha256,
-  });
-  const headers = {
-    host: url.host,
-    'content-type': 'application/x-amz-json-1.1',
-    'x-amz-target': 'AmazonSSM.DescribeParameters',
-  };
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: url.pathname,
-    query: {},
-    headers,
-    body: '{}',
-  });
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host')),
-    body: '{}',
-  });
+  const endpoint = services?.url ?? '';
+  const call = { target: 'AmazonSSM.DescribeParameters', body: '{}' };
+  const headers = await signedJsonHeaders(endpoint, call);
+  const response = await fetch(endpoint, { method: 'POST', headers, body: call.body });
   expect(response.status).toBe(400);
   const body = (await response.json()) as { __type: string; message: string };
   expect(body.__type).toBe('NotServedLocally');

@@ -14,32 +14,21 @@ import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
  * and the knowledge center's "How do I troubleshoot signature mismatch errors ...": "If the API request isn't signed,
  * then you receive ... Missing Authentication Token"). The others: INVALID_SIGNATURE ("The gateway response for an
  * invalid AWS signature error"), with the knowledge center's messages; which type an incomplete header or another
- * access key falls under is not documented (docs/authorizers.md).
+ * access key falls under is not documented (docs/authorizers.md). The message: the table's, else the refusal's own.
  */
-const signatureResponses: Record<
-  SignatureRefusal['reason'],
-  (refusal: SignatureRefusal) => { type: string; message: string; errorType: string }
-> = {
-  missing: () => ({
+const signatureResponses: Record<SignatureRefusal['reason'], { type: string; errorType: string; message?: string }> = {
+  missing: {
     type: 'MISSING_AUTHENTICATION_TOKEN',
-    message: 'Missing Authentication Token',
     errorType: 'MissingAuthenticationTokenException',
-  }),
-  incomplete: (refusal) => ({
+    message: 'Missing Authentication Token',
+  },
+  incomplete: { type: 'INVALID_SIGNATURE', errorType: 'IncompleteSignatureException' },
+  unrecognized: {
     type: 'INVALID_SIGNATURE',
-    message: 'message' in refusal ? refusal.message : '',
-    errorType: 'IncompleteSignatureException',
-  }),
-  unrecognized: () => ({
-    type: 'INVALID_SIGNATURE',
-    message: 'The security token included in the request is invalid.',
     errorType: 'UnrecognizedClientException',
-  }),
-  invalid: (refusal) => ({
-    type: 'INVALID_SIGNATURE',
-    message: 'message' in refusal ? refusal.message : '',
-    errorType: 'InvalidSignatureException',
-  }),
+    message: 'The security token included in the request is invalid.',
+  },
+  invalid: { type: 'INVALID_SIGNATURE', errorType: 'InvalidSignatureException' },
 };
 
 /**
@@ -56,7 +45,8 @@ export const authorizeIam = async (
   if (!iam) return { next: undefined };
   const checked = await checkSignature(exchange.request, url, body, 'execute-api');
   if ('caller' in checked) return { next: checked.caller };
-  const { type, message, errorType } = signatureResponses[checked.refused.reason](checked.refused);
+  const { refused } = checked;
+  const { type, errorType, message = 'message' in refused ? refused.message : '' } = signatureResponses[refused.reason];
   exchange.notes.push(`AWS_IAM: ${errorType} (SigV4 with access key id local, secret local, service execute-api)`);
   return gatewayResponse(exchange, type, message, undefined, errorType);
 };
