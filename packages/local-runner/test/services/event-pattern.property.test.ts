@@ -15,7 +15,8 @@ type Scalar = string | number | boolean | null;
 type Json = Scalar | Json[] | { [key: string]: Json };
 
 const keys = ['a', 'b'];
-const words = ['', 'run', 'running', 'RUNNING', 'ing', 'a*b', '10.0.0.7', '192.168.4.20'];
+// With the characters real paths, ARNs and keys carry (`:`, `*`, `%`, `/`, spaces).
+const words = ['', 'run', 'running', 'RUNNING', 'ing', 'a*b', 'arn:x/r un%20ing', '10.0.0.7', '192.168.4.20'];
 
 const scalar = fc.oneof(
   { arbitrary: fc.constantFrom(...words), weight: 4 },
@@ -40,7 +41,9 @@ const operator = fc.oneof(
   fc.constantFrom(...words).map((suffix) => ({ suffix })),
   fc.constantFrom(...words).map((text) => ({ prefix: { 'equals-ignore-case': text } })),
   fc.constantFrom(...words).map((text) => ({ 'equals-ignore-case': text })),
-  fc.constantFrom('run*', '*ing', 'r*n*g', '*', 'a\\*b', '*.*', '1*7').map((wildcard) => ({ wildcard })),
+  fc
+    .constantFrom('run*', '*ing', 'r*n*g', '*', 'a\\*b', '*.*', '1*7', 'arn:*un%20*', '* *')
+    .map((wildcard) => ({ wildcard })),
   fc
     .constantFrom<Json>(
       'run',
