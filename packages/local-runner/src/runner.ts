@@ -29,6 +29,7 @@ import { type DrainingServer, listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
 import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
+import { type Invocable, InvocableFunctions } from './lambda/invocable.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { boto3FolderOf, provideBoto3 } from './lambda/python-sdk.ts';
 import {
@@ -42,6 +43,7 @@ import { Spares } from './lambda/spares.ts';
 import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ServiceValues } from './services/service-values.ts';
+import { Targets } from './services/targets.ts';
 
 export interface RunnerOptions {
   cloudAssemblyDir: string;
@@ -241,14 +243,22 @@ const startEndpoints = async (
   assembly: Assembly,
   signingKey: SigningKey,
   options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log'>,
+  functions: InvocableFunctions,
 ) => {
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
   const unserved = await serveUnservedServices(options.log);
+  // What the services send to a function by its ARN is an asynchronous invocation (Invoke with Event).
+  const targets = new Targets();
+  targets.register('lambda', async (arn, { body, source }) =>
+    functions.invokeLater(arn, JSON.parse(body), source, options.log),
+  );
   const local = await startLocalServices({
     dataDir: options.dataDir,
     seeds: assembly.seeds,
     values: options.serviceValues,
     log: options.log,
+    targets,
+    invoke: functions.invoke,
   }).catch(async (error: unknown) => {
     await Promise.all([jwks.close(), unserved.close()]);
     throw error;
@@ -290,7 +300,8 @@ export const startServices = async (
   const inspectPorts = await inspectPortsOf(assembly, options.inspect, options.log);
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
-  const { jwks, unserved, local, closeEndpoints } = await startEndpoints(assembly, signingKey, options);
+  const invocables = new InvocableFunctions();
+  const { jwks, unserved, local, closeEndpoints } = await startEndpoints(assembly, signingKey, options, invocables);
   let database: Database;
   try {
     database = await startDatabase(
@@ -318,6 +329,7 @@ export const startServices = async (
   // logical id or its name (the name's over the id's). `only`: that function's pool alone (the invoke command's).
   const poolsFor = (served: Assembly) => {
     const pools = new Map<string, FunctionPool>();
+    const invocable: Invocable[] = [];
     const functions = servedFunctions(served).filter(({ name }) => options.only === undefined || name === options.only);
     // A runtime's version here (runs on Node.js 24, not 22): one line for its functions.
     const byMachine = Map.groupBy(
@@ -350,7 +362,9 @@ export const startServices = async (
           ...(spares && { spares }),
         }),
       );
+      invocable.push({ pool: pools.get(name) as FunctionPool, fn, context });
     }
+    invocables.replace(invocable);
     return pools;
   };
   // The runtime's SDK where the app has none, installed before the functions start (runtime-sdk.ts).

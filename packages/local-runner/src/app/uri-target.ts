@@ -52,8 +52,8 @@ const aliasedName = (alias: CfnResource, stack: ValueContext) => {
   }
 };
 
-/** The qualifier locally: an alias of the function, by name; the local version or $LATEST, none. */
-const qualifierOf = (stack: ValueContext, functionId: string, qualifier: string | undefined) => {
+/** The qualifier locally: an alias of the function, by name; the local version or $LATEST, none; undefined: not one of the function's. */
+export const qualifierOf = (stack: ValueContext, functionId: string, qualifier: string | undefined) => {
   if (qualifier === undefined || qualifier === '$LATEST' || qualifier === localVersion) return {};
   const alias = ofType(stack.resources, 'AWS::Lambda::Alias').some(
     ([, resource]) => props(resource).Name === qualifier && aliasedName(resource, stack) === functionId,

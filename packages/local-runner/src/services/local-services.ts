@@ -12,6 +12,7 @@ import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
 import { emptyQueues, simpleQueueService } from './sqs.ts';
 import { stateFile } from './state-file.ts';
+import { type Invoker, Targets } from './targets.ts';
 
 /** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
 const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: DataKey) => {
@@ -76,14 +77,19 @@ export const startLocalServices = async (options: {
   seeds: ServiceSeeds;
   values?: ServiceValues | undefined;
   log: (line: string) => void;
+  /** How the services send to each other by ARN: each registers what it takes (by default, among themselves). */
+  targets?: Targets;
+  /** How a service runs a function synchronously (an event source mapping's poller); by default, none is served. */
+  invoke?: Invoker;
 }) => {
-  const { dataDir, log } = options;
+  const { dataDir, log, targets = new Targets() } = options;
   const key = loadDataKey(dataDir);
   const parameters = parameterStore(stateFile(dataDir, 'ssm', emptyParameters), key);
   const secrets = secretsManager(stateFile(dataDir, 'secretsmanager', emptySecrets), key);
   // A queue's URL names the server's address, known once it listens (before any request).
   let address = '';
   const queues = simpleQueueService(stateFile(dataDir, 'sqs', emptyQueues), () => address, log);
+  targets.register('sqs', queues.receive);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import { localAws } from '../app/local-aws.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
 import type { StateFile } from './state-file.ts';
+import { type Delivery, TargetError } from './targets.ts';
 
 type Attributes = Record<string, string>;
 
@@ -586,6 +587,30 @@ const seedQueues = (store: Store, seeds: { name: string; attributes: Attributes;
   return [];
 };
 
+/**
+ * A message another local service sends to the queue `arn` names (services/targets.ts: an SNS subscription, a rule's
+ * target, a destination), as SendMessage takes it; TargetError when no queue has that ARN or the queue refuses it.
+ */
+const receiveDelivery = (store: Store) => async (arn: string, delivery: Delivery) => {
+  const state = store.file.read();
+  const queue = state.queues.find(({ name }) => queueArn(name) === arn);
+  if (!queue) throw new TargetError(`${arn}: no such queue is served`);
+  const entry: JsonInput = {
+    MessageBody: delivery.body,
+    ...(delivery.attributes && { MessageAttributes: delivery.attributes }),
+    ...(delivery.messageGroupId !== undefined && { MessageGroupId: delivery.messageGroupId }),
+    ...(delivery.messageDeduplicationId !== undefined && { MessageDeduplicationId: delivery.messageDeduplicationId }),
+  };
+  try {
+    sendOne(queue, entry, Date.now());
+  } catch (error) {
+    if (error instanceof ServiceError) throw new TargetError(`${arn}: ${error.type}: ${error.message}`);
+    throw error;
+  }
+  store.file.write(state);
+  store.changed.emit('changed');
+};
+
 /** The service on `file`, its queue URLs on the address `url` gives once the server listens, and its seeding. */
 export const simpleQueueService = (file: StateFile<QueueState>, url: () => string, log: (line: string) => void) => {
   const store: Store = {
@@ -618,5 +643,7 @@ export const simpleQueueService = (file: StateFile<QueueState>, url: () => strin
     service,
     seed: (seeds: Parameters<typeof seedQueues>[1]) => seedQueues(store, seeds),
     queueUrl: (name: string) => urlOf(store, name),
+    /** What other local services send to a queue by its ARN (Targets' `sqs` receiver). */
+    receive: receiveDelivery(store),
   };
 };

@@ -30,7 +30,7 @@ export class TargetError extends Error {
 export type Receiver = (arn: string, delivery: Delivery) => Promise<void>;
 
 /** The service an ARN names (`arn:aws:sqs:us-east-1:000000000000:name` -> `sqs`); undefined for a text not an ARN. */
-export const serviceOfArn = (arn: string) => /^arn:[^:]+:([^:]+):/.exec(arn)?.[1];
+const serviceOfArn = (arn: string) => /^arn:[^:]+:([^:]+):/.exec(arn)?.[1];
 
 /** The services served locally, by the service an ARN names: the one way to send to one of them. */
 export class Targets {

@@ -27,6 +27,7 @@ import type { ServiceSeeds } from '../../src/app/service-resources.ts';
 import { RunnerError } from '../../src/errors.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
 import { queueArn } from '../../src/services/sqs.ts';
+import { TargetError, Targets } from '../../src/services/targets.ts';
 
 const seeds: ServiceSeeds = {
   parameters: [],
@@ -46,12 +47,14 @@ const seeds: ServiceSeeds = {
 };
 
 let dataDir: string;
+let targets: Targets;
 let services: Awaited<ReturnType<typeof startLocalServices>>;
 let sqs: SQSClient;
 const log: string[] = [];
 
 const start = async () => {
-  services = await startLocalServices({ dataDir, seeds, log: (line) => log.push(line) });
+  targets = new Targets();
+  services = await startLocalServices({ dataDir, seeds, log: (line) => log.push(line), targets });
   sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
 };
 const stop = async () => {
@@ -97,6 +100,28 @@ test("the template's queues are served by name; a message sent is received with 
 });
 
 // The poll waits up to 20 s; this test's own limit is below that, so that a poll the message does not wake fails it.
+// What another local service sends to a queue's ARN (an SNS subscription, a rule's target) arrives as SendMessage's
+// message would, with its attributes; an ARN no queue has is refused, not dropped.
+test('a queue takes what another service sends to its ARN', async () => {
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'orders' }));
+  await targets.deliver(queueArn('orders'), {
+    body: '{"from":"a topic"}',
+    attributes: { kind: { DataType: 'String', StringValue: 'order' } },
+    source: 'sns:Orders',
+  });
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }),
+  );
+  expect(Messages.map(({ Body, MessageAttributes }) => ({ Body, MessageAttributes }))).toEqual([
+    { Body: '{"from":"a topic"}', MessageAttributes: { kind: { DataType: 'String', StringValue: 'order' } } },
+  ]);
+  await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: Messages[0]?.ReceiptHandle }));
+  await expect(targets.deliver(queueArn('nowhere'), { body: 'x', source: 'test' })).rejects.toThrow(TargetError);
+  await expect(
+    targets.deliver(`arn:aws:sns:${localAws.region}:${localAws.accountId}:Orders`, { body: 'x', source: 'test' }),
+  ).rejects.toThrow(/sns is not served locally/);
+});
+
 test('a long poll is answered when a message arrives', async () => {
   // "Amazon SQS short and long polling"
   // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-short-and-long-polling.html): a

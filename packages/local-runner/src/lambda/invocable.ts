@@ -1,0 +1,52 @@
+// The functions served, found as Lambda's Invoke finds them (invoke-target.ts: a name, an ARN or a partial ARN, with a
+// qualifier or not), for what runs a function by name: the local services (services/targets.ts: an asynchronous
+// invocation, the `lambda` receiver; an event source mapping's poller, the Invoker). The pools change with a reload.
+import type { FunctionDefinition } from '../app/functions.ts';
+import type { ValueContext } from '../app/intrinsics.ts';
+import { qualifierOf } from '../app/uri-target.ts';
+import { type Invoker, TargetError } from '../services/targets.ts';
+import { invokeTarget } from './invoke-target.ts';
+import { type FunctionPool, failureOf } from './pool.ts';
+
+/** A function served: its pool, its definition, and the stack its aliases are read in. */
+export interface Invocable {
+  pool: FunctionPool;
+  fn: FunctionDefinition;
+  context: ValueContext;
+}
+
+export class InvocableFunctions {
+  #byName = new Map<string, Invocable>();
+
+  /** The functions served from now on (a reload's), by the name Lambda knows each by. */
+  replace(functions: Invocable[]) {
+    this.#byName = new Map(functions.map((entry) => [entry.fn.id, entry]));
+  }
+
+  /** The function `target` names and the qualifier it is invoked by; TargetError when none served has that name. */
+  find(target: string): Invocable & { qualifier?: string } {
+    const named = invokeTarget(target);
+    const found = named && this.#byName.get(named.name);
+    const qualified = found && named && qualifierOf(found.context, found.fn.id, named.qualifier);
+    if (!found || !qualified) throw new TargetError(`${target}: no function of that name (and qualifier) is served`);
+    return { ...found, ...qualified };
+  }
+
+  /** Invoke with RequestResponse (the Invoker of services/targets.ts). */
+  invoke: Invoker = async (target, event) => {
+    const { pool, qualifier } = this.find(target);
+    return pool.invoke(event, qualifier === undefined ? {} : { qualifier });
+  };
+
+  /**
+   * Invoke with Event: the function found now (TargetError when none), run without waiting for it; a failure is
+   * said through `log`.
+   */
+  invokeLater(target: string, event: unknown, source: string, log: (line: string) => void) {
+    const { pool, qualifier, fn } = this.find(target);
+    void pool.invoke(event, qualifier === undefined ? {} : { qualifier }).then(({ invocation }) => {
+      if (invocation.outcome !== 'result' && invocation.outcome !== 'stream')
+        log(`${fn.id}: the asynchronous invocation from ${source} failed: ${failureOf(invocation)}`);
+    });
+  }
+}
