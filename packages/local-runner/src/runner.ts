@@ -8,14 +8,13 @@ import type { Api } from './app/api.ts';
 import { type Assembly, readAssembly } from './app/assembly.ts';
 import type { NameKind } from './app/function-names.ts';
 import type { FunctionDefinition, LayerDirs } from './app/functions.ts';
-import { resolveValue, type ValueContext } from './app/intrinsics.ts';
+import { resolveValue, UnresolvableValueError, type ValueContext } from './app/intrinsics.ts';
 import {
   functionNames,
   namedFunction,
   namedRef,
   type ServedFunction,
   servedFunctions,
-  unreachedFunctions,
 } from './app/served-functions.ts';
 import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type Database, startDatabase } from './database/database.ts';
@@ -102,9 +101,12 @@ export interface RunnerOptions {
 }
 
 export interface Runner {
-  url: string;
-  /** The app being served (another after a reload). */
+  /** The first API's address (an app with no API has none: reading it throws; `apis` is empty). */
+  readonly url: string;
+  /** The first API being served (another after a reload); as `url`, none in an app with no API. */
   readonly app: Api;
+  /** Every function served, by name (ServedFunction), and whether an API reaches it. */
+  readonly functions: { name: string; reached: boolean }[];
   signingKey: SigningKey;
   /** Each API served (or the one `apiName` names), at its own address: `url` and `app` are the first's. */
   readonly apis: { url: string; app: Api }[];
@@ -189,6 +191,18 @@ const inspectPortsOf = async (assembly: Assembly, inspect: RunnerOptions['inspec
     next = firstPort === 0 ? 0 : port + 1;
   }
   return ports;
+};
+
+/** `variables()`, or the reason the template's values cannot be known locally. */
+const variablesOrReason = (
+  variables: () => Record<string, string>,
+): { known: Record<string, string> } | { unknown: UnresolvableValueError } => {
+  try {
+    return { known: variables() };
+  } catch (error) {
+    if (error instanceof UnresolvableValueError) return { unknown: error };
+    throw error;
+  }
 };
 
 /** The `--env-vars` key whose variables are every function's, as `sam local` reads it (its "Parameters"). */
@@ -337,21 +351,28 @@ export const startServices = async (
       ({ notice }) => notice,
     );
     for (const [notice, named] of byMachine) sayOnce(notice, `${notice}: ${named.map(({ name }) => name).join(', ')}`);
-    for (const { name, fn, context } of functions) {
+    for (const { name, fn, context, reached } of functions) {
       const given = givenVariables(envVars, { fn, context });
       warnOfOwnScope(fn, context, given, options.log);
-      for (const notice of fn.notices) sayOnce(`${name}: ${notice}`, `${name}: ${notice}`);
       const issuer = { identity, jwksUri: jwks.jwksUri };
       // A queue's URL in its environment names the local SQS, listening by now.
       const withQueues = { ...context, sqsEndpoint: local.url };
-      const variables = localVariables(fn, withQueues, issuer, endpoints, { [fn.id]: given });
+      const variables = variablesOrReason(() => localVariables(fn, withQueues, issuer, endpoints, { [fn.id]: given }));
+      // A function no API reaches whose variables have no local value is left out, said; one an API reaches (or the
+      // one `only` names) stops the start.
+      if ('unknown' in variables) {
+        if (reached || options.only !== undefined) throw variables.unknown;
+        sayOnce(`${name}: not served`, `${name} is not served: ${variables.unknown.message}`);
+        continue;
+      }
+      for (const notice of fn.notices) sayOnce(`${name}: ${notice}`, `${name}: ${notice}`);
       const { functionLog } = options;
       const logLine = functionLog && ((line: string) => functionLog(name, line));
       const port = inspectPorts.get(name);
       const inspect = port === undefined ? undefined : { port, wait: options.inspect?.wait ?? false };
       pools.set(
         name,
-        new FunctionPool(fn, variables, {
+        new FunctionPool(fn, variables.known, {
           maxWorkers: options.maxWorkers,
           ...(logLine && { logLine }),
           say: (line) => options.log(`${name}: ${line}`),
@@ -448,13 +469,12 @@ const deploymentFor = (
   return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)));
 };
 
-/** What the start says it does not serve: functions nothing reaches, stacks with no API, the assembly's notices. */
+/** What the start says it does not serve: functions that cannot run locally, stacks with no API, the notices. */
 const sayWhatIsNotServed = (assembly: Assembly, log: (line: string) => void) => {
-  const unreached = unreachedFunctions(assembly);
-  if (unreached.length > 0) log(`not served (no route or authorizer reaches them): ${unreached.join(', ')}`);
+  for (const { stackName, id, reason } of assembly.unservable) log(`${stackName}/${id} is not served: ${reason}`);
   if (assembly.stacksWithoutApi.length > 0)
     log(
-      `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables, and their functions another stack's API reaches)`,
+      `stacks with no API of their own: ${assembly.stacksWithoutApi.join(', ')} (served: their tables and functions)`,
     );
   for (const notice of assembly.notices) log(notice);
 };
@@ -533,11 +553,21 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
-  const first = () => deployments[0] as Deployment;
+  const first = () => {
+    const [deployment] = deployments;
+    if (!deployment) throw new RunnerError('the app has no API: it serves its functions and services alone');
+    return deployment;
+  };
   return {
-    url: urls[0] as string,
+    get url() {
+      first();
+      return urls[0] as string;
+    },
     get app() {
       return first().api;
+    },
+    get functions() {
+      return servedFunctions(served).flatMap(({ name, reached }) => (pools.has(name) ? [{ name, reached }] : []));
     },
     get apis() {
       return deployments.map((deployment, index) => ({ url: urls[index] as string, app: deployment.api }));

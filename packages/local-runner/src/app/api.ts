@@ -39,8 +39,6 @@ interface ApiBase extends ValueContext {
   functionStacks: Map<string, ValueContext>;
   /** The template's Cognito user pools, whose tokens the development issuer signs. */
   userPools: UserPool[];
-  /** The template's other functions (custom resources, log retention, queue consumers): not served, not read. */
-  unreachedFunctions: string[];
   tables: Table[];
 }
 

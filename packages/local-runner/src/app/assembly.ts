@@ -11,7 +11,7 @@ import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
-import { type LayerDirs, type LayerSources, readFunctions } from './functions.ts';
+import { type FunctionDefinition, type LayerDirs, type LayerSources, readFunctions } from './functions.ts';
 import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { iamNotice } from './iam-notice.ts';
 import {
@@ -131,8 +131,15 @@ export interface Assembly {
    * they all exist once the app is deployed.
    */
   tables: Table[];
-  /** The stacks served with no API (only their tables serve). */
+  /** The stacks served with no API (their tables and functions serve). */
   stacksWithoutApi: string[];
+  /**
+   * The functions of the stacks served that no API reaches (a queue's consumer, a rule's target, a custom resource's
+   * handler), each read in its own stack: servable, and run by what reaches them locally or by `invoke`.
+   */
+  otherFunctions: { fn: FunctionDefinition; context: ValueContext }[];
+  /** Those of them that cannot run locally, with the reason (their code, runtime or layers): said at start. */
+  unservable: { stackName: string; id: string; reason: string }[];
   /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
   notices: string[];
   /** Every function of every stack (served or not), as a user may name it (function-names.ts). */
@@ -173,7 +180,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     const stack = stackOf(assembly, cloudAssemblyDir, stackName);
     const ids = apiName === undefined ? apiIdsOf(stack.resources) : [apiName];
     const apis =
-      ids.length <= 1
+      ids.length === 1
         ? [readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name })]
         : ids.map((id) => readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name, apiName: id }));
     // One stack served: the others' tables are there as deployed, one of each name.
@@ -185,6 +192,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       apis,
       tables: [...tables.values()],
       stacksWithoutApi: [],
+      ...otherFunctionsOf([stack], apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
       functions: functionsOf(stacks),
       seeds: seedsOf(assembly),
@@ -194,12 +202,8 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     apiIdsOf(resources).some((id) => apiName === undefined || id === apiName),
   );
   const names = stacks.map(({ name }) => name).join(', ');
-  if (withApis.length === 0)
-    throw new UnsupportedTemplateError(
-      apiName === undefined
-        ? `${cloudAssemblyDir}: none of its stacks (${names}) has an API (${servedTypesShown}) to serve`
-        : `${cloudAssemblyDir}: none of its stacks (${names}) has an API ${apiName}`,
-    );
+  if (apiName !== undefined && withApis.length === 0)
+    throw new UnsupportedTemplateError(`${cloudAssemblyDir}: none of its stacks (${names}) has an API ${apiName}`);
   if (apiName !== undefined && withApis.length > 1)
     throw new UnsupportedTemplateError(
       `${apiName} is an API of ${withApis.map(({ name }) => name).join(' and ')}: choose one with --stack NAME`,
@@ -211,14 +215,58 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
   );
   refuseSharedTableNames(stacks);
   refuseSharedPoolIds(withApis);
+  // With --api, the stack of that API alone; else every stack, with an API or not.
+  const served = apiName === undefined ? stacks : withApis;
   return {
     apis,
     tables: stacks.flatMap(({ tables }) => tables),
     stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
+    ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
     functions: functionsOf(stacks),
     seeds: seedsOf(assembly),
   };
+};
+
+/** Where the functions' layers are: those `--layer` gives, and the user's cache of Powertools' layers. */
+const layerSourcesOf = ({ layerDirs = {}, packageCache }: ReadOptions): LayerSources => ({
+  given: layerDirs,
+  cache: packageCache ?? userFolder(packageCacheName, { create: false }).path,
+});
+
+/**
+ * The functions of `stacks` that none of `apis` reaches, each read in its own stack; one that cannot be read (its
+ * code not in the assembly, a runtime the runner does not run) is listed with the reason rather than refusing the app,
+ * which serves without it.
+ */
+const otherFunctionsOf = (
+  stacks: AssemblyStack[],
+  apis: Api[],
+  cloudAssemblyDir: string,
+  exports: Map<string, ExportedValue>,
+  layers: LayerSources,
+): Pick<Assembly, 'otherFunctions' | 'unservable'> => {
+  const reached = new Set(
+    apis.flatMap((app) =>
+      [...app.functions.keys()].map((id) => `${(app.functionStacks.get(id) ?? app).stackName}/${id}`),
+    ),
+  );
+  const otherFunctions: Assembly['otherFunctions'] = [];
+  const unservable: Assembly['unservable'] = [];
+  for (const { name, resources, tables, template } of stacks) {
+    const context: ValueContext = { stackName: name, tables, resources, exports, template };
+    for (const [id] of ofType(resources, 'AWS::Lambda::Function')) {
+      if (reached.has(`${name}/${id}`)) continue;
+      try {
+        const { functions } = readFunctions(resources, cloudAssemblyDir, new Set([id]), layers);
+        for (const fn of functions.values()) otherFunctions.push({ fn, context });
+      } catch (error) {
+        if (!(error instanceof UnsupportedTemplateError)) throw error;
+        unservable.push({ stackName: name, id, reason: error.message });
+      }
+    }
+  }
+  return { otherFunctions, unservable };
 };
 
 /**
@@ -292,8 +340,8 @@ type SharedFields = Pick<
 interface ApiReading {
   shared: SharedFields;
   functionOf: FunctionOfUri;
-  /** The functions `reached` names, each read from its own stack (another's when imported), and this stack's others. */
-  readReached: (reached: string[]) => Pick<Api, 'functions' | 'functionStacks'> & { unreached: string[] };
+  /** The functions `reached` names, each read from its own stack (another's when imported). */
+  readReached: (reached: string[]) => Pick<Api, 'functions' | 'functionStacks'>;
 }
 
 /** readReached of ApiReading, for `resources` and the functions of other stacks `imported` (by id). */
@@ -310,14 +358,14 @@ const reachedReader =
     for (const [id, stack] of imported)
       for (const fn of readFunctions(stack.resources, cloudAssemblyDir, new Set([id]), layers).functions.values())
         functions.set(fn.id, fn);
-    return { functions, unreached: own.unreached, functionStacks: imported };
+    return { functions, functionStacks: imported };
   };
 
 /** A function URL's Api (function-url.ts reads it; url-permissions.ts, what its function's permissions grant). */
 const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const { resources, apiId, stackName: name } = shared;
   const url = readFunctionUrl(resources, apiId, functionOf);
-  const { functions, unreached, functionStacks } = readReached([url.functionId]);
+  const { functions, functionStacks } = readReached([url.functionId]);
   const functionStack = functionStacks.get(url.functionId);
   const ungranted =
     url.authType === 'NONE' ? missingPublicGrants([shared, ...(functionStack ? [functionStack] : [])], apiId, url) : [];
@@ -330,7 +378,6 @@ const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
     notices: urlNotices(name, apiId, url, ungranted),
     functions,
     functionStacks,
-    unreachedFunctions: unreached,
   };
 };
 
@@ -338,7 +385,7 @@ const readUrlApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
 const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const { resources, apiId, stackName: name } = shared;
   const webSocketApi = readWebSocketApi(resources, apiId, functionOf, shared);
-  const { functions, unreached, functionStacks } = readReached([
+  const { functions, functionStacks } = readReached([
     ...webSocketApi.routes.map(({ functionId }) => functionId),
     ...[...webSocketApi.authorizers.values()].map(({ functionId }) => functionId),
   ]);
@@ -356,14 +403,13 @@ const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api 
     ],
     functions,
     functionStacks,
-    unreachedFunctions: unreached,
   };
 };
 
 /** An HTTP API's Api (http-api.ts reads it). */
 const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const httpApi = readHttpApi(shared.resources, shared.apiId, functionOf, shared);
-  const { functions, unreached, functionStacks } = readReached([
+  const { functions, functionStacks } = readReached([
     ...httpApi.routes.map(({ functionId }) => functionId),
     ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
       authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
@@ -380,14 +426,13 @@ const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
     ),
     functions,
     functionStacks,
-    unreachedFunctions: unreached,
   };
 };
 
 /** A REST API's Api (rest-api.ts reads it). */
 const readRestApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const restApi = readRestApi(shared.resources, shared.apiId, shared.stackName, functionOf);
-  const { functions, unreached, functionStacks } = readReached([
+  const { functions, functionStacks } = readReached([
     ...restApi.routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
     ...[...restApi.authorizers.values()].flatMap((authorizer) =>
       'functionId' in authorizer ? [authorizer.functionId] : [],
@@ -407,7 +452,6 @@ const readRestApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
     ],
     functions,
     functionStacks,
-    unreachedFunctions: unreached,
   };
 };
 
@@ -428,11 +472,8 @@ const kindOf = (resources: Record<string, CfnResource>, apiId: string): Api['kin
 };
 
 /** readApi, of an assembly already read (`assembly`: its stacks and exports, read once). */
-const readApp = (
-  cloudAssemblyDir: string,
-  assembly: ReturnType<typeof assemblyOf>,
-  { stackName, apiName, layerDirs = {}, packageCache }: ReadOptions,
-): Api => {
+const readApp = (cloudAssemblyDir: string, assembly: ReturnType<typeof assemblyOf>, options: ReadOptions): Api => {
+  const { stackName, apiName } = options;
   const { name, resources, tables, exports, template } = stackOf(assembly, cloudAssemblyDir, stackName);
   const { apiId, otherApiIds } = chosenApi(resources, name, apiName);
   const shared = {
@@ -446,7 +487,6 @@ const readApp = (
     template,
   };
   const { functionOf, imported } = functionTargets(shared);
-  const cache = packageCache ?? userFolder(packageCacheName, { create: false }).path;
-  const readReached = reachedReader(resources, cloudAssemblyDir, imported, { given: layerDirs, cache });
+  const readReached = reachedReader(resources, cloudAssemblyDir, imported, layerSourcesOf(options));
   return readers[kindOf(resources, apiId)]({ shared, functionOf, readReached });
 };

@@ -1,6 +1,6 @@
 // Reads the template's Lambda functions into what the runner runs: each function's runtime and code (its bundled
 // asset), its layers, its settings, and what it needs that no local part gives (said once at start, never a reason
-// to refuse the app). Functions no route or authorizer reaches are listed, not read.
+// to refuse the app). Which functions are read: assembly.ts.
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -263,7 +263,7 @@ const unservedServicesOf = (properties: Record<string, unknown>, resources: Reco
       ];
 };
 
-/** The functions `reached` names (by routes and authorizers), read; the template's others are only listed. */
+/** The functions of `resources` that `reached` names, read. */
 export const readFunctions = (
   resources: Record<string, CfnResource>,
   cloudAssemblyDir: string,
@@ -271,12 +271,8 @@ export const readFunctions = (
   layers: LayerSources,
 ) => {
   const functions = new Map<string, FunctionDefinition>();
-  const unreached: string[] = [];
   for (const [id, resource] of ofType(resources, 'AWS::Lambda::Function')) {
-    if (!reached.has(id)) {
-      unreached.push(id);
-      continue;
-    }
+    if (!reached.has(id)) continue;
     const properties = props(resource);
     const runtime = shown(properties.Runtime ?? '');
     const assetDir = assetDirOf(resource, 'Code', cloudAssemblyDir) ?? inlineCodeDir(properties, runtime, id);
@@ -316,7 +312,7 @@ export const readFunctions = (
       notices,
     });
   }
-  return { functions, unreached };
+  return { functions };
 };
 
 const tokenIssuerVariablesOf = (value: unknown, id: string): TokenIssuerVariables | undefined => {

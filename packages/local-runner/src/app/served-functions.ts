@@ -9,41 +9,47 @@ import type { ValueContext } from './intrinsics.ts';
 
 /**
  * A function served, once however many APIs of its stack reach it: its name in the runner's messages and options
- * (`--inspect`, `--env-vars`, `invoke`), and the app its values are resolved in (its stack's). The name is its
+ * (`--inspect`, `--env-vars`, `invoke`), and where its values are resolved (its own stack's). The name is its
  * logical id, or `Stack/id` when several stacks are served: two may have a function of the same id, as the CDK gives
  * one construct the same id in each stack it is in.
  */
 export interface ServedFunction {
   name: string;
   fn: FunctionDefinition;
-  /** The first API that reaches it. */
-  app: Api;
   /** Where its values are resolved: its own stack (the API's, or the one it is imported from). */
   context: ValueContext;
+  /** An API's route or authorizer reaches it: what would keep it from running stops the start. */
+  reached: boolean;
 }
 
 /** The stack a function `app` reaches is of: `app`'s, or the one it imports it from. */
 export const functionContext = (app: Api, id: string): ValueContext => app.functionStacks.get(id) ?? app;
 
+/** Each function the APIs reach, with its stack, then those no API reaches (assembly.ts: otherFunctions). */
+const everyFunction = ({ apis, otherFunctions }: Assembly) => [
+  ...apis.flatMap((app) =>
+    [...app.functions.values()].map((fn) => ({ fn, context: functionContext(app, fn.id), reached: true })),
+  ),
+  ...otherFunctions.map(({ fn, context }) => ({ fn, context, reached: false })),
+];
+
 /**
- * How the functions the APIs reach are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
+ * How the functions served are named (ServedFunction): by id, or `Stack/id` when they are of several stacks.
  * `nameOf(app, id)`: the name of the function `app` reaches by `id`.
  */
-export const functionNames = ({ apis }: Assembly) => {
-  const stacks = new Set(
-    apis.flatMap((app) => [...app.functions.keys()].map((id) => functionContext(app, id).stackName)),
-  );
-  return (app: Api, id: string) => (stacks.size > 1 ? `${functionContext(app, id).stackName}/${id}` : id);
+export const functionNames = (assembly: Assembly) => {
+  const stacks = new Set(everyFunction(assembly).map(({ context }) => context.stackName));
+  const named = (stackName: string, id: string) => (stacks.size > 1 ? `${stackName}/${id}` : id);
+  return (app: Api, id: string) => named(functionContext(app, id).stackName, id);
 };
 
 export const servedFunctions = (assembly: Assembly): ServedFunction[] => {
-  const nameOf = functionNames(assembly);
+  const stacks = new Set(everyFunction(assembly).map(({ context }) => context.stackName));
   const served = new Map<string, ServedFunction>();
-  for (const app of assembly.apis)
-    for (const fn of app.functions.values()) {
-      const name = nameOf(app, fn.id);
-      if (!served.has(name)) served.set(name, { name, fn, app, context: functionContext(app, fn.id) });
-    }
+  for (const { fn, context, reached } of everyFunction(assembly)) {
+    const name = stacks.size > 1 ? `${context.stackName}/${fn.id}` : fn.id;
+    if (!served.has(name)) served.set(name, { name, fn, context, reached });
+  }
   return [...served.values()];
 };
 
@@ -65,19 +71,12 @@ export const namedRef = (assembly: Assembly, name: string, as?: string) => {
   return { ...named, served: servedOf(named.ref) };
 };
 
-/** The served function a user names (namedRef); refused when it names a function no route or authorizer reaches. */
+/** The served function a user names (namedRef); refused when it names a function that cannot run locally. */
 export const namedFunction = (assembly: Assembly, name: string, as?: string): ServedFunction => {
   const { ref, served } = namedRef(assembly, name, as);
   if (served) return served;
+  const why = assembly.unservable.find(({ stackName, id }) => stackName === ref.stackName && id === ref.id);
   throw new RunnerError(
-    `${as === undefined ? '' : `${as}: `}${shownRef(ref)} is not served: no route or authorizer of the APIs served reaches it`,
+    `${as === undefined ? '' : `${as}: `}${shownRef(ref)} is not served: ${why?.reason ?? 'its stack is not served (--stack, --api)'}`,
   );
-};
-
-/** The functions of the served stacks that no route or authorizer reaches, by name (ServedFunction): not served. */
-export const unreachedFunctions = (assembly: Assembly) => {
-  const nameOf = functionNames(assembly);
-  const served = new Set(servedFunctions(assembly).map(({ name }) => name));
-  const unreached = assembly.apis.flatMap((app) => app.unreachedFunctions.map((id) => nameOf(app, id)));
-  return [...new Set(unreached)].filter((name) => !served.has(name));
 };

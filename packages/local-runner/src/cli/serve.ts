@@ -148,14 +148,20 @@ const banner = async (
     scope === undefined
       ? undefined
       : await signDevToken(api.signingKey, { sub: options.sub.default, scope, expiresIn: '12h' });
+  const [first] = api.apis;
   // An app none of whose functions takes the development issuer (one given with --app) gets no word of tokens.
-  const takesDevIssuer = [...api.app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined);
-  const examples = curlExamples(
-    openapi ?? {},
-    api.url,
-    token ?? '$TOKEN',
-    api.app.kind === 'url' || api.app.kind === 'websocket' ? [] : api.app.routes,
+  const takesDevIssuer = api.apis.some(({ app }) =>
+    [...app.functions.values()].some((fn) => fn.tokenIssuerVariables !== undefined),
   );
+  const examples =
+    first === undefined
+      ? []
+      : curlExamples(
+          openapi ?? {},
+          first.url,
+          token ?? '$TOKEN',
+          first.app.kind === 'url' || first.app.kind === 'websocket' ? [] : first.app.routes,
+        );
   const routesOf = ({ url, app }: Runner['apis'][number]) =>
     app.kind === 'url'
       ? [
@@ -176,11 +182,15 @@ const banner = async (
                 `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
             );
   const several = api.apis.length > 1;
-  const chosen = !several && api.app.otherApiIds.length > 0;
+  const chosen = !several && first !== undefined && first.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
+  const ready = `[ready in ${(performance.now() / 1000).toFixed(1)} s]`;
+  const unreached = api.functions.filter(({ reached }) => !reached).map(({ name }) => name);
   return [
     '',
-    `${openapi?.info?.title ?? 'The API'} (${stacks.length > 1 ? 'stacks' : 'stack'} ${stacks.join(', ')}${chosen ? `, ${kindNames[api.app.kind]} ${api.app.apiId}` : ''}) is serving at ${api.url}  [ready in ${(performance.now() / 1000).toFixed(1)} s]`,
+    first === undefined
+      ? `The app has no API: its functions and services are serving  ${ready}`
+      : `${openapi?.info?.title ?? 'The API'} (${stacks.length > 1 ? 'stacks' : 'stack'} ${stacks.join(', ')}${chosen ? `, ${kindNames[first.app.kind]} ${first.app.apiId}` : ''}) is serving at ${first.url}  ${ready}`,
     // Several APIs, each at its own address, each with its routes.
     ...api.apis.flatMap((served) => [
       ...(several
@@ -199,7 +209,7 @@ const banner = async (
     ]),
     ...(chosen
       ? [
-          `The stack's other REST APIs, not served: ${api.app.otherApiIds.join(', ')} (without --api, all are served together; one the runner refuses stops the start)`,
+          `The stack's other REST APIs, not served: ${first?.app.otherApiIds.join(', ')} (without --api, all are served together; one the runner refuses stops the start)`,
         ]
       : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
@@ -208,7 +218,10 @@ const banner = async (
       ? [`SSM Parameter Store and Secrets Manager: ${api.servicesEndpoint} (the runner's credentials, local/local)`]
       : []),
     ...queueLines(api),
-    ...(openapi ? [`API reference: ${api.url}/docs (paste the token below under Authorize)`] : []),
+    ...(unreached.length > 0
+      ? [`Functions no API reaches: ${unreached.join(', ')} (run one with \`npx cdk-local-runner invoke NAME\`)`]
+      : []),
+    ...(openapi && first ? [`API reference: ${first.url}/docs (paste the token below under Authorize)`] : []),
     ...userPoolsOf(api.apis.map(({ app }) => app)).map(
       ({ logicalId }) =>
         `User pool ${logicalId}: its tokens with \`npx cdk-local-runner token --pool ${logicalId} [--token-use access]\``,
@@ -293,7 +306,11 @@ export const serve = async (parent: number) => {
     if (stopping.stopAsked()) return;
     // `token` and `env`, run in this folder, ask it where it serves; in memory, also for its key (it is nowhere else).
     const key = dataDir === undefined ? api.signingKey : undefined;
-    await announceRunner({ url: api.url, variables: api.endpointVariables, key }).catch((error: unknown) =>
+    await announceRunner({
+      url: api.apis[0]?.url ?? api.servicesEndpoint,
+      variables: api.endpointVariables,
+      key,
+    }).catch((error: unknown) =>
       log(
         `\`token\` and \`env\` cannot ask this runner (${error instanceof Error ? error.message : String(error)})${key ? ": its tokens are the banner's" : ''}`,
       ),

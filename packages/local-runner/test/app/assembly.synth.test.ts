@@ -74,7 +74,6 @@ test('--api ID: that REST API alone, with its stage and routes; the other API an
   if (app.kind !== 'rest') throw new Error('a REST API');
   expect(app.routes.map(({ method, resourcePath }) => `${method} ${resourcePath}`)).toEqual(['GET /users']);
   expect([...app.functions.keys()]).toEqual(['UsersFunction']);
-  expect(app.unreachedFunctions).toEqual(['OrdersFunction']);
 });
 
 test('a mock integration (a CORS preflight) is read as API Gateway answers it: the selected response, static', () => {
@@ -283,20 +282,49 @@ describe('readApi refuses', () => {
   });
 });
 
-test('functions no route or authorizer reaches are listed, not read: their runtime or variables stop nothing', () => {
-  const app = read((stack, api, fn) => {
-    api.root.addMethod('GET', new LambdaIntegration(fn));
+// "Every function is servable and invokable, whatever reaches it": a queue's consumer is read as any function is; one
+// that cannot run locally (here a runtime given by an intrinsic, as some providers' are) is listed with its reason
+// instead of refusing the app.
+test('functions no route or authorizer reaches are read too; one that cannot run is listed with its reason', () => {
+  const outdir = synthesize((app) => {
+    const stack = new Stack(app, 'Case');
+    const fn = new LambdaFunction(stack, 'Echo', {
+      code: code(),
+      handler: 'echo.handler',
+      runtime: Runtime.NODEJS_24_X,
+    });
+    (fn.node.defaultChild as CfnFunction).overrideLogicalId('EchoFunction');
+    new RestApi(stack, 'Api').root.addMethod('GET', new LambdaIntegration(fn));
+    const consumer = new LambdaFunction(stack, 'Consumer', {
+      code: code(),
+      handler: 'echo.handler',
+      runtime: Runtime.PYTHON_3_13,
+    });
+    (consumer.node.defaultChild as CfnFunction).overrideLogicalId('ConsumerFunction');
     const provider = new LambdaFunction(stack, 'Provider', {
       code: code(),
       handler: 'echo.handler',
       runtime: Runtime.PYTHON_3_13,
     });
-    // A runtime given by an intrinsic (as some providers' are), which the runner could not read.
     (provider.node.defaultChild as CfnFunction).addPropertyOverride('Runtime', { 'Fn::FindInMap': ['M', 'K', 'V'] });
     (provider.node.defaultChild as CfnFunction).overrideLogicalId('ProviderFunction');
   });
-  expect([...app.functions.keys()]).toEqual(['EchoFunction']);
-  expect(app.unreachedFunctions).toEqual(['ProviderFunction']);
+  const assembly = readAssembly(outdir);
+  expect(servedFunctions(assembly).map(({ name, reached }) => [name, reached])).toEqual([
+    ['EchoFunction', true],
+    ['ConsumerFunction', false],
+  ]);
+  expect(namedFunction(assembly, 'ConsumerFunction').fn.runtime).toBe('python3.13');
+  expect(assembly.unservable).toEqual([
+    {
+      stackName: 'Case',
+      id: 'ProviderFunction',
+      reason: expect.stringMatching(/^ProviderFunction: runtime .* is not run locally/),
+    },
+  ]);
+  expect(() => namedFunction(assembly, 'ProviderFunction')).toThrow(
+    /ProviderFunction is not served: ProviderFunction: runtime/,
+  );
 });
 
 describe('functionVariables', () => {
@@ -382,21 +410,21 @@ describe('readAssembly: several stacks at once', () => {
     });
     const assembly = readAssembly(twins);
     const served = servedFunctions(assembly);
-    expect(served.map(({ name, app }) => [name, app.stackName])).toEqual([
+    expect(served.map(({ name, context }) => [name, context.stackName])).toEqual([
       ['Dev/ApiFunction', 'Dev'],
       ['Prod/ApiFunction', 'Prod'],
     ]);
-    expect(namedFunction(assembly, 'Prod/ApiFunction').app.apiId).toBe('ProdApi');
+    expect(namedFunction(assembly, 'Prod/ApiFunction').context.stackName).toBe('Prod');
     expect(() => namedFunction(assembly, 'ApiFunction')).toThrow(
       'ApiFunction is the logical id of 2 functions, Dev/ApiFunction, Prod/ApiFunction: name one by its construct path or Stack/id',
     );
     // One stack: its functions by their logical ids.
     const prod = readAssembly(twins, { stackName: 'Prod' });
     expect(servedFunctions(prod).map(({ name }) => name)).toEqual(['ApiFunction']);
-    expect(namedFunction(prod, 'ApiFunction').app.stackName).toBe('Prod');
+    expect(namedFunction(prod, 'ApiFunction').context.stackName).toBe('Prod');
   });
 
-  test('refused: two stacks with a table of the same name (locally an unnamed table takes its logical id), or no API at all', () => {
+  test('refused: two stacks with a table of the same name (locally an unnamed table takes its logical id); no API served', () => {
     const twins = synthesize((app) => {
       for (const name of ['Dev', 'Prod']) {
         const { stack } = apiStack(app, name);
@@ -411,11 +439,13 @@ describe('readAssembly: several stacks at once', () => {
       'PlantsTable',
     ]);
 
+    // No API at all: served still (its tables, functions and services), as is an API named that no stack has not.
     const empty = synthesize((app) => {
       for (const name of ['Users', 'Orders']) new Stack(app, name);
     });
-    expect(() => readAssembly(empty)).toThrow(
-      `${empty}: none of its stacks (Users, Orders) has an API (AWS::ApiGateway::RestApi, AWS::ApiGatewayV2::Api, AWS::Lambda::Url) to serve`,
+    expect(readAssembly(empty)).toMatchObject({ apis: [], stacksWithoutApi: ['Users', 'Orders'] });
+    expect(() => readAssembly(empty, { apiName: 'UsersApi' })).toThrow(
+      `${empty}: none of its stacks (Users, Orders) has an API UsersApi`,
     );
   });
 
@@ -433,7 +463,7 @@ describe('readAssembly: several stacks at once', () => {
     const [served] = servedFunctions(gateway);
     expect(served).toMatchObject({
       name: 'OrdersFunction',
-      app: { apiId: 'GatewayApi' },
+      reached: true,
       context: { stackName: 'Orders' },
     });
     if (!served) throw new Error('no function served');
