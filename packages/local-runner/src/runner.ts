@@ -112,11 +112,11 @@ export interface Runner {
   readonly apis: { url: string; app: Api }[];
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
-  /** The local SSM Parameter Store's and Secrets Manager's endpoint (the runner's credentials: local-aws.ts). */
-  servicesEndpoint: string;
+  /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
+  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs', string>>;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
   endpointVariables: Record<string, string>;
-  /** The template's SQS queues, served by the local SQS at `servicesEndpoint`: name, `Stack/id` and URL. */
+  /** The template's SQS queues, served by the local SQS at `serviceUrls.sqs`: name, `Stack/id` and URL. */
   queues: () => { name: string; source: string; url: string }[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
@@ -356,7 +356,7 @@ export const startServices = async (
       warnOfOwnScope(fn, context, given, options.log);
       const issuer = { identity, jwksUri: jwks.jwksUri };
       // A queue's URL in its environment names the local SQS, listening by now.
-      const withQueues = { ...context, sqsEndpoint: local.url };
+      const withQueues = { ...context, sqsEndpoint: local.urls.sqs };
       const variables = variablesOrReason(() => localVariables(fn, withQueues, issuer, endpoints, { [fn.id]: given }));
       // A function no API reaches whose variables have no local value is left out, said; one an API reaches (or the
       // one `only` names) stops the start.
@@ -574,7 +574,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     },
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
-    servicesEndpoint: services.local.url,
+    serviceUrls: services.local.urls,
     endpointVariables: endpointVariables(services.endpoints),
     queues: services.local.queues,
     inspectPorts: services.inspectPorts,

@@ -127,7 +127,7 @@ const queueLines = (api: Runner) => {
   const queues = api.queues();
   if (queues.length === 0) return [];
   return [
-    `SQS: ${api.servicesEndpoint} (the runner's credentials, local/local)`,
+    `SQS: ${api.serviceUrls.sqs} (the runner's credentials, local/local)`,
     ...queues.map(({ name, source, url }) => `  queue ${name} (${source}): ${url}`),
   ];
 };
@@ -215,7 +215,9 @@ const banner = async (
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
     `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
     ...(withServices
-      ? [`SSM Parameter Store and Secrets Manager: ${api.servicesEndpoint} (the runner's credentials, local/local)`]
+      ? [
+          `SSM Parameter Store: ${api.serviceUrls.ssm}, Secrets Manager: ${api.serviceUrls.secretsmanager} (the runner's credentials, local/local)`,
+        ]
       : []),
     ...queueLines(api),
     ...(unreached.length > 0
@@ -307,7 +309,7 @@ export const serve = async (parent: number) => {
     // `token` and `env`, run in this folder, ask it where it serves; in memory, also for its key (it is nowhere else).
     const key = dataDir === undefined ? api.signingKey : undefined;
     await announceRunner({
-      url: api.apis[0]?.url ?? api.servicesEndpoint,
+      url: api.apis[0]?.url ?? api.databaseEndpoint,
       variables: api.endpointVariables,
       key,
     }).catch((error: unknown) =>

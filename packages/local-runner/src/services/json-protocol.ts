@@ -1,5 +1,5 @@
-// The AWS JSON protocol family's server (awsJson1_1, "AWS JSON 1.1 protocol" in the Smithy specification): one
-// loopback server for every local service that speaks it (SSM, Secrets Manager). A call is a POST whose
+// The AWS JSON protocol family's server (awsJson1_1, "AWS JSON 1.1 protocol" in the Smithy specification): a loopback
+// server for the local services given it (local-services.ts gives each its own). A call is a POST whose
 // `X-Amz-Target` names `<service prefix>.<operation>` and whose body is the input as JSON; the answer is the output
 // as JSON, or an error as the SDKs read it: status 400 (or the error's own), `{"__type": <name>, "message": ...}` and
 // the `x-amzn-ErrorType` header. Each service is a module giving its target prefix and its operations.
@@ -144,7 +144,7 @@ const answer = async (
   }
 };
 
-/** Serves `services` on loopback; resolves with the address every service's endpoint variable names. */
+/** Serves `services` on loopback; resolves with the address their endpoint variables name. */
 export const serveJsonServices = async (services: JsonService[], log: (line: string) => void) => {
   const server = createServer(async (request, response) => {
     // Loopback hosts alone, as every server of the runner (http-server.ts).

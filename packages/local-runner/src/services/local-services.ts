@@ -1,11 +1,11 @@
-// The AWS services the runner serves locally besides DynamoDB, each a module of this folder, served by one server per
-// protocol family (json-protocol.ts: SSM Parameter Store and Secrets Manager), their state in the data folder
+// The AWS services the runner serves locally besides DynamoDB, each a module of this folder, each served on a loopback
+// port of its own (json-protocol.ts: SSM Parameter Store, Secrets Manager, SQS), their state in the data folder
 // (state-file.ts), encrypted with its key (data-key.ts), and seeded at start from the template's resources
 // (app/service-resources.ts) and the --service-values file (service-values.ts). Functions reach each through its
 // `AWS_ENDPOINT_URL_<SERVICE>` variable ("Service-specific endpoints", AWS SDKs and Tools Reference Guide).
 import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
-import { serveJsonServices } from './json-protocol.ts';
+import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
@@ -100,15 +100,18 @@ export const startLocalServices = async (options: {
     for (const line of [...seeds.notices, ...said]) log(line);
   };
   seed(options.seeds);
-  const server = await serveJsonServices([parameters.service, secrets.service, queues.service], log);
-  address = server.url;
+  // Each service on a loopback port of its own, as each has an endpoint of its own on AWS.
+  const servers = await serveEach([parameters.service, secrets.service, queues.service], log);
+  const urls = Object.fromEntries(servers.map(({ name, url }) => [name, url])) as Record<ServiceName, string>;
+  address = urls.sqs;
   return {
-    url: server.url,
+    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`). */
+    urls,
     /** The variables that point a function's SDK at each service. */
     endpoints: {
-      AWS_ENDPOINT_URL_SSM: server.url,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: server.url,
-      AWS_ENDPOINT_URL_SQS: server.url,
+      AWS_ENDPOINT_URL_SSM: urls.ssm,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: urls.secretsmanager,
+      AWS_ENDPOINT_URL_SQS: urls.sqs,
     },
     /** The template's queues, with their URLs: the banner's. */
     queues: () =>
@@ -119,6 +122,23 @@ export const startLocalServices = async (options: {
       })),
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,
-    close: server.close,
+    close: async () => {
+      await Promise.all(servers.map((server) => server.close()));
+    },
   };
+};
+
+/** The services served, by name. */
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs';
+
+/** Each of `services` on a server of its own; one that cannot listen closes those that did. */
+const serveEach = async (services: JsonService[], log: (line: string) => void) => {
+  const servers: (Awaited<ReturnType<typeof serveJsonServices>> & { name: string })[] = [];
+  try {
+    for (const service of services) servers.push({ name: service.name, ...(await serveJsonServices([service], log)) });
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  }
+  return servers;
 };

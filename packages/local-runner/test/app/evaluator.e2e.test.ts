@@ -68,6 +68,6 @@ describe("a queue's Ref in an environment", () => {
   // "AWS::SQS::Queue" return values: "Ref returns the queue URL"
   // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sqs-queue.html#aws-resource-sqs-queue-return-values).
   test("is the queue's URL at the local SQS", async () => {
-    expect(await answerOf(served)).toEqual({ status: 200, body: `${served.api.servicesEndpoint}/000000000000/jobs` });
+    expect(await answerOf(served)).toEqual({ status: 200, body: `${served.api.serviceUrls.sqs}/000000000000/jobs` });
   });
 });

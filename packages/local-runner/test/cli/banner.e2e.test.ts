@@ -32,9 +32,9 @@ test('an API with several stages and API keys: the banner names the stages and g
   expect(output).toContain("  stages dev, prod: the path's first segment chooses");
 }, 60_000);
 
-test("an app with SSM parameters and secrets: the banner gives the local services' address", async () => {
+test("an app with SSM parameters and secrets: the banner gives each local service's address", async () => {
   const output = await servedBanner(await synthesizeParametersApp());
   expect(output).toMatch(
-    /\nSSM Parameter Store and Secrets Manager: http:\/\/127\.0\.0\.1:\d+ \(the runner's credentials, local\/local\)\n/,
+    /\nSSM Parameter Store: http:\/\/127\.0\.0\.1:\d+, Secrets Manager: http:\/\/127\.0\.0\.1:\d+ \(the runner's credentials, local\/local\)\n/,
   );
 }, 60_000);

@@ -47,9 +47,9 @@ const withServices = async <T>(
 ) => {
   const log: string[] = [];
   const services = await startLocalServices({ dataDir, seeds: given, values, log: (line) => log.push(line) });
-  const options = { endpoint: services.url, region: localAws.region, credentials: localAws.credentials };
-  const ssm = new SSMClient(options);
-  const secrets = new SecretsManagerClient(options);
+  const options = { region: localAws.region, credentials: localAws.credentials };
+  const ssm = new SSMClient({ ...options, endpoint: services.urls.ssm });
+  const secrets = new SecretsManagerClient({ ...options, endpoint: services.urls.secretsmanager });
   try {
     return await use({ ssm, secrets, log });
   } finally {
@@ -162,6 +162,27 @@ test('a data key that is not one is refused, naming the file and what to do', as
 
 // The services check each call's SigV4 signature as AWS does, with the check function URLs and IAM routes share
 // (gateway/sigv4.ts), for their signing names. The errors of the AWS JSON protocol's services for an unsigned call, an
+// "Each service is on a loopback port of its own" (issue 52), as each has an endpoint of its own on AWS ("Service
+// endpoints", AWS General Reference): a call to another service's address is not served there.
+test('each service listens on its own address, which serves it alone', async () => {
+  const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: () => undefined });
+  try {
+    const { ssm, secretsmanager, sqs } = services.urls;
+    expect(new Set([ssm, secretsmanager, sqs]).size).toBe(3);
+    expect(services.endpoints).toEqual({
+      AWS_ENDPOINT_URL_SSM: ssm,
+      AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsmanager,
+      AWS_ENDPOINT_URL_SQS: sqs,
+    });
+    const getParameter = { target: 'AmazonSSM.GetParameter', body: '{"Name":"/app/plain"}' };
+    expect(await callJsonService(ssm, getParameter)).toEqual([200, undefined]);
+    expect(await callJsonService(sqs, getParameter)).toEqual([400, 'NotServedLocally']);
+    expect(await callJsonService(secretsmanager, getParameter)).toEqual([400, 'NotServedLocally']);
+  } finally {
+    await services.close();
+  }
+});
+
 // unknown key and a wrong signature: "Common Errors" of the AWS Systems Manager API Reference
 // (https://docs.aws.amazon.com/systems-manager/latest/APIReference/CommonErrors.html: MissingAuthenticationToken,
 // InvalidClientTokenId, IncompleteSignature), sent by the JSON services with the names the SDKs read
@@ -171,8 +192,8 @@ test("a call not signed with the runner's credentials, for the service and regio
   try {
     const target = 'AmazonSSM.GetParameter';
     const body = '{"Name":"/app/plain"}';
-    const call = (changes: Partial<JsonCall> = {}) => callJsonService(services.url, { target, body, ...changes });
-    const unsigned = await fetch(services.url, { method: 'POST', headers: { 'X-Amz-Target': target }, body });
+    const call = (changes: Partial<JsonCall> = {}) => callJsonService(services.urls.ssm, { target, body, ...changes });
+    const unsigned = await fetch(services.urls.ssm, { method: 'POST', headers: { 'X-Amz-Target': target }, body });
     expect(unsigned.status).toBe(400);
     expect(((await unsigned.json()) as { __type: string }).__type).toBe('MissingAuthenticationTokenException');
     const realKey = { accessKeyId: 'AKIAREAL', secretAccessKey: 'local' };
@@ -189,7 +210,7 @@ test("a call not signed with the runner's credentials, for the service and regio
     });
     expect(await call({ tamper: forged })).toEqual([400, 'InvalidSignatureException']);
     expect(await call()).toEqual([200, undefined]);
-    const secret = await callJsonService(services.url, {
+    const secret = await callJsonService(services.urls.secretsmanager, {
       target: 'secretsmanager.GetSecretValue',
       body: '{"SecretId":"app/given"}',
       service: 'secretsmanager',
@@ -216,7 +237,7 @@ test('a services file that is not what the runner writes is refused at start, na
 test('a body that is not a JSON object is a SerializationException', async () => {
   const services = await startLocalServices({ dataDir: undefined, seeds: seeds('x'), log: () => undefined });
   try {
-    const call = (body: string) => callJsonService(services.url, { target: 'AmazonSSM.GetParameter', body });
+    const call = (body: string) => callJsonService(services.urls.ssm, { target: 'AmazonSSM.GetParameter', body });
     expect(await call('{"Name":')).toEqual([400, 'SerializationException']);
     expect(await call('["/app/plain"]')).toEqual([400, 'SerializationException']);
   } finally {
@@ -232,14 +253,14 @@ test("a value the data folder's key does not open (the key replaced) fails that 
     new SSMClient({ endpoint: url, region: localAws.region, credentials: localAws.credentials });
   try {
     const first = await start();
-    const putting = client(first.url);
+    const putting = client(first.urls.ssm);
     await putting.send(new PutParameterCommand({ Name: '/mine', Value: 'v', Type: 'String' }));
     putting.destroy();
     await first.close();
     // The template's seeds are put again under a new key (their fingerprints are the key's); a value put is not.
     writeFileSync(join(other, 'data-key'), Buffer.alloc(32, 7).toString('base64'));
     const services = await start();
-    const ssm = client(services.url);
+    const ssm = client(services.urls.ssm);
     try {
       const failure = await ssm.send(new GetParameterCommand({ Name: '/mine' })).catch((error: unknown) => error);
       expect(failure).toMatchObject({ $metadata: { httpStatusCode: 500 } });

@@ -26,7 +26,7 @@ beforeAll(async () => {
     seeds: { parameters: [], secrets: [], notices: [] },
     log: () => undefined,
   });
-  ssm = new SSMClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  ssm = new SSMClient({ endpoint: services.urls.ssm, region: localAws.region, credentials: localAws.credentials });
 });
 afterAll(async () => {
   ssm?.destroy();
@@ -163,7 +163,7 @@ test('DeleteParameter removes it; deleting it again is ParameterNotFound', async
 });
 
 test('an operation the runner does not serve is NotServedLocally, naming what it serves', async () => {
-  const endpoint = services?.url ?? '';
+  const endpoint = services?.urls.ssm ?? '';
   const call = { target: 'AmazonSSM.DescribeParameters', body: '{}' };
   const headers = await signedJsonHeaders(endpoint, call);
   const response = await fetch(endpoint, { method: 'POST', headers, body: call.body });

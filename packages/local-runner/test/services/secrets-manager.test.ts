@@ -22,7 +22,7 @@ beforeAll(async () => {
     log: () => undefined,
   });
   secrets = new SecretsManagerClient({
-    endpoint: services.url,
+    endpoint: services.urls.secretsmanager,
     region: localAws.region,
     credentials: localAws.credentials,
   });

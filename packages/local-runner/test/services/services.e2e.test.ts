@@ -67,7 +67,7 @@ test("Powertools' getParameter and getSecret read the template's parameter, a Se
     greeting: 'hello from us-east-1',
     password: secureText,
     credentials: { username: 'admin', password: expect.stringMatching(/^[A-Za-z0-9]{16}$/) },
-    endpoints: { ssm: runner?.servicesEndpoint, secretsManager: runner?.servicesEndpoint },
+    endpoints: { ssm: runner?.serviceUrls.ssm, secretsManager: runner?.serviceUrls.secretsmanager },
   });
 });
 
@@ -88,7 +88,7 @@ test('boto3 reads them too, where this machine has it (the runtime provides it o
 
 test('a parameter with no Name gets a name as CloudFormation generates one: CFN-<logical id>-<12 characters>', async () => {
   const ssm = new SSMClient({
-    endpoint: runner?.servicesEndpoint,
+    endpoint: runner?.serviceUrls.ssm,
     region: localAws.region,
     credentials: localAws.credentials,
   });

@@ -55,7 +55,7 @@ const log: string[] = [];
 const start = async () => {
   targets = new Targets();
   services = await startLocalServices({ dataDir, seeds, log: (line) => log.push(line), targets });
-  sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  sqs = new SQSClient({ endpoint: services.urls.sqs, region: localAws.region, credentials: localAws.credentials });
 };
 const stop = async () => {
   sqs.destroy();
@@ -77,7 +77,7 @@ const receive = (QueueUrl: string, more: Partial<ConstructorParameters<typeof Re
 
 test("the template's queues are served by name; a message sent is received with its attributes, then deleted", async () => {
   const QueueUrl = await urlOf('orders');
-  expect(QueueUrl).toBe(`${services.url}/${localAws.accountId}/orders`);
+  expect(QueueUrl).toBe(`${services.urls.sqs}/${localAws.accountId}/orders`);
   // The SDK checks MD5OfMessageBody and MD5OfMessageAttributes ("Calculating the MD5 message digest for message
   // attributes", https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-message-metadata.html).
   await sqs.send(

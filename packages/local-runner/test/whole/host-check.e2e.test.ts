@@ -237,14 +237,14 @@ describe('the local services (SSM, Secrets Manager) answer loopback hosts alone,
 
   test('Host: evil.example or an Origin is 403; an SDK-like call on 127.0.0.1 gets the parameter', async () => {
     const body = '{"Name":"/p"}';
-    const signed = await signedJsonHeaders(services.url, { target: 'AmazonSSM.GetParameter', body });
+    const signed = await signedJsonHeaders(services.urls.ssm, { target: 'AmazonSSM.GetParameter', body });
     const call = (headers: Record<string, string>) =>
-      send(services.url, { method: 'POST', headers: { ...signed, ...headers }, body });
+      send(services.urls.ssm, { method: 'POST', headers: { ...signed, ...headers }, body });
     for (const refused of [await call({ Host: 'evil.example' }), await call({ Origin: 'https://evil.example' })]) {
       expect(refused.status).toBe(403);
       expect(JSON.parse(refused.text)).toMatchObject({ __type: 'AccessDeniedException' });
     }
-    const answered = await call({ Host: new URL(services.url).host });
+    const answered = await call({ Host: new URL(services.urls.ssm).host });
     expect(answered.status).toBe(200);
     expect(JSON.parse(answered.text)).toMatchObject({ Parameter: { Name: '/p', Value: 'v' } });
   });

@@ -270,11 +270,11 @@ describe('the local services (SSM, Secrets Manager) under random requests', () =
   afterAll(() => services.close());
 
   test('answers every whole request; a parameter is still served after', async () => {
-    const { seed, failures } = await fuzz(port(services.url), ['/'], 400);
+    const { seed, failures } = await fuzz(port(services.urls.ssm), ['/'], 400);
     expect({ seed, failures }).toEqual({ seed, failures: [] });
     const body = '{"Name":"/p"}';
-    const headers = await signedJsonHeaders(services.url, { target: 'AmazonSSM.GetParameter', body });
-    const response = await fetch(services.url, { method: 'POST', headers, body });
+    const headers = await signedJsonHeaders(services.urls.ssm, { target: 'AmazonSSM.GetParameter', body });
+    const response = await fetch(services.urls.ssm, { method: 'POST', headers, body });
     expect(await response.json()).toMatchObject({ Parameter: { Value: 'v' } });
   }, 60_000);
 });
