@@ -19,6 +19,7 @@ import { monthlyRows, monthlyTable, storagePerGbMonth, xRayRecordedShare } from 
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
 import { measureFunctionUrl } from './function-url.ts';
 import { measureHandlerEdits } from './handler-edit.ts';
+import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
 import { median, medianAndSpread, medianRatio } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
@@ -495,6 +496,9 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | function URL: first request (the function cold), ${functionUrl.firstRequestsMs.length} starts | median ${median(functionUrl.firstRequestsMs).toFixed(0)} ms (each: ${functionUrl.firstRequestsMs.map((ms) => ms.toFixed(0)).join(', ')}) |
 | function URL, 1 connection | ${urlLoadRow(1)} |
 | function URL, 32 connections (${maxWorkers} workers) | ${urlLoadRow(32)} |
+| function URL: memory once serving | ${shownMemory(functionUrl.memory.ready)} |
+| function URL: memory after the load | ${shownMemory(functionUrl.memory.loaded)} |
+| function URL: memory after ${functionUrl.idleMs / 1000} s idle (its environments stopped) | ${shownMemory(functionUrl.memory.idle)} |
 | WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
 | WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
 | a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
@@ -503,7 +507,10 @@ The ceiling is node:http calling the same createPlant bundle in one process, aga
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
 rounds; the ratio is the median of the per-round ratios. The function URL (tools/bench/function-url.ts, synthesized
-in-process): its first request on 5 fresh starts, each sent as soon as the runner serves; the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up. The WebSocket rows: a WebSocket API of its own whose
+in-process): its first request on 5 fresh starts, each sent as soon as the runner serves; the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up; its memory (tools/bench/memory.ts, Linux's
+/proc) once serving, after the load, and once every environment has stopped for idleness (\`--idle-timeout\`
+shortened to ${functionUrl.idleMs / 1000} s; the runner runs in the bench's own process here, so its figure includes
+the bench's). The WebSocket rows: a WebSocket API of its own whose
 \`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
 loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
 echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up. The handler's edit

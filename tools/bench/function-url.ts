@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import { Code, FunctionUrlAuthType, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { startRunner } from 'cdk-local-runner';
+import { memoryMiB } from './memory.ts';
 
 const here = new URL('./', import.meta.url).pathname;
 /** Starts whose first request is timed. */
@@ -15,11 +16,34 @@ const firstRuns = 5;
 
 export interface FunctionUrlFigures {
   readyMs: number;
+  /** Memory once serving, after the load, and once its environments have stopped for idleness (memory.ts). */
+  memory: {
+    ready: ReturnType<typeof memoryMiB>;
+    loaded: ReturnType<typeof memoryMiB>;
+    idle: ReturnType<typeof memoryMiB>;
+  };
+  /** The idle time after which an environment stops (`--idle-timeout`), shortened here. */
+  idleMs: number;
   /** The first request of each of `firstRuns` starts (the function cold). */
   firstRequestsMs: number[];
   /** Requests per second and latencies at each number of connections, one round each. */
   load: Record<number, { perSecond: number; p50: number; p99: number }>;
 }
+
+/**
+ * The idle time the bench runs with: long enough that no environment stops between the load's rounds (each a second
+ * or `seconds` long, back to back), short enough to wait for.
+ */
+const idleMs = 5000;
+
+/** Resolves once `environments()` is 0 (every environment stopped for idleness), checking every 100 ms. */
+const idleStopped = async (environments: () => number) => {
+  const deadline = performance.now() + idleMs * 3;
+  while (environments() > 0) {
+    if (performance.now() > deadline) throw new Error(`environments still running ${idleMs * 3} ms after the load`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+};
 
 /** Serves a function URL from `scratch` with `maxWorkers` environments, and measures it. */
 export const measureFunctionUrl = async (
@@ -49,6 +73,7 @@ export const measureFunctionUrl = async (
       port: 0,
       dataDir: undefined,
       maxWorkers,
+      idleTimeoutMs: idleMs,
       log: () => undefined,
       functionLog: () => undefined,
     });
@@ -69,6 +94,7 @@ export const measureFunctionUrl = async (
   const started = performance.now();
   const runner = await serve();
   const readyMs = performance.now() - started;
+  const ready = memoryMiB();
   try {
     firstRequestsMs.push(await firstRequest(runner.url));
     const load: FunctionUrlFigures['load'] = {};
@@ -86,7 +112,9 @@ export const measureFunctionUrl = async (
       await run(1); // warm-up: every execution environment started
       load[count] = JSON.parse((await run(seconds)).stdout) as FunctionUrlFigures['load'][number];
     }
-    return { readyMs, firstRequestsMs, load };
+    const loaded = memoryMiB();
+    await idleStopped(() => runner.functions.reduce((sum, { name }) => sum + runner.environments(name), 0));
+    return { readyMs, firstRequestsMs, load, memory: { ready, loaded, idle: memoryMiB() }, idleMs };
   } finally {
     await runner.close();
   }

@@ -124,6 +124,8 @@ export interface Runner {
   envVars: Record<string, Record<string, string>> | undefined;
   /** How often each function was invoked (since the last reload). */
   invocations(functionId: string): number;
+  /** How many execution environments each function has running now, busy or idle. */
+  environments(functionId: string): number;
   /**
    * Serves the app synthesized into `cloudAssemblyDir` instead (`start --watch`): the same database (its new tables
    * created), issuer and address; new execution environments with the new bundles. Requests that arrived before are
@@ -553,6 +555,11 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
+  const poolOf = (functionId: string) => {
+    const pool = pools.get(namedFunction(served, functionId).name);
+    if (!pool) throw new Error(`no function ${functionId} served`);
+    return pool;
+  };
   const first = () => {
     const [deployment] = deployments;
     if (!deployment) throw new RunnerError('the app has no API: it serves its functions and services alone');
@@ -579,11 +586,8 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     queues: services.local.queues,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
-    invocations: (functionId) => {
-      const pool = pools.get(namedFunction(served, functionId).name);
-      if (!pool) throw new Error(`no function ${functionId} served`);
-      return pool.invocations;
-    },
+    invocations: (functionId) => poolOf(functionId).invocations,
+    environments: (functionId) => poolOf(functionId).environments,
     reload: async (cloudAssemblyDir) => {
       const next = readAll(cloudAssemblyDir);
       const ids = (list: Api[]) => list.map(({ stackName, apiId }) => `${stackName}/${apiId}`).join(', ');

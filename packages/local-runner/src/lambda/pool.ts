@@ -196,6 +196,11 @@ export class FunctionPool {
     return this.#inspect !== undefined;
   }
 
+  /** Its execution environments running now, busy or idle (the bench waits for the idle ones to stop). */
+  get environments() {
+    return this.#all.size;
+  }
+
   /** The folder of the code the next environment runs. */
   get assetDir() {
     return this.#fn.assetDir;

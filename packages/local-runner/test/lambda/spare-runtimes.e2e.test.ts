@@ -173,7 +173,9 @@ test("NODE_OPTIONS is honoured: a spare started with flags alone, a fresh proces
 
 test('an environment idle past the idle time is stopped; the next request starts another', async () => {
   const { answer } = await call('/idle');
+  expect(api.environments('Idle')).toBe(1);
   await saying(/^Idle: an execution environment idle for 1 s stopped$/);
+  expect(api.environments('Idle')).toBe(0);
   const next = await call('/idle');
   expect(next.answer.pid).not.toBe(answer.pid);
   expect(next.answer.loads).toBe(1);
