@@ -1,5 +1,6 @@
-// Sample events of the sources that feed functions, in the shapes AWS documents for each (the "Using Lambda with ..."
-// pages of the Lambda developer guide: "Example Amazon SQS message event", "Example SNS message event", "Amazon
+// Sample events of the sources that feed functions, in the shapes AWS documents for each (API Gateway's "Input format
+// of a Lambda function for proxy integration" and HTTP APIs' payload format 2.0; the "Using Lambda with ..." pages of
+// the Lambda developer guide: "Example Amazon SQS message event", "Example SNS message event", "Amazon
 // EventBridge events", "Example Amazon S3 notification event", "Example DynamoDB stream event", "Example Kinesis
 // event"), with our own values: the runner's region and account (local-aws.ts), fresh ids and the current time.
 // `cdk-local-runner generate-event` prints them, as `sam local generate-event` does, to invoke a function with.
@@ -201,8 +202,106 @@ const kinesisRecord = ({
   };
 };
 
+/** The headers a sample request carries, as a client's would be. */
+const requestHeaders = (body: string | undefined) => ({
+  accept: '*/*',
+  host: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+  'user-agent': 'curl/8.5.0',
+  ...(body !== undefined && { 'content-type': 'application/json' }),
+});
+
+/** The `[day/Mon/year:hh:mm:ss +0000]` time API Gateway's events give, of `date`. */
+const gatewayTime = (date: Date) => {
+  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+) GMT$/.exec(date.toUTCString()) ?? [];
+  return `${day}/${month}/${year}:${time} +0000`;
+};
+
+/**
+ * A REST API's Lambda proxy event of one request ("Input format of a Lambda function for proxy integration", API
+ * Gateway developer guide): `--name` is the path, `--body` the body.
+ */
+const restProxy = ({ body, name = '/plants' }: SampleOptions) => {
+  const date = now();
+  const headers = requestHeaders(body);
+  const method = body === undefined ? 'GET' : 'POST';
+  return {
+    resource: name,
+    path: name,
+    httpMethod: method,
+    headers,
+    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([header, value]) => [header, [value]])),
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    requestContext: {
+      accountId: account,
+      apiId: 'abcdef1234',
+      domainName: headers.host,
+      domainPrefix: 'abcdef1234',
+      extendedRequestId: randomUUID(),
+      httpMethod: method,
+      identity: {
+        sourceIp: '127.0.0.1',
+        userAgent: headers['user-agent'],
+        accessKey: null,
+        accountId: null,
+        caller: null,
+        user: null,
+        userArn: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        cognitoAuthenticationType: null,
+        cognitoAuthenticationProvider: null,
+      },
+      path: `/prod${name}`,
+      protocol: 'HTTP/1.1',
+      requestId: randomUUID(),
+      requestTime: gatewayTime(date),
+      requestTimeEpoch: date.getTime(),
+      resourceId: 'a1b2c3',
+      resourcePath: name,
+      stage: 'prod',
+    },
+    body: body ?? null,
+    isBase64Encoded: false,
+  };
+};
+
+/**
+ * An HTTP API's Lambda event, payload format 2.0 ("Create AWS Lambda proxy integrations for HTTP APIs in API
+ * Gateway"), of one request: `--name` is the path, `--body` the body.
+ */
+const httpApiProxy = ({ body, name = '/plants' }: SampleOptions) => {
+  const date = now();
+  const headers = requestHeaders(body);
+  const method = body === undefined ? 'GET' : 'POST';
+  return {
+    version: '2.0',
+    routeKey: `${method} ${name}`,
+    rawPath: name,
+    rawQueryString: '',
+    headers,
+    requestContext: {
+      accountId: account,
+      apiId: 'abcdef1234',
+      domainName: headers.host,
+      domainPrefix: 'abcdef1234',
+      http: { method, path: name, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: headers['user-agent'] },
+      requestId: randomUUID(),
+      routeKey: `${method} ${name}`,
+      stage: '$default',
+      time: gatewayTime(date),
+      timeEpoch: date.getTime(),
+    },
+    ...(body !== undefined && { body }),
+    isBase64Encoded: false,
+  };
+};
+
 /** Each service's samples, by kind: what `generate-event <service> <kind>` prints. */
 export const sampleEvents: Record<string, Record<string, (options: SampleOptions) => unknown>> = {
+  apigateway: { 'aws-proxy': restProxy, 'http-api-proxy': httpApiProxy },
   sqs: { 'receive-message': sqsReceive },
   sns: { notification: snsNotification },
   eventbridge: { event: eventBridgeEvent, scheduled: scheduledEvent },

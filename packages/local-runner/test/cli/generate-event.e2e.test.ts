@@ -4,6 +4,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  APIGatewayProxyEventSchema,
+  APIGatewayProxyEventV2Schema,
   DynamoDBStreamSchema,
   EventBridgeSchema,
   KinesisDataStreamSchema,
@@ -27,6 +29,8 @@ const sample = (...args: string[]) => {
 
 describe('each sample passes its source schema', () => {
   test.each([
+    ['apigateway', 'aws-proxy', APIGatewayProxyEventSchema],
+    ['apigateway', 'http-api-proxy', APIGatewayProxyEventV2Schema],
     ['sqs', 'receive-message', SqsSchema],
     ['sns', 'notification', SnsSchema],
     ['eventbridge', 'event', EventBridgeSchema],
@@ -50,12 +54,19 @@ test('the options give the body, the resource and the key', () => {
   expect(event).toMatchObject({ 'detail-type': 'Plant Added', detail: { plant: 'fern' } });
   const s3 = sample('s3', 'put', '--name', 'garden', '--key', 'beds/north bed.txt');
   expect(s3.Records[0]).toMatchObject({ s3: { bucket: { name: 'garden' }, object: { key: 'beds/north%20bed.txt' } } });
+  const rest = sample('apigateway', 'aws-proxy', '--body', '{"id":1}', '--name', '/plants/1');
+  expect(rest).toMatchObject({ httpMethod: 'POST', path: '/plants/1', body: '{"id":1}' });
+  const http = sample('apigateway', 'http-api-proxy', '--name', '/plants');
+  expect(http).toMatchObject({ routeKey: 'GET /plants', rawPath: '/plants' });
+  expect(http).not.toHaveProperty('body');
   const kinesis = sample('kinesis', 'get-records', '--body', 'fern');
   expect(kinesis.Records[0]).toMatchObject({ kinesis: { data: Buffer.from('fern').toString('base64') } });
 });
 
 test('without a kind, the samples are listed; an unknown one, or a detail that is no JSON object, is refused', () => {
-  expect(generate().stdout).toMatch(/sqs +receive-message\n.*sns +notification/s);
+  expect(generate().stdout).toMatch(
+    /apigateway +aws-proxy, http-api-proxy\n.*sqs +receive-message\n.*sns +notification/s,
+  );
   expect(generate('sqs', 'send')).toMatchObject({
     status: 1,
     stderr: expect.stringMatching(/no sample send of sqs: receive-message/),
