@@ -5,6 +5,7 @@
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
+import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
 
 /** A parameter as the template declares it. */
 interface ParameterSeed {
@@ -148,7 +149,7 @@ const queueAttributes = [
 
 const queueOf = (id: string, resource: CfnResource, context: ValueContext): QueueSeed => {
   const properties = props(resource);
-  const attributes: Record<string, string> = {};
+  const attributes: Record<string, string> = keptQueueAttributes(resource, context);
   for (const name of queueAttributes) {
     const value = evaluated(properties[name], context, id, name);
     if (value !== undefined) attributes[name] = value;
@@ -196,6 +197,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   read('AWS::SecretsManager::Secret', secretOf, seeds.secrets);
   const queues: QueueSeed[] = [];
   read('AWS::SQS::Queue', queueOf, queues);
-  seeds.queues = queues;
+  seeds.queues = withQueuePolicies(queues, stacks, seeds.notices);
   return seeds;
 };

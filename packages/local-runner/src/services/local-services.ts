@@ -123,6 +123,7 @@ export const startLocalServices = async (options: {
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,
     close: async () => {
+      queues.close();
       await Promise.all(servers.map((server) => server.close()));
     },
   };

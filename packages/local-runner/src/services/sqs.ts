@@ -32,6 +32,8 @@ interface StoredMessage {
   groupId?: string;
   dedupId?: string;
   sequence?: string;
+  /** The ARN of the queue it came from, in a dead-letter queue (DeadLetterQueueSourceArn): where a redrive sends it. */
+  deadLetterSource?: string;
 }
 
 interface StoredQueue {
@@ -48,6 +50,24 @@ interface StoredQueue {
 
 export interface QueueState {
   queues: StoredQueue[];
+  /** The message move tasks (redrives out of a dead-letter queue), the last 10 of each source queue. */
+  moveTasks?: MoveTask[];
+}
+
+/** A message move task ("StartMessageMoveTask"): what it moves and how far it went. */
+interface MoveTask {
+  taskId: string;
+  /** The source queue's name. */
+  source: string;
+  destinationArn?: string;
+  rate?: number;
+  status: 'RUNNING' | 'COMPLETED' | 'CANCELLED' | 'FAILED';
+  started: number;
+  toMove: number;
+  moved: number;
+  /** The ids of the messages it has yet to move: those in the source queue when it started. */
+  pending: string[];
+  failure?: string;
 }
 
 export const emptyQueues = (): QueueState => ({ queues: [] });
@@ -133,6 +153,57 @@ const messageAttributesOf = (given: unknown): Record<string, MessageAttribute> =
 const nameOfUrl = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 const isFifo = (queue: StoredQueue) => queue.attributes.FifoQueue === 'true';
 const attributeNumber = (queue: StoredQueue, name: string) => Number(queue.attributes[name] ?? defaults[name]);
+
+/**
+ * "MessageRetentionPeriod" (SetQueueAttributes, Amazon SQS API Reference): a message older than the queue's retention
+ * period is deleted, received or not. Checked whenever the queue's messages are read (a receive, its attributes, a
+ * move), not by a timer.
+ */
+const dropExpired = (queue: StoredQueue, now: number) => {
+  const retention = attributeNumber(queue, 'MessageRetentionPeriod') * 1000;
+  queue.messages = queue.messages.filter((m) => now - m.sent < retention);
+};
+
+/** A policy attribute (RedrivePolicy, RedriveAllowPolicy) as JSON; undefined when absent or not JSON. */
+const policyOf = (text: string | undefined): Record<string, unknown> | undefined => {
+  if (text === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Whether the dead-letter queue `target`'s RedriveAllowPolicy lets `source` name it ("Using dead-letter queues in
+ * Amazon SQS": allowAll, denyAll, or byQueue with sourceQueueArns); said when it does not.
+ */
+const redriveAllowed = (target: StoredQueue, source: StoredQueue, log: (line: string) => void) => {
+  const policy = policyOf(target.attributes.RedriveAllowPolicy);
+  if (policy === undefined) return true;
+  const { redrivePermission = 'allowAll', sourceQueueArns } = policy;
+  const allowed =
+    redrivePermission === 'allowAll' ||
+    (redrivePermission === 'byQueue' &&
+      Array.isArray(sourceQueueArns) &&
+      sourceQueueArns.includes(queueArn(source.name)));
+  if (!allowed)
+    log(
+      `SQS: ${source.name} names ${target.name} as its dead-letter queue, whose RedriveAllowPolicy does not allow it: the message stays`,
+    );
+  return allowed;
+};
+
+/**
+ * What a message moved to a dead-letter queue carries besides: its source queue's ARN (DeadLetterQueueSourceArn) and,
+ * from a FIFO queue, its id as its deduplication id ("Learn how to configure a dead-letter queue redrive") and a new
+ * enqueue time ("Setting-up dead-letter queue retention in Amazon SQS"; a standard queue's message keeps its own).
+ */
+const deadLetterFields = (queue: StoredQueue, message: StoredMessage) => ({
+  deadLetterSource: queueArn(queue.name),
+  ...(isFifo(queue) && { dedupId: message.id, sent: Date.now() }),
+});
 
 /** What every operation works on: the queues' file, the server's address (queue URLs) and the wake-ups of long polls. */
 interface Store {
@@ -231,6 +302,7 @@ const purgeQueue = (store: Store) => (input: JsonInput) => {
 
 /** The attributes GetQueueAttributes computes, beside those set. */
 const computedAttributes = (queue: StoredQueue, now: number): Attributes => {
+  dropExpired(queue, now);
   const inFlight = queue.messages.filter((m) => m.visibleAt > now && m.receipt !== undefined).length;
   const delayed = queue.messages.filter((m) => m.visibleAt > now && m.receipt === undefined).length;
   return {
@@ -454,6 +526,7 @@ const redriveOf = (queue: StoredQueue) => {
  * flight ("Message ordering in Amazon SQS FIFO queues"), and a group's first ones.
  */
 const receivable = (queue: StoredQueue, now: number) => {
+  dropExpired(queue, now);
   const visible = queue.messages.filter((m) => m.visibleAt <= now);
   if (!isFifo(queue)) return visible;
   const blocked = new Set(
@@ -467,13 +540,14 @@ const redriven = (state: QueueState, queue: StoredQueue, message: StoredMessage,
   const redrive = redriveOf(queue);
   if (!redrive || message.receiveCount < redrive.max) return false;
   const target = findQueue(state, redrive.target);
-  if (!target) return false;
+  if (!target || !redriveAllowed(target, queue, log)) return false;
   queue.messages = queue.messages.filter((m) => m !== message);
   // "Using dead-letter queues in Amazon SQS": the message keeps its id and its receive count, and is visible there.
   target.messages.push({
     ...message,
     visibleAt: Date.now(),
     receipt: undefined,
+    ...deadLetterFields(queue, message),
   } as StoredMessage);
   log(
     `SQS: message ${message.id} of ${queue.name} went to its dead-letter queue ${target.name} after ${message.receiveCount} receives`,
@@ -489,6 +563,7 @@ const systemAttributes = (message: StoredMessage): Attributes => ({
   ...(message.groupId && { MessageGroupId: message.groupId }),
   ...(message.dedupId && { MessageDeduplicationId: message.dedupId }),
   ...(message.sequence && { SequenceNumber: message.sequence }),
+  ...(message.deadLetterSource && { DeadLetterQueueSourceArn: message.deadLetterSource }),
 });
 
 const selected = <T>(all: Record<string, T>, names: unknown) => {
@@ -571,6 +646,31 @@ const receiveMessage = (store: Store, log: (line: string) => void) => async (inp
 };
 
 /**
+ * What the template's queues ask for that the local SQS does not do, said once at start: a queue policy (kept and shown
+ * by GetQueueAttributes, not enforced) and encryption at rest (KmsMasterKeyId or SqsManagedSseEnabled: served
+ * unencrypted, the messages in the clear in the data folder).
+ */
+const seedNotices = (seeds: { name: string; attributes: Attributes }[]) => {
+  const withPolicy = seeds.filter(({ attributes }) => attributes.Policy !== undefined).map(({ name }) => name);
+  const encrypted = seeds.flatMap(({ name, attributes: { KmsMasterKeyId, SqsManagedSseEnabled } }) => {
+    if (KmsMasterKeyId !== undefined) return [`${name} (KMS key ${KmsMasterKeyId})`];
+    return SqsManagedSseEnabled === 'true' ? [`${name} (SSE-SQS)`] : [];
+  });
+  return [
+    ...(withPolicy.length > 0
+      ? [
+          `SQS: queue policies are kept and shown (GetQueueAttributes Policy), not enforced locally: ${withPolicy.join(', ')}`,
+        ]
+      : []),
+    ...(encrypted.length > 0
+      ? [
+          `SQS: queues encrypted on AWS are served unencrypted locally, their messages in the clear in the data folder: ${encrypted.join(', ')}`,
+        ]
+      : []),
+  ];
+};
+
+/**
  * Creates each queue of the template that is not there (a seed's fingerprint names it); a queue the template
  * changed gets its new attributes. Lines to say at start.
  */
@@ -584,7 +684,7 @@ const seedQueues = (store: Store, seeds: { name: string; attributes: Attributes;
     (findQueue(state, name) as StoredQueue).seeded = fingerprint;
   }
   if (changed.length > 0) store.file.write(state);
-  return [];
+  return seedNotices(seeds);
 };
 
 /**
@@ -611,6 +711,163 @@ const receiveDelivery = (store: Store) => async (arn: string, delivery: Delivery
   store.changed.emit('changed');
 };
 
+// Redrive back: the message move tasks of "Learn how to configure a dead-letter queue redrive" (Amazon SQS Developer
+// Guide, https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue-redrive.html)
+// and the API reference's StartMessageMoveTask, ListMessageMoveTasks and CancelMessageMoveTask. A task moves the
+// messages its dead-letter queue held when it started, oldest first, to DestinationArn or each to the queue it came
+// from, as new messages (a new id and enqueue time, received 0 times); at most MaxNumberOfMessagesPerSecond each
+// second, else all at once.
+
+const notFound = (what: string) => new ServiceError('ResourceNotFoundException', `${what} does not exist.`);
+const queueByArn = (state: QueueState, arn: string) => state.queues.find(({ name }) => queueArn(name) === arn);
+const taskHandleOf = (task: MoveTask) =>
+  Buffer.from(JSON.stringify({ taskId: task.taskId, sourceArn: queueArn(task.source) })).toString('base64url');
+
+/** StartMessageMoveTask's checks: a dead-letter queue as source, an existing destination of the same type. */
+const checkedMove = (state: QueueState, input: JsonInput) => {
+  const source = queueByArn(state, text(input, 'SourceArn'));
+  if (!source) throw notFound('The source queue');
+  if (!state.queues.some((q) => redriveOf(q)?.target === source.name))
+    throw invalid('Source queue must be configured as a Dead Letter Queue.');
+  const destinationArn = typeof input.DestinationArn === 'string' ? input.DestinationArn : undefined;
+  const destination = destinationArn === undefined ? undefined : queueByArn(state, destinationArn);
+  if (destinationArn !== undefined && !destination) throw notFound('The destination queue');
+  if (destination && isFifo(destination) !== isFifo(source))
+    throw invalid('The destination queue must be of the same type as the source queue.');
+  const rate = integer(input.MaxNumberOfMessagesPerSecond, 'MaxNumberOfMessagesPerSecond', 1, 500);
+  if ((state.moveTasks ?? []).some((t) => t.source === source.name && t.status === 'RUNNING'))
+    throw new ServiceError('UnsupportedOperation', 'Only one active message movement task is supported per queue.');
+  return { source, destinationArn, rate };
+};
+
+/** Where `message` goes: the task's destination, else the queue it came from; a reason when there is none. */
+const moveDestination = (state: QueueState, task: MoveTask, message: StoredMessage) => {
+  const arn = task.destinationArn ?? message.deadLetterSource;
+  if (arn === undefined) return `message ${message.id} has no source queue (it was sent to ${task.source} directly)`;
+  return queueByArn(state, arn) ?? `its destination ${arn} does not exist`;
+};
+
+/** Sends `message` again to `destination`, as a new message, and takes it out of `source`; a reason when refused. */
+const moveOne = (source: StoredQueue, destination: StoredQueue, message: StoredMessage, now: number) => {
+  const entry: JsonInput = {
+    MessageBody: message.body,
+    MessageAttributes: message.attributes,
+    ...(message.groupId !== undefined && { MessageGroupId: message.groupId }),
+    ...(message.dedupId !== undefined && { MessageDeduplicationId: message.dedupId }),
+  };
+  try {
+    sendOne(destination, entry, now);
+  } catch (error) {
+    if (error instanceof ServiceError) return `${destination.name} refused message ${message.id}: ${error.message}`;
+    throw error;
+  }
+  source.messages = source.messages.filter((m) => m !== message);
+  return undefined;
+};
+
+/** One step of the task `taskId`: moves what it may now; whether it still runs. */
+const moveStep = (store: Store, taskId: string) => {
+  const state = store.file.read();
+  const task = state.moveTasks?.find((t) => t.taskId === taskId);
+  if (task?.status !== 'RUNNING') return false;
+  const source = findQueue(state, task.source);
+  const now = Date.now();
+  if (source) dropExpired(source, now);
+  const present = new Set(source?.messages.map((m) => m.id));
+  task.pending = task.pending.filter((id) => present.has(id));
+  const ready = (source?.messages ?? []).filter((m) => m.visibleAt <= now && task.pending.includes(m.id));
+  for (const message of ready.slice(0, task.rate ?? ready.length)) {
+    const destination = moveDestination(state, task, message);
+    const failure =
+      typeof destination === 'string' ? destination : moveOne(source as StoredQueue, destination, message, now);
+    if (failure !== undefined) {
+      Object.assign(task, { status: 'FAILED', failure });
+      break;
+    }
+    task.moved += 1;
+    task.pending = task.pending.filter((id) => id !== message.id);
+  }
+  if (task.status === 'RUNNING' && task.pending.length === 0) task.status = 'COMPLETED';
+  store.file.write(state);
+  store.changed.emit('changed');
+  return task.status === 'RUNNING';
+};
+
+/** The tasks running in this process, by id: a step each second until done. */
+type MoveTimers = Map<string, NodeJS.Timeout>;
+
+/** Runs the task `taskId`: a step now, then one each second while it runs (a step's failure is said, and ends it). */
+const runMoveTask = (store: Store, timers: MoveTimers, taskId: string, log: (line: string) => void) => {
+  const step = () => {
+    timers.delete(taskId);
+    let again = false;
+    try {
+      again = moveStep(store, taskId);
+    } catch (error) {
+      log(`SQS: the message move task ${taskId} failed: ${(error as Error).message}`);
+    }
+    if (again) timers.set(taskId, setTimeout(step, 1000));
+  };
+  step();
+};
+
+const startMessageMoveTask = (store: Store, timers: MoveTimers, log: (line: string) => void) => (input: JsonInput) => {
+  const state = store.file.read();
+  const { source, destinationArn, rate } = checkedMove(state, input);
+  const task: MoveTask = {
+    taskId: randomUUID(),
+    source: source.name,
+    ...(destinationArn !== undefined && { destinationArn }),
+    ...(rate !== undefined && { rate }),
+    status: 'RUNNING',
+    started: Date.now(),
+    toMove: source.messages.length,
+    moved: 0,
+    pending: source.messages.map((m) => m.id),
+  };
+  const others = (state.moveTasks ?? []).filter((t) => t.source === source.name).slice(-9);
+  state.moveTasks = [...(state.moveTasks ?? []).filter((t) => t.source !== source.name), ...others, task];
+  store.file.write(state);
+  log(`SQS: moving ${task.toMove} messages out of ${source.name} (task ${task.taskId})`);
+  runMoveTask(store, timers, task.taskId, log);
+  return { TaskHandle: taskHandleOf(task) };
+};
+
+const shownTask = (task: MoveTask) => ({
+  ...(task.status === 'RUNNING' && { TaskHandle: taskHandleOf(task) }),
+  Status: task.status,
+  SourceArn: queueArn(task.source),
+  ...(task.destinationArn !== undefined && { DestinationArn: task.destinationArn }),
+  ...(task.rate !== undefined && { MaxNumberOfMessagesPerSecond: task.rate }),
+  ApproximateNumberOfMessagesMoved: task.moved,
+  ApproximateNumberOfMessagesToMove: task.toMove,
+  ...(task.failure !== undefined && { FailureReason: task.failure }),
+  StartedTimestamp: task.started,
+});
+
+const listMessageMoveTasks = (store: Store) => (input: JsonInput) => {
+  const state = store.file.read();
+  const source = queueByArn(state, text(input, 'SourceArn'));
+  if (!source) throw notFound('The source queue');
+  const max = integer(input.MaxResults, 'MaxResults', 1, 10) ?? 1;
+  const tasks = (state.moveTasks ?? []).filter((t) => t.source === source.name);
+  return { Results: tasks.reverse().slice(0, max).map(shownTask) };
+};
+
+const cancelMessageMoveTask = (store: Store, timers: MoveTimers) => (input: JsonInput) => {
+  const state = store.file.read();
+  const handle = text(input, 'TaskHandle');
+  const task = state.moveTasks?.find((t) => taskHandleOf(t) === handle);
+  if (!task) throw notFound('The task');
+  if (task.status !== 'RUNNING')
+    throw new ServiceError('UnsupportedOperation', 'A message movement can only be cancelled when it is RUNNING.');
+  task.status = 'CANCELLED';
+  clearTimeout(timers.get(task.taskId));
+  timers.delete(task.taskId);
+  store.file.write(state);
+  return { ApproximateNumberOfMessagesMoved: task.moved };
+};
+
 /** The service on `file`, its queue URLs on the address `url` gives once the server listens, and its seeding. */
 export const simpleQueueService = (file: StateFile<QueueState>, url: () => string, log: (line: string) => void) => {
   const store: Store = {
@@ -618,6 +875,7 @@ export const simpleQueueService = (file: StateFile<QueueState>, url: () => strin
     url,
     changed: new EventEmitter().setMaxListeners(0),
   };
+  const moveTimers: MoveTimers = new Map();
   const service: JsonService = {
     name: 'sqs',
     targetPrefix: 'AmazonSQS',
@@ -637,13 +895,24 @@ export const simpleQueueService = (file: StateFile<QueueState>, url: () => strin
       DeleteMessageBatch: deleteMessageBatch(store),
       ChangeMessageVisibility: changeMessageVisibility(store),
       ChangeMessageVisibilityBatch: changeMessageVisibilityBatch(store),
+      StartMessageMoveTask: startMessageMoveTask(store, moveTimers, log),
+      ListMessageMoveTasks: listMessageMoveTasks(store),
+      CancelMessageMoveTask: cancelMessageMoveTask(store, moveTimers),
     },
   };
+  // A task the last run left running goes on.
+  for (const task of store.file.read().moveTasks ?? [])
+    if (task.status === 'RUNNING') runMoveTask(store, moveTimers, task.taskId, log);
   return {
     service,
     seed: (seeds: Parameters<typeof seedQueues>[1]) => seedQueues(store, seeds),
     queueUrl: (name: string) => urlOf(store, name),
     /** What other local services send to a queue by its ARN (Targets' `sqs` receiver). */
     receive: receiveDelivery(store),
+    /** Stops the message move tasks' steps (they go on at the next start). */
+    close: () => {
+      for (const timer of moveTimers.values()) clearTimeout(timer);
+      moveTimers.clear();
+    },
   };
 };
