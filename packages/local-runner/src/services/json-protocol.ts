@@ -40,7 +40,21 @@ export interface JsonService {
   signingName: string;
   targetPrefix: string;
   operations: Record<string, (input: JsonInput) => unknown>;
+  /** Its calls over the query protocol (a form-encoded POST naming no X-Amz-Target), if it takes them: SQS's. */
+  query?: (request: IncomingMessage, body: Buffer) => Promise<QueryAnswer>;
 }
+
+/** The answer of a service of the query protocol (sqs-query.ts), which this server hands a form-encoded POST. */
+export interface QueryAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A form-encoded POST naming no X-Amz-Target: a call of the query protocol (an older SQS client's). */
+const isQueryCall = (request: IncomingMessage) =>
+  request.headers['x-amz-target'] === undefined &&
+  String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
 /** A request body this large is refused (the largest value either service takes is 64 KiB). */
 const bodyLimit = 1024 * 1024;
@@ -146,6 +160,7 @@ const answer = async (
 
 /** Serves `services` on loopback; resolves with the address their endpoint variables name. */
 export const serveJsonServices = async (services: JsonService[], log: (line: string) => void) => {
+  const query = services.find((service) => service.query !== undefined)?.query;
   const server = createServer(async (request, response) => {
     // Loopback hosts alone, as every server of the runner (http-server.ts).
     // Browsers are refused outright, as the database refuses them (database/loopback-only.ts): an SDK sends no Origin.
@@ -162,6 +177,11 @@ export const serveJsonServices = async (services: JsonService[], log: (line: str
     }
     const body = await readBody(request, bodyLimit).catch(() => undefined);
     try {
+      if (query && body !== undefined && isQueryCall(request)) {
+        const answered = await query(request, body);
+        response.writeHead(answered.status, answered.headers).end(answered.body);
+        return;
+      }
       const result = await answer(services, request, body, log);
       if (result instanceof ServiceError)
         send(response, result.status, { __type: result.type, message: result.message }, result.type);

@@ -3,6 +3,7 @@
 // (state-file.ts), encrypted with its key (data-key.ts), and seeded at start from the template's resources
 // (app/service-resources.ts) and the --service-values file (service-values.ts). Functions reach each through its
 // `AWS_ENDPOINT_URL_<SERVICE>` variable ("Service-specific endpoints", AWS SDKs and Tools Reference Guide).
+import type { IncomingMessage } from 'node:http';
 import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
@@ -11,6 +12,7 @@ import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
 import { emptyQueues, simpleQueueService } from './sqs.ts';
+import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
 import { type Invoker, Targets } from './targets.ts';
 
@@ -100,8 +102,13 @@ export const startLocalServices = async (options: {
     for (const line of [...seeds.notices, ...said]) log(line);
   };
   seed(options.seeds);
-  // Each service on a loopback port of its own, as each has an endpoint of its own on AWS.
-  const servers = await serveEach([parameters.service, secrets.service, queues.service], log);
+  // Each service on a loopback port of its own, as each has an endpoint of its own on AWS; SQS's older clients'
+  // query protocol on SQS's.
+  const sqs = {
+    ...queues.service,
+    query: (request: IncomingMessage, body: Buffer) => sqsQueryAnswer(queues.service, request, body),
+  };
+  const servers = await serveEach([parameters.service, secrets.service, sqs], log);
   const urls = Object.fromEntries(servers.map(({ name, url }) => [name, url])) as Record<ServiceName, string>;
   address = urls.sqs;
   return {
