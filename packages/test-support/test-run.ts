@@ -21,6 +21,7 @@ import {
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
+import { probePythonTools } from './python-tools.ts';
 
 /**
  * A WebSocket API's proxy event (CONNECT, MESSAGE, DISCONNECT) as Powertools' one WebSocket schema allows it: that
@@ -63,6 +64,7 @@ export const startTestRun = (ownPrefixes: string[]) => {
     npm_config_registry: 'http://127.0.0.1:9/',
   });
   process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(run, 'events-'));
+  probePythonTools();
 };
 
 /** The processes carrying `mark`, but jest's own workers: their pid and command line. */

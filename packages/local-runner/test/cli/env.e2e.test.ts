@@ -6,10 +6,14 @@
 // such release), as it would for the runner's own functions.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { launch } from 'test-support/launched';
+import { boto3Source } from 'test-support/python-tools';
 import { parameterNames, synthesizeParametersApp } from '../fixtures/parameters-app.ts';
 import { runnerBin, startApp, stopStarted } from '../helpers/runner-process.ts';
 
@@ -44,7 +48,7 @@ const runWithVariablesOnly = (command: string, file: string, program: string) =>
   const run = spawnSync(command, [path], {
     cwd: project,
     encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', ...variables },
+    env: { PATH: process.env.PATH ?? '', ...boto3Path, ...variables },
   });
   return { status: run.status, stdout: run.stdout.trim(), stderr: run.stderr };
 };
@@ -86,8 +90,13 @@ console.log(JSON.stringify({ TableNames, greeting: Parameter.Value }));`,
   });
 });
 
-test('boto3 reads the same variables, where this machine has it; an unserved service answers that it is not', () => {
-  if (spawnSync('python3', ['-c', 'import boto3'], { stdio: 'ignore' }).status !== 0) return;
+// Lambda's Python runtime provides boto3; here it is this machine's python3's, or the runner's user cache's.
+const boto3 = boto3Source();
+if (boto3 === undefined)
+  console.warn("Skipping env's boto3 tests: neither python3 nor the runner's user cache has boto3.");
+const boto3Path = typeof boto3 === 'object' ? { PYTHONPATH: boto3.folder } : {};
+
+(boto3 ? test : test.skip)('boto3 reads the same variables; an unserved service answers that it is not', () => {
   const run = runWithVariablesOnly(
     'python3',
     'reach.py',
@@ -115,4 +124,155 @@ test('env where no runner serves says so and how to start one', () => {
   expect(run.status).toBe(1);
   expect(run.stderr).toMatch(/no runner serves this folder .*run `cdk-local-runner start` here first/);
   expect(run.stdout).toBe('');
+});
+
+// Each endpoint variable on its own: every AWS_ENDPOINT_URL_<SERVICE> env prints (and AWS_ENDPOINT_URL, the catch-all)
+// is pointed at a loopback server of its own that records the calls it gets, and a client of each SDK, made with no
+// endpoint, calls its service: the call must reach that variable's server, signed for that service. The SDKs read
+// AWS_ENDPOINT_URL_<SERVICE> by the service's id, upper case, spaces made underscores ("Service-specific endpoints",
+// AWS SDKs and Tools Reference Guide, https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html;
+// "Identifiers for service-specific endpoints", https://docs.aws.amazon.com/sdkref/latest/guide/ss-endpoints-table.html).
+// A variable env prints with no client below fails the first test: add its client.
+
+/** For each variable, an SDK v3 client's call and boto3's, and the service each signs for. */
+const calls: Record<string, { js: [string, string, string, object, string]; py: [string, string, string] }> = {
+  AWS_ENDPOINT_URL: {
+    js: [
+      '@aws-sdk/client-apigatewaymanagementapi',
+      'ApiGatewayManagementApiClient',
+      'GetConnectionCommand',
+      { ConnectionId: 'probe' },
+      'execute-api',
+    ],
+    py: ['s3', 'list_buckets()', 's3'],
+  },
+  AWS_ENDPOINT_URL_DYNAMODB: {
+    js: ['@aws-sdk/client-dynamodb', 'DynamoDBClient', 'ListTablesCommand', {}, 'dynamodb'],
+    py: ['dynamodb', 'list_tables()', 'dynamodb'],
+  },
+  AWS_ENDPOINT_URL_SSM: {
+    js: ['@aws-sdk/client-ssm', 'SSMClient', 'GetParameterCommand', { Name: '/probe' }, 'ssm'],
+    py: ['ssm', 'get_parameter(Name="/probe")', 'ssm'],
+  },
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: {
+    js: [
+      '@aws-sdk/client-secrets-manager',
+      'SecretsManagerClient',
+      'GetSecretValueCommand',
+      { SecretId: 'probe' },
+      'secretsmanager',
+    ],
+    py: ['secretsmanager', 'get_secret_value(SecretId="probe")', 'secretsmanager'],
+  },
+  AWS_ENDPOINT_URL_SQS: {
+    js: ['@aws-sdk/client-sqs', 'SQSClient', 'ListQueuesCommand', {}, 'sqs'],
+    py: ['sqs', 'list_queues()', 'sqs'],
+  },
+  AWS_ENDPOINT_URL_SNS: {
+    js: ['@aws-sdk/client-sns', 'SNSClient', 'ListTopicsCommand', {}, 'sns'],
+    py: ['sns', 'list_topics()', 'sns'],
+  },
+  AWS_ENDPOINT_URL_LAMBDA: {
+    js: ['@aws-sdk/client-lambda', 'LambdaClient', 'ListFunctionsCommand', {}, 'lambda'],
+    py: ['lambda', 'list_functions()', 'lambda'],
+  },
+  AWS_ENDPOINT_URL_EVENTBRIDGE: {
+    js: ['@aws-sdk/client-eventbridge', 'EventBridgeClient', 'ListRulesCommand', {}, 'events'],
+    py: ['events', 'list_rules()', 'events'],
+  },
+  AWS_ENDPOINT_URL_SCHEDULER: {
+    js: ['@aws-sdk/client-scheduler', 'SchedulerClient', 'ListSchedulesCommand', {}, 'scheduler'],
+    py: ['scheduler', 'list_schedules()', 'scheduler'],
+  },
+};
+
+describe('each endpoint variable is read by each SDK, whichever else is set', () => {
+  const recorders = new Map<string, { server: Server; url: string; signedFor: string[] }>();
+  let endpointNames: string[] = [];
+  beforeAll(async () => {
+    endpointNames = Object.keys(variables).filter((name) => name.startsWith('AWS_ENDPOINT_URL'));
+    for (const name of endpointNames) {
+      const signedFor: string[] = [];
+      // Answers every call with an error the SDKs read as the service's: what matters is where the call went.
+      const server = createServer((request, response) => {
+        const scope = /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(request.headers.authorization ?? '');
+        signedFor.push(scope?.[1] ?? 'unsigned');
+        request
+          .resume()
+          .on('end', () =>
+            response
+              .writeHead(400, { 'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-ErrorType': 'Recorded' })
+              .end('{"__type":"Recorded","message":"recorded"}'),
+          );
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      recorders.set(name, { server, url, signedFor });
+    }
+  });
+  afterAll(async () => {
+    for (const { server } of recorders.values()) await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** Runs `program` with env's variables, each endpoint one at its recorder; what each recorder was called for. */
+  const recorded = async (command: string, file: string, program: string) => {
+    for (const recorder of recorders.values()) recorder.signedFor.length = 0;
+    const path = join(project, file);
+    writeFileSync(path, program);
+    const pointed = Object.fromEntries([...recorders].map(([name, { url }]) => [name, url]));
+    const run = launch([command, path], {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', ...boto3Path, ...variables, ...pointed },
+    });
+    const status = await run.exited;
+    await run.closed;
+    return {
+      status,
+      output: run.output(),
+      calls: Object.fromEntries([...recorders].map(([name, { signedFor }]) => [name, [...new Set(signedFor)]])),
+    };
+  };
+
+  test("the SDK for JavaScript v3: a client with no endpoint calls its variable's address", async () => {
+    expect(endpointNames.filter((name) => calls[name] === undefined)).toEqual([]);
+    const chosen = endpointNames.map((name) => (calls[name] as (typeof calls)[string]).js);
+    const missing = chosen.filter(([pkg]) => {
+      try {
+        import.meta.resolve(pkg);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    // Install each missing client as a devDependency of the runner's package.
+    expect(missing.map(([pkg]) => pkg)).toEqual([]);
+    const program = chosen
+      .map(
+        ([pkg, client, command, input], index) =>
+          `import { ${client} as C${index}, ${command} as M${index} } from ${JSON.stringify(import.meta.resolve(pkg))};
+await new C${index}({ maxAttempts: 1 }).send(new M${index}(${JSON.stringify(input)})).catch(() => undefined);`,
+      )
+      .join('\n');
+    const run = await recorded(process.execPath, 'each-variable.mjs', program);
+    expect({ status: run.status, output: run.output }).toEqual({ status: 0, output: '' });
+    expect(run.calls).toEqual(
+      Object.fromEntries(endpointNames.map((name) => [name, [(calls[name] as (typeof calls)[string]).js[4]]])),
+    );
+  });
+
+  (boto3 ? test : test.skip)("boto3: a client with no endpoint_url calls its variable's address", async () => {
+    const program = [
+      'import boto3, botocore.config',
+      'config = botocore.config.Config(retries={"max_attempts": 1})',
+      ...endpointNames.map((name) => {
+        const [service, call] = (calls[name] as (typeof calls)[string]).py;
+        return `try:\n    boto3.client(${JSON.stringify(service)}, config=config).${call}\nexcept Exception:\n    pass`;
+      }),
+    ].join('\n');
+    const run = await recorded('python3', 'each-variable.py', program);
+    expect({ status: run.status, output: run.output }).toEqual({ status: 0, output: '' });
+    expect(run.calls).toEqual(
+      Object.fromEntries(endpointNames.map((name) => [name, [(calls[name] as (typeof calls)[string]).py[2]]])),
+    );
+  });
 });
