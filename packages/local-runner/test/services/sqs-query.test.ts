@@ -29,13 +29,13 @@ afterAll(async () => {
   await services.close();
 });
 
-/** `form` POSTed as the query protocol's clients post it, signed by aws4 for sqs, or not signed at all. */
-const post = async (form: Record<string, string>, sign = true) => {
+/** `form` POSTed to `path` as the query protocol's clients post it, signed by aws4 for sqs, or not signed at all. */
+const post = async (form: Record<string, string>, sign = true, path = '/') => {
   const url = new URL(services.urls.sqs);
   const body = new URLSearchParams(form).toString();
   const request = {
     host: url.host,
-    path: '/',
+    path,
     method: 'POST',
     body,
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -43,7 +43,7 @@ const post = async (form: Record<string, string>, sign = true) => {
     region: localAws.region,
   };
   const headers = (sign ? aws4.sign(request, localAws.credentials) : request).headers as Record<string, string>;
-  const response = await fetch(`${services.urls.sqs}/`, { method: 'POST', headers, body });
+  const response = await fetch(`${services.urls.sqs}${path}`, { method: 'POST', headers, body });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 };
 
@@ -126,4 +126,21 @@ test('an error is an ErrorResponse with its Type, Code and Message; an unsigned 
   const unsigned = await post({ Action: 'ListQueues', Version: '2012-11-05' }, false);
   expect(unsigned.status).toBe(403);
   expect(unsigned.text).toMatch(/<Code>MissingAuthenticationToken<\/Code>/);
+});
+
+test("a call posted to the queue's URL with no QueueUrl works on that queue, as older clients post them", async () => {
+  const path = `/${localAws.accountId}/orders`;
+  const sent = await post({ Action: 'SendMessage', MessageBody: 'to the path', Version: '2012-11-05' }, true, path);
+  expect(sent.status).toBe(200);
+  expect(sent.text).toMatch(
+    /<SendMessageResult><MessageId>[0-9a-f-]{36}<\/MessageId><MD5OfMessageBody>[0-9a-f]{32}<\/MD5OfMessageBody><\/SendMessageResult>/,
+  );
+  const received = await post(
+    { Action: 'ReceiveMessage', 'AttributeName.1': 'ApproximateReceiveCount', Version: '2012-11-05' },
+    true,
+    path,
+  );
+  expect(received.text).toMatch(
+    /<Message><MessageId>[^<]+<\/MessageId><ReceiptHandle>[^<]+<\/ReceiptHandle><MD5OfBody>[0-9a-f]{32}<\/MD5OfBody><Body>to the path<\/Body><Attribute><Name>ApproximateReceiveCount<\/Name><Value>1<\/Value><\/Attribute><\/Message>/,
+  );
 });

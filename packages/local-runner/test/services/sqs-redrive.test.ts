@@ -5,6 +5,9 @@
 // (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_StartMessageMoveTask.html), driven by the
 // SDK v3 client; and a dead-letter queue's RedriveAllowPolicy ("Using dead-letter queues in Amazon SQS",
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   CancelMessageMoveTaskCommand,
   DeleteMessageCommand,
@@ -49,7 +52,7 @@ const log: string[] = [];
 
 beforeAll(async () => {
   services = await startLocalServices({ dataDir: undefined, seeds, log: (line) => log.push(line) });
-  sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  sqs = new SQSClient({ endpoint: services.urls.sqs, region: localAws.region, credentials: localAws.credentials });
 });
 afterAll(async () => {
   sqs.destroy();
@@ -179,3 +182,46 @@ test('a dead-letter queue whose RedriveAllowPolicy denies the source takes none 
   expect(await receive('closed-dead')).toEqual([]);
   expect(log).toContainEqual(expect.stringMatching(/denied names closed-dead .* RedriveAllowPolicy does not allow it/));
 });
+
+test('a task running when the services stop goes on at their next start on the same data folder', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sqs-redrive-'));
+  const start = () => startLocalServices({ dataDir, seeds, log: () => undefined });
+  let restarted: Awaited<ReturnType<typeof startLocalServices>> | undefined;
+  const first = await start();
+  const client = (url: string) =>
+    new SQSClient({ endpoint: url, region: localAws.region, credentials: localAws.credentials });
+  const before = client(first.urls.sqs);
+  try {
+    const QueueUrl = `${first.urls.sqs}/${localAws.accountId}/slow-dead`;
+    for (const MessageBody of ['p', 'q', 'r']) await before.send(new SendMessageCommand({ QueueUrl, MessageBody }));
+    await before.send(
+      new StartMessageMoveTaskCommand({
+        SourceArn: queueArn('slow-dead'),
+        DestinationArn: queueArn('other'),
+        MaxNumberOfMessagesPerSecond: 1,
+      }),
+    );
+    before.destroy();
+    await first.close();
+    restarted = await start();
+    const after = client(restarted.urls.sqs);
+    try {
+      const messages: Message[] = [];
+      const url = `${restarted.urls.sqs}/${localAws.accountId}/other`;
+      while (messages.length < 3)
+        messages.push(
+          ...((
+            await after.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 }))
+          ).Messages ?? []),
+        );
+      expect(messages.map((m) => m.Body).sort()).toEqual(['p', 'q', 'r']);
+      const { Results = [] } = await after.send(new ListMessageMoveTasksCommand({ SourceArn: queueArn('slow-dead') }));
+      expect(Results.map((r) => [r.Status, r.ApproximateNumberOfMessagesMoved])).toEqual([['COMPLETED', 3]]);
+    } finally {
+      after.destroy();
+    }
+  } finally {
+    await restarted?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 30_000);
