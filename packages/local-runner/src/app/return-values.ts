@@ -89,6 +89,17 @@ export const generatedParameterName = (stackName: string, id: string) =>
 export const generatedQueueName = (stackName: string, id: string, fifo: boolean) =>
   `${`${stackName}-${id}`.slice(0, fifo ? 62 : 67)}-${stableSuffix(`${stackName}/${id}`, 12)}${fifo ? '.fifo' : ''}`;
 
+/**
+ * The name of a schedule or schedule group whose template gives none: CloudFormation generates
+ * `<stack>-<logical id>-<random>` ("AWS::Scheduler::Schedule" Name), at most 64 characters; stable here.
+ */
+export const generatedScheduleName = (stackName: string, id: string) =>
+  `${`${stackName}-${id}`.slice(0, 51)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** "AWS::Scheduler::Schedule" Arn: `arn:aws:scheduler:<region>:<account>:schedule/<group>/<name>`. */
+export const localScheduleArn = (group: string, name: string) =>
+  `arn:${localAws.partition}:scheduler:${localAws.region}:${localAws.accountId}:schedule/${group}/${name}`;
+
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
 export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
@@ -154,6 +165,11 @@ const queueUrl: Getter = (subject) => {
   return known(`${subject.sqsEndpoint}/${localAws.accountId}/${name.value}`);
 };
 const bucketName = named('BucketName');
+const scheduleName = named('Name', ({ stackName, id }) => generatedScheduleName(stackName, id));
+const scheduleArn: Getter = (subject) => {
+  const name = scheduleName(subject);
+  return 'unknown' in name ? name : known(localScheduleArn(subject.text('GroupName') ?? 'default', name.value));
+};
 
 /** The return values of every type the runner knows, by type. */
 export const returnValues: Record<string, ReturnValues> = {
@@ -247,6 +263,11 @@ export const returnValues: Record<string, ReturnValues> = {
   'AWS::SQS::Queue': {
     ref: queueUrl,
     attributes: { Arn: arnOf('sqs', (name) => name, queueName), QueueName: queueName, QueueUrl: queueUrl },
+  },
+  'AWS::Scheduler::Schedule': { ref: scheduleName, attributes: { Arn: scheduleArn } },
+  'AWS::Scheduler::ScheduleGroup': {
+    ref: scheduleName,
+    attributes: { Arn: arnOf('scheduler', (name) => `schedule-group/${name}`, scheduleName) },
   },
   // Served by the next issue's services: refused until then.
   'AWS::SNS::Topic': unserved('SNS topics (their ARN)'),

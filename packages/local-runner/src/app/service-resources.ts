@@ -5,6 +5,7 @@
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
+import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
 
 /** A parameter as the template declares it. */
@@ -50,6 +51,8 @@ export interface ServiceSeeds {
   secrets: SecretSeed[];
   /** Absent: none (seeds written before queues were served). */
   queues?: QueueSeed[];
+  /** EventBridge Scheduler's schedules (scheduler-resources.ts); absent: none. */
+  schedules?: ScheduleSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -198,5 +201,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   const queues: QueueSeed[] = [];
   read('AWS::SQS::Queue', queueOf, queues);
   seeds.queues = withQueuePolicies(queues, stacks, seeds.notices);
+  seeds.schedules = schedulesOf(stacks, seeds.notices);
   return seeds;
 };
