@@ -41,6 +41,7 @@ import {
 import { Spares } from './lambda/spares.ts';
 import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
 import { startLocalServices } from './services/local-services.ts';
+import type { ScheduleClock } from './services/schedule-clock.ts';
 import type { ServiceValues } from './services/service-values.ts';
 import { Targets } from './services/targets.ts';
 
@@ -118,6 +119,8 @@ export interface Runner {
   endpointVariables: Record<string, string>;
   /** The template's SQS queues, served by the local SQS at `serviceUrls.sqs`: name, `Stack/id` and URL. */
   queues: () => { name: string; source: string; url: string }[];
+  /** Every schedule timed (Scheduler's, and rules' ScheduleExpression): `list` for the banner, `fire` one now. */
+  schedules: Pick<ScheduleClock, 'list' | 'fire'>;
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -565,6 +568,8 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     if (!deployment) throw new RunnerError('the app has no API: it serves its functions and services alone');
     return deployment;
   };
+  // Schedules fire once everything they reach serves.
+  services.local.clock.start();
   return {
     get url() {
       first();
@@ -584,6 +589,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     serviceUrls: services.local.urls,
     endpointVariables: endpointVariables(services.endpoints),
     queues: services.local.queues,
+    schedules: services.local.clock,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

@@ -8,6 +8,8 @@ import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
+import { emptyClock, ScheduleClock } from './schedule-clock.ts';
+import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
@@ -92,6 +94,9 @@ export const startLocalServices = async (options: {
   let address = '';
   const queues = simpleQueueService(stateFile(dataDir, 'sqs', emptyQueues), () => address, log);
   targets.register('sqs', queues.receive);
+  // Every schedule's one clock (Scheduler's, and EventBridge rules' ScheduleExpression); started by `start` alone.
+  const clock = new ScheduleClock(stateFile(dataDir, 'schedules', emptyClock), log);
+  const scheduler = localScheduler(clock, targets, log);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -100,6 +105,7 @@ export const startLocalServices = async (options: {
       ...queues.seed(chosen.queues),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
+    scheduler.seed(seeds.schedules ?? []);
   };
   seed(options.seeds);
   // Each service on a loopback port of its own, as each has an endpoint of its own on AWS; SQS's older clients'
@@ -129,8 +135,11 @@ export const startLocalServices = async (options: {
       })),
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,
+    /** The schedules' clock: `start` starts it; the banner lists it; `fire` fires one now. */
+    clock,
     close: async () => {
       queues.close();
+      clock.stop();
       await Promise.all(servers.map((server) => server.close()));
     },
   };
