@@ -6,7 +6,7 @@
 // the key is written to disk.
 import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync, rmSync } from 'node:fs';
-import { createServer, get } from 'node:http';
+import { createServer, get, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { exportJWK, type JWK } from 'jose';
 import { RunnerError } from './errors.ts';
@@ -45,12 +45,49 @@ const socketsOf = (projectDir: string) => {
   return { folder: path, prefix: createHash('sha256').update(realpathSync(projectDir)).digest('hex').slice(0, 12) };
 };
 
+/** Fires a schedule now (the `fire` command): the key of the one fired; a RangeError when no name or several match. */
+export type FireSchedule = (name: string) => Promise<string>;
+
+/** `POST /fire` with `{"name": ...}`: the schedule fired (200), none or several named so (404), or a failure (500). */
+const answerFire = (fire: FireSchedule, request: IncomingMessage, response: ServerResponse) => {
+  let text = '';
+  request.setEncoding('utf8');
+  request.on('data', (chunk: string) => {
+    text += chunk.slice(0, 10_000);
+  });
+  request.on('end', () => {
+    const { name } = (() => {
+      try {
+        return JSON.parse(text) as { name?: unknown };
+      } catch {
+        return {};
+      }
+    })();
+    const answer = (status: number, body: object) =>
+      response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    if (typeof name !== 'string') return answer(400, { message: 'the body is {"name": "<schedule or rule>"}' });
+    fire(name).then(
+      (fired) => answer(200, { fired }),
+      (error: unknown) =>
+        answer(error instanceof RangeError ? 404 : 500, {
+          message: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  });
+};
+
 /**
- * Tells the `token` and `env` commands run in `projectDir` about this runner, until this process ends: a socket
- * answering `GET /` with `url`, `variables` and, when given (in memory), `key`'s issuer and private key.
+ * Tells the `token`, `env` and `fire` commands run in `projectDir` about this runner, until this process ends: a
+ * socket answering `GET /` with `url`, `variables` and, when given (in memory), `key`'s issuer and private key, and
+ * `POST /fire` by firing the schedule named (`fire`).
  */
 export const announceRunner = async (
-  { url, variables, key }: { url: string; variables: Record<string, string>; key?: SigningKey | undefined },
+  {
+    url,
+    variables,
+    key,
+    fire,
+  }: { url: string; variables: Record<string, string>; key?: SigningKey | undefined; fire?: FireSchedule },
   projectDir = process.cwd(),
 ) => {
   const { folder, prefix } = socketsOf(projectDir);
@@ -61,7 +98,8 @@ export const announceRunner = async (
     privateJwk: { ...(await exportJWK(key.privateKey)), kid: key.kid },
   };
   const body = JSON.stringify({ url, variables, ...(lent && { key: lent }) } satisfies Announcement);
-  const server = createServer((_request, response) => {
+  const server = createServer((request, response) => {
+    if (request.method === 'POST' && request.url === '/fire' && fire) return answerFire(fire, request, response);
     response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
   });
   // A socket left by an earlier process of this id (killed before it could remove it).
@@ -104,12 +142,39 @@ const ask = (socket: string) =>
     });
   });
 
-/** The runners serving `projectDir` that answer (slow or stopped ones are left out, dead ones' sockets removed). */
-export const runnersServing = async (projectDir = process.cwd()): Promise<Announcement[]> => {
+/**
+ * The runners serving `projectDir` that answer (slow or stopped ones are left out, dead ones' sockets removed), each
+ * with its socket.
+ */
+export const runnersServing = async (projectDir = process.cwd()): Promise<(Announcement & { socket: string })[]> => {
   const { folder, prefix } = socketsOf(projectDir);
-  const sockets = readdirSync(folder).filter((name) => name.startsWith(`${prefix}-`) && name.endsWith('.sock'));
-  return (await Promise.all(sockets.map((name) => ask(join(folder, name))))).filter((told) => told !== undefined);
+  const sockets = readdirSync(folder)
+    .filter((name) => name.startsWith(`${prefix}-`) && name.endsWith('.sock'))
+    .map((name) => join(folder, name));
+  const told = await Promise.all(sockets.map(async (socket) => ({ socket, announcement: await ask(socket) })));
+  return told.flatMap(({ socket, announcement }) => (announcement ? [{ ...announcement, socket }] : []));
 };
+
+/** Asks the runner behind `socket` to fire the schedule `name`: its answer's status and body. */
+export const askToFire = (socket: string, name: string) =>
+  new Promise<{ status: number; body: { fired?: string; message?: string } }>((resolve, reject) => {
+    const request = httpRequest({ socketPath: socket, path: '/fire', method: 'POST' }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      response.on('end', () => {
+        try {
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as { fired?: string; message?: string } });
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+    request.on('error', reject);
+    request.end(JSON.stringify({ name }));
+  });
 
 /**
  * The signing key of the runner serving `projectDir` in memory, if one does; a RunnerError when several do (each has

@@ -9,6 +9,7 @@ const commands: Record<string, string> = {
   token: './token.ts',
   invoke: './invoke.ts',
   env: './env.ts',
+  fire: './fire.ts',
   'generate-event': './generate-event.ts',
 };
 const usage = `cdk-local-runner <command> [options]
@@ -17,6 +18,7 @@ const usage = `cdk-local-runner <command> [options]
   token    print a bearer token from the development issuer
   invoke   invoke one function once with an event file
   env      print the variables that point the AWS SDKs and CLI at the runner serving this folder
+  fire     fire a schedule (EventBridge Scheduler's, or a rule's ScheduleExpression) now, in the runner serving this folder
   generate-event  print a sample event (sqs, sns, eventbridge, s3, dynamodb, kinesis) to invoke a function with
 
 cdk-local-runner --version prints its version.

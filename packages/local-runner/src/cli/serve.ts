@@ -132,6 +132,19 @@ const queueLines = (api: Runner) => {
   ];
 };
 
+/** Every schedule timed, with its next fire time and target (`fire` fires one now). */
+const scheduleLines = (api: Runner) => {
+  const schedules = api.schedules.list();
+  if (schedules.length === 0) return [];
+  return [
+    'Schedules (fire one now with `npx cdk-local-runner fire <name>`):',
+    ...schedules.map(
+      ({ key, expression, timezone, enabled, next, target }) =>
+        `  ${key}: ${expression}${timezone === 'UTC' ? '' : ` ${timezone}`}, ${enabled ? (next ? `next ${next.toISOString()}` : 'no firing to come') : 'DISABLED'} -> ${target}`,
+    ),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -220,6 +233,7 @@ const banner = async (
         ]
       : []),
     ...queueLines(api),
+    ...scheduleLines(api),
     ...(unreached.length > 0
       ? [`Functions no API reaches: ${unreached.join(', ')} (run one with \`npx cdk-local-runner invoke NAME\`)`]
       : []),
@@ -312,6 +326,7 @@ export const serve = async (parent: number) => {
       url: api.apis[0]?.url ?? api.databaseEndpoint,
       variables: api.endpointVariables,
       key,
+      fire: (name) => api.schedules.fire(name),
     }).catch((error: unknown) =>
       log(
         `\`token\` and \`env\` cannot ask this runner (${error instanceof Error ? error.message : String(error)})${key ? ": its tokens are the banner's" : ''}`,
