@@ -107,7 +107,8 @@ const checkProcesses = () => {
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
  * kind: a WebSocket API's (its `eventType`: the $connect authorizer's, or a proxy event), a TOKEN or REQUEST
  * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
- * domain), an HTTP API's proxy event (payload 2.0), else a REST API's. Answers how many were checked.
+ * domain), an HTTP API's proxy event (payload 2.0), else a REST API's; an event with neither a requestContext nor a
+ * type (a schedule's own Input) is left out. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -119,6 +120,9 @@ const checkEvents = (folder: string) => {
         functionId: string;
         event: { type?: unknown; version?: unknown; requestContext?: { eventType?: unknown; domainName?: unknown } };
       };
+      // No requestContext and no type: no API Gateway's nor function URL's event, but a payload of the user's own (an
+      // EventBridge Scheduler schedule's Input), which no schema describes.
+      if (event.requestContext === undefined && event.type === undefined) continue;
       const schema =
         event.requestContext?.eventType !== undefined
           ? event.type === 'REQUEST'

@@ -115,7 +115,7 @@ const fieldTakes = (text: string, value: number, min: number, max: number, names
     if (term === '*') return true;
     const [range = '', step] = term.split('/');
     let [low, high] = range === '*' ? [min, max] : range.split('-').map((part) => valueIn(part, names, min));
-    high ??= step === undefined ? low : max;
+    high ??= step === undefined ? (low as number) : max;
     if (low === undefined || value < low || value > high) return false;
     return step === undefined || (value - low) % Number(step) === 0;
   });
