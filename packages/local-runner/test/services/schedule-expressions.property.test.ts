@@ -191,18 +191,37 @@ const oracle = (expression: string, after: number, zone: string, limit: number):
   return undefined;
 };
 
+/** Daylight saving time changes of 2026 in the zones above, where clocks skip and repeat. */
+const changes: [string, string][] = [
+  ['America/New_York', '2026-03-08T07:00Z'],
+  ['America/New_York', '2026-11-01T06:00Z'],
+  ['Europe/Berlin', '2026-03-29T01:00Z'],
+  ['Europe/Berlin', '2026-10-25T01:00Z'],
+  ['Australia/Sydney', '2026-04-04T16:00Z'],
+  ['Australia/Sydney', '2026-10-03T16:00Z'],
+];
+
 test('nextFireTime agrees with a minute-by-minute scan of the clock', () => {
   const start = Date.UTC(2026, 0, 1);
   const year = 365 * 24 * 60 * minute;
+  // Any time in two years in any zone, or within hours of a zone's clock change.
+  const when = fc.oneof(
+    fc.tuple(fc.integer({ min: 0, max: 2 * year }), fc.constantFrom(...zones)).map(([offset, zone]) => ({
+      after: start + offset,
+      zone,
+    })),
+    fc
+      .tuple(fc.constantFrom(...changes), fc.integer({ min: -60, max: 3 * 60 }))
+      .map(([[zone, change], minutes]) => ({ after: Date.parse(change) - minutes * minute, zone })),
+  );
   fc.assert(
-    fc.property(cron, fc.integer({ min: 0, max: 2 * year }), fc.constantFrom(...zones), (expression, offset, zone) => {
-      const after = start + offset;
+    fc.property(cron, when, (expression, { after, zone }) => {
       const limit = after + 40 * 24 * 60 * minute;
       const expected = oracle(expression, after, zone, limit);
       const actual = nextFireTime(expression, new Date(after), zone)?.getTime();
       if (expected !== undefined) expect(actual).toBe(expected);
       else expect(actual === undefined || actual > limit).toBe(true);
     }),
-    { numRuns: process.env.PLANT_STORE_THOROUGH ? 2_000 : 150 },
+    { numRuns: process.env.PLANT_STORE_THOROUGH ? 2_000 : 200 },
   );
 });
