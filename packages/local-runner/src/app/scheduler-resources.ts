@@ -10,7 +10,7 @@ import { evaluate, UnresolvableValueError, type ValueContext } from './intrinsic
 import { generatedScheduleName, localScheduleArn } from './return-values.ts';
 
 /** What a schedule delivers, and to what. */
-export interface ScheduleTarget {
+interface ScheduleTarget {
   arn: string;
   /** Target.Input, as given (context attributes replaced at each firing). */
   input?: string;

@@ -255,7 +255,7 @@ const formatOf = (timezone: string) => {
 export const checkTimezone = (timezone: string) => void formatOf(timezone);
 
 /** `instant` as `timezone`'s clock shows it. */
-export const wallTimeOf = (instant: number, timezone: string): WallTime => {
+const wallTimeOf = (instant: number, timezone: string): WallTime => {
   const parts = Object.fromEntries(
     formatOf(timezone)
       .formatToParts(new Date(instant))
@@ -284,7 +284,7 @@ const offsetAt = (instant: number, timezone: string) => {
  * The instants at which `timezone`'s clock shows `local`, earliest first: none when daylight saving time skips it,
  * two when it repeats it.
  */
-export const instantsOf = (local: WallTime, timezone: string): number[] => {
+const instantsOf = (local: WallTime, timezone: string): number[] => {
   const utc = asUtc(local);
   if (timezone === 'UTC') return [utc];
   const offsets = new Set([-86_400_000, 0, 86_400_000].map((shift) => offsetAt(utc + shift, timezone)));

@@ -13,7 +13,7 @@ import type { ScheduleClock, TimedSchedule } from './schedule-clock.ts';
 import type { Delivery, Targets } from './targets.ts';
 
 /** Target.Input with Scheduler's context attributes replaced for one attempt. */
-export const withContextAttributes = (
+const withContextAttributes = (
   input: string,
   values: { scheduleArn: string; scheduledTime: Date; executionId: string; attempt: number },
 ) =>
