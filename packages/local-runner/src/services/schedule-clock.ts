@@ -173,8 +173,11 @@ export class ScheduleClock {
     const now = Date.now();
     for (const armed of this.#armed.values()) {
       const fired = state.schedules[armed.schedule.key] ?? { seen: now };
-      armed.due = armed.schedule.enabled ? this.#dueOf(armed, fired, now, starting) : undefined;
-      armed.firesAt = armed.due === undefined ? undefined : chosenFireTime(armed.due, armed.schedule.windowMinutes);
+      const due = armed.schedule.enabled ? this.#dueOf(armed, fired, now, starting) : undefined;
+      // A time chosen within a flexible window stays chosen until that firing is done.
+      if (due !== armed.due || armed.firesAt === undefined)
+        armed.firesAt = due === undefined ? undefined : chosenFireTime(due, armed.schedule.windowMinutes);
+      armed.due = due;
     }
     const nearest = Math.min(...[...this.#armed.values()].map(({ firesAt }) => firesAt ?? Number.POSITIVE_INFINITY));
     if (!this.#running || !Number.isFinite(nearest)) return;

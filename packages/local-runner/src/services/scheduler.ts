@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ScheduleSeed } from '../app/scheduler-resources.ts';
 import type { ScheduleClock, TimedSchedule } from './schedule-clock.ts';
-import type { Delivery, Targets } from './targets.ts';
+import { type Delivery, TargetError, type Targets } from './targets.ts';
 
 /** Target.Input with Scheduler's context attributes replaced for one attempt. */
 const withContextAttributes = (
@@ -23,14 +23,28 @@ const withContextAttributes = (
     .replaceAll('<aws.scheduler.execution-id>', values.executionId)
     .replaceAll('<aws.scheduler.attempt-number>', String(values.attempt));
 
-/** The message a bus target gets: an event whose detail is the input ("EventBridgeParameters", CreateSchedule). */
-const busEvent = (seed: ScheduleSeed, body: string) =>
-  JSON.stringify({
+/**
+ * The message a bus target gets: an event whose detail is the input ("EventBridgeParameters", CreateSchedule); an
+ * input that is not a JSON object is refused, as PutEvents refuses such a Detail.
+ */
+const busEvent = (seed: ScheduleSeed, body: string) => {
+  let detail: unknown;
+  try {
+    detail = JSON.parse(body);
+  } catch {
+    detail = undefined;
+  }
+  if (typeof detail !== 'object' || detail === null || Array.isArray(detail))
+    throw new TargetError(
+      `${seed.target.arn}: the Input of ${seed.arn} is not a JSON object, which an event's detail is`,
+    );
+  return JSON.stringify({
     source: seed.target.eventBridge?.source,
     'detail-type': seed.target.eventBridge?.detailType,
-    detail: JSON.parse(body) as unknown,
+    detail,
     resources: [seed.arn],
   });
+};
 
 /** One firing: the input delivered once; a refusal sent to the dead-letter queue (when there is one) and said. */
 const deliverer =
@@ -44,12 +58,12 @@ const deliverer =
     });
     const source = `scheduler:${seed.group}/${seed.name}`;
     const isBus = /^arn:[^:]+:events:/.test(seed.target.arn);
-    const delivery: Delivery = {
-      body: isBus && seed.target.eventBridge ? busEvent(seed, input) : input,
-      source,
-      ...(seed.target.messageGroupId !== undefined && { messageGroupId: seed.target.messageGroupId }),
-    };
     try {
+      const delivery: Delivery = {
+        body: isBus && seed.target.eventBridge ? busEvent(seed, input) : input,
+        source,
+        ...(seed.target.messageGroupId !== undefined && { messageGroupId: seed.target.messageGroupId }),
+      };
       await targets.deliver(seed.target.arn, delivery);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
