@@ -16,6 +16,7 @@ import {
   nextOf,
   parseScheduleExpression,
   type ScheduleExpression,
+  ScheduleExpressionError,
 } from './schedule-expressions.ts';
 import type { StateFile } from './state-file.ts';
 
@@ -103,7 +104,7 @@ export class ScheduleClock {
     this.#log = log;
   }
 
-  /** `owner`'s schedules are now `schedules` (a reload replaces them); malformed expressions throw. */
+  /** `owner`'s schedules are now `schedules` (a reload replaces them); one whose expression is malformed is said. */
   set(owner: string, schedules: TimedSchedule[]) {
     for (const [key, armed] of this.#armed) if (armed.schedule.owner === owner) this.#armed.delete(key);
     const state = this.#file.read();
@@ -111,10 +112,13 @@ export class ScheduleClock {
     for (const schedule of schedules) {
       state.schedules[schedule.key] ??= { seen: now };
       if (state.schedules[schedule.key]?.deleted) continue;
-      this.#armed.set(schedule.key, {
-        schedule,
-        parsed: parseScheduleExpression(schedule.expression, schedule.service),
-      });
+      try {
+        const parsed = parseScheduleExpression(schedule.expression, schedule.service);
+        this.#armed.set(schedule.key, { schedule, parsed });
+      } catch (error) {
+        if (!(error instanceof ScheduleExpressionError)) throw error;
+        this.#log(`${schedule.key}: not timed: ${error.message}`);
+      }
     }
     this.#file.write(state);
     if (this.#running) this.#rearm();

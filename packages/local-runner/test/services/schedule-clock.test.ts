@@ -133,3 +133,14 @@ test('fire: a disabled schedule fires by hand, by name; an unknown or shared nam
   );
   await expect(clock.fire('nope')).rejects.toThrow(RangeError);
 });
+
+test("a rule's at(), or any malformed expression, is said and not timed; the others are", () => {
+  const { clock, log } = clockOn('malformed');
+  const rule = scheduleOf('rule default/once', 'at(2030-01-01T00:00:00)', { owner: 'events', service: 'rule' });
+  const fine = scheduleOf('rule default/daily', 'cron(0 3 * * ? *)', { owner: 'events', service: 'rule' });
+  clock.set('events', [rule.schedule, fine.schedule]);
+  expect(clock.list().map(({ key }) => key)).toEqual(['rule default/daily']);
+  expect(log).toEqual([
+    'rule default/once: not timed: at(2030-01-01T00:00:00): an EventBridge rule takes rate(...) or cron(...); at(...) is Scheduler’s',
+  ]);
+});
