@@ -230,7 +230,13 @@ const givenVariables = (
 });
 
 /** Several keys naming one function: the more specific kind's variables over the less specific's. */
-const specificity: NameKind[] = ['construct id', 'logical id', 'construct path', 'stack and logical id'];
+const specificity: NameKind[] = [
+  'construct id',
+  'function name',
+  'logical id',
+  'construct path',
+  'stack and logical id',
+];
 
 /**
  * `--env-vars` keyed as the user names functions (function-names.ts: served or not), keyed again by logical id (by

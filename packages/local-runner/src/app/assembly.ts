@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageCacheName, userFolder } from '../user-folder.ts';
 import type { Api, Table } from './api.ts';
+import { knownFunctionName } from './aws-function-names.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
@@ -154,8 +155,12 @@ const seedsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
     stacks.map(({ name, tables, resources, template }) => ({ stackName: name, tables, resources, exports, template })),
   );
 
-const functionsOf = (stacks: AssemblyStack[]) =>
-  stacks.flatMap(({ name, resources }) => functionRefsOf(name, resources));
+/** Every function of every stack, with its name as Lambda knows it (one more name a user may give it). */
+const functionsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
+  stacks.flatMap(({ name, tables, resources, template }) => {
+    const context = { stackName: name, tables, resources, exports, template };
+    return functionRefsOf(name, resources, (id) => knownFunctionName(context, id));
+  });
 
 /** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage. */
 const noticesOf = (stacks: AssemblyStack[]) =>
@@ -194,7 +199,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
       stacksWithoutApi: [],
       ...otherFunctionsOf([stack], apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-      functions: functionsOf(stacks),
+      functions: functionsOf(assembly),
       seeds: seedsOf(assembly),
     };
   }
@@ -223,7 +228,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
     ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-    functions: functionsOf(stacks),
+    functions: functionsOf(assembly),
     seeds: seedsOf(assembly),
   };
 };

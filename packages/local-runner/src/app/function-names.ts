@@ -1,7 +1,8 @@
 // How a user names a function on the command line (`invoke`, `--inspect`, `--env-vars`): by its logical id (hashed
 // by the CDK, `CreatePlantFunction1A2B3C4D`), by `Stack/id`, by its construct path as `cdk` prints it (the template's
-// `aws:cdk:path` metadata, `PlantStore/CreatePlantFunction/Resource`, with or without the `/Resource`), or by its
-// construct id (`CreatePlantFunction`) when one function alone has it. One resolver for all three.
+// `aws:cdk:path` metadata, `PlantStore/CreatePlantFunction/Resource`, with or without the `/Resource`), by its name as
+// Lambda knows it (aws-function-names.ts: its FunctionName, else the generated one), or by its construct id
+// (`CreatePlantFunction`) when one function alone has it. One resolver for them all.
 import leven from 'leven';
 import { RunnerError } from '../errors.ts';
 import { type CfnResource, ofType } from './cfn.ts';
@@ -12,16 +13,31 @@ export interface FunctionRef {
   id: string;
   /** The construct path without its `/Resource` (`PlantStore/CreatePlantFunction`); undefined without metadata. */
   path: string | undefined;
+  /** Its name as Lambda knows it (aws-function-names.ts); undefined when the runner cannot know it. */
+  functionName?: string | undefined;
 }
 
 /** How a name matched: the more specific kinds win when several keys name one function (`--env-vars`). */
-export type NameKind = 'construct id' | 'logical id' | 'construct path' | 'stack and logical id';
+export type NameKind = 'construct id' | 'function name' | 'logical id' | 'construct path' | 'stack and logical id';
 
-/** Each Lambda function of a stack's resources, with the construct path its metadata names. */
-export const functionRefsOf = (stackName: string, resources: Record<string, CfnResource>): FunctionRef[] =>
+/**
+ * Each Lambda function of a stack's resources, with the construct path its metadata names and, when `nameOf` knows it,
+ * its name as Lambda knows it.
+ */
+export const functionRefsOf = (
+  stackName: string,
+  resources: Record<string, CfnResource>,
+  nameOf: (id: string) => string | undefined = () => undefined,
+): FunctionRef[] =>
   ofType(resources, 'AWS::Lambda::Function').map(([id, resource]) => {
     const path = resource.Metadata?.['aws:cdk:path'];
-    return { stackName, id, path: typeof path === 'string' ? path.replace(/\/Resource$/, '') : undefined };
+    const functionName = nameOf(id);
+    return {
+      stackName,
+      id,
+      path: typeof path === 'string' ? path.replace(/\/Resource$/, '') : undefined,
+      ...(functionName !== undefined && functionName !== id && { functionName }),
+    };
   });
 
 /** The construct id: the path's last segment (the function's own construct, whose `Resource` is its CfnFunction). */
@@ -39,12 +55,13 @@ const matchers: [NameKind, (ref: FunctionRef, given: string) => boolean][] = [
     (ref, given) => ref.path !== undefined && (given === ref.path || given === `${ref.path}/Resource`),
   ],
   ['logical id', (ref, given) => given === ref.id],
+  ['function name', (ref, given) => given === ref.functionName],
   ['construct id', (ref, given) => given === constructIdOf(ref)],
 ];
 
 /** The names a user may give `ref`, as the closest ones are looked for. */
 const namesOf = (ref: FunctionRef) =>
-  [ref.id, `${ref.stackName}/${ref.id}`, ref.path, constructIdOf(ref)].filter(
+  [ref.id, `${ref.stackName}/${ref.id}`, ref.path, ref.functionName, constructIdOf(ref)].filter(
     (name): name is string => name !== undefined,
   );
 

@@ -100,6 +100,15 @@ export const generatedScheduleName = (stackName: string, id: string) =>
 export const localScheduleArn = (group: string, name: string) =>
   `arn:${localAws.partition}:scheduler:${localAws.region}:${localAws.accountId}:schedule/${group}/${name}`;
 
+/**
+ * The name of a function whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>`
+ * ("AWS::Lambda::Function" FunctionName: "If you don't specify a name, AWS CloudFormation generates a unique physical
+ * ID and uses that ID for the function's name"; the shape deployed stacks show), at most 64 characters; stable here.
+ * `context.functionName`, AWS_LAMBDA_FUNCTION_NAME, the function's Ref and its ARN are this name.
+ */
+export const generatedFunctionName = (stackName: string, id: string) =>
+  `${`${stackName}-${id}`.slice(0, 51)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
 export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
@@ -114,7 +123,7 @@ export const localSecretArn = (name: string) =>
 export const localParameterArn = (name: string) =>
   `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
-/** What every local function's ARN starts with, its name (its logical id) and any qualifier following. */
+/** What every local function's ARN starts with, its name (fnName) and any qualifier following. */
 export const functionArnPrefix = () =>
   `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:`;
 
@@ -122,8 +131,8 @@ export const functionArnPrefix = () =>
 export const localVersion = '1';
 
 /**
- * A function's ARN locally, from its name (its logical id, its AWS_LAMBDA_FUNCTION_NAME, whatever its FunctionName)
- * or its ARN, with the alias's or version's `qualifier` it was invoked by: what the runtime gets as invokedFunctionArn.
+ * A function's ARN locally, from its name (its FunctionName, else the generated one: its AWS_LAMBDA_FUNCTION_NAME) or
+ * its ARN, with the alias's or version's `qualifier` it was invoked by: what the runtime gets as invokedFunctionArn.
  */
 export const functionArn = (name: string, qualifier?: string) =>
   `${name.startsWith('arn:') ? name : `${functionArnPrefix()}${name}`}${qualifier === undefined ? '' : `:${qualifier}`}`;
@@ -145,7 +154,8 @@ const unserved = (what: string): ReturnValues => {
 };
 
 const tableName = named('TableName', ({ id }) => id);
-const fnName: Getter = logicalId;
+/** A function's name: the template's FunctionName, else the one CloudFormation generates (generatedFunctionName). */
+const fnName: Getter = ({ id, stackName, text }) => known(text('FunctionName') ?? generatedFunctionName(stackName, id));
 const secret: Getter = ({ id, stackName, text }) =>
   known(localSecretArn(text('Name') ?? generatedSecretName(stackName, id)));
 const parameterName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedParameterName(stackName, id));

@@ -3,7 +3,9 @@
 // (`arn:<partition>:apigateway:<region>:lambda:path/2015-03-31/functions/<function ARN>/invocations`, or 2021-11-15's
 // `.../response-streaming-invocations`); an HTTP or WebSocket API's may also be the function's ARN; a target may be
 // its name. The ARN is the one return-values.ts gives
-// each AWS::Lambda::Function, with an alias's name (or the local version, 1) as its qualifier.
+// each AWS::Lambda::Function (its name as Lambda knows it: aws-function-names.ts), with an alias's name (or the local
+// version, 1) as its qualifier.
+import { functionIdNamed } from './aws-function-names.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { type ExportedValue, evaluate, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { functionArnPrefix, localVersion } from './return-values.ts';
@@ -40,8 +42,6 @@ const recordingImports = (app: ValueContext, into: ValueContext[]): ValueContext
   return { ...app, exports };
 };
 
-const isFunction = (resource: CfnResource | undefined) => resource?.Type === 'AWS::Lambda::Function';
-
 /** The function name an alias's FunctionName evaluates to; undefined when the evaluator cannot know it. */
 const aliasedName = (alias: CfnResource, stack: ValueContext) => {
   try {
@@ -55,9 +55,10 @@ const aliasedName = (alias: CfnResource, stack: ValueContext) => {
 /** The qualifier locally: an alias of the function, by name; the local version or $LATEST, none; undefined: not one of the function's. */
 export const qualifierOf = (stack: ValueContext, functionId: string, qualifier: string | undefined) => {
   if (qualifier === undefined || qualifier === '$LATEST' || qualifier === localVersion) return {};
-  const alias = ofType(stack.resources, 'AWS::Lambda::Alias').some(
-    ([, resource]) => props(resource).Name === qualifier && aliasedName(resource, stack) === functionId,
-  );
+  const alias = ofType(stack.resources, 'AWS::Lambda::Alias').some(([, resource]) => {
+    const name = props(resource).Name === qualifier ? aliasedName(resource, stack) : undefined;
+    return name !== undefined && functionIdNamed(stack, name) === functionId;
+  });
   return alias ? { qualifier } : undefined;
 };
 
@@ -71,12 +72,13 @@ export const functionTargets = (stack: ValueContext) => {
   const functionOf = (uri: unknown, where: string): UriTarget => {
     const from: ValueContext[] = [];
     const value = evaluateUri(uri, recordingImports(stack, from), where);
-    const [name, qualifier] = nameOf(value) ?? [];
-    const home = [...from, stack].find((context) => isFunction(context.resources[name ?? '']));
+    const [functionName, qualifier] = nameOf(value) ?? [];
+    const home = [...from, stack].find((context) => functionIdNamed(context, functionName ?? '') !== undefined);
+    const name = home && functionIdNamed(home, functionName ?? '');
     const qualified = home && name ? qualifierOf(home, name, qualifier) : undefined;
     if (!home || !name || !qualified)
       throw new UnsupportedTemplateError(
-        `${where}: its value ${value} (from ${JSON.stringify(uri)}) names no Lambda function of the assembly (locally ${functionArnPrefix()}<its logical id>[:<alias>])`,
+        `${where}: its value ${value} (from ${JSON.stringify(uri)}) names no Lambda function of the assembly (locally ${functionArnPrefix()}<its FunctionName, else <stack>-<logical id>-<suffix>>[:<alias>])`,
       );
     const other = home === stack ? undefined : home;
     // The API's functions are served by id: two of different stacks with the same id cannot be.

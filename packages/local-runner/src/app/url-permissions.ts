@@ -5,6 +5,7 @@
 // The policy is the template's AWS::Lambda::Permission resources, each read as CloudFormation gives it (values.ts and
 // intrinsics.ts resolve its values); one whose values the runner cannot read refuses the app, naming it: the runner
 // fails closed.
+import { functionNameOf } from './aws-function-names.ts';
 import { type CfnResource, ofType, props, shown, UnsupportedTemplateError } from './cfn.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { booleanOf, stringOf } from './values.ts';
@@ -48,15 +49,15 @@ const readText = (value: unknown, id: string, property: string, context: ValueCo
 };
 
 /**
- * The names the URL's function answers to: its logical id (its local name, what its Ref gives locally), and its
- * FunctionName when it has one the runner can read (found in whichever of `contexts` declares it).
+ * The names the URL's function answers to: its logical id, and its name as Lambda knows it (its FunctionName, else
+ * the generated one: what its Ref gives) when the runner can read it (found in whichever of `contexts` declares it).
  */
 const namesOf = (contexts: ValueContext[], functionId: string) => {
   const names = new Set([functionId]);
   for (const context of contexts) {
-    const written = props(context.resources[functionId] ?? { Type: '' }).FunctionName;
+    if (context.resources[functionId]?.Type !== 'AWS::Lambda::Function') continue;
     try {
-      if (written !== undefined) names.add(resolveValue(written, context));
+      names.add(functionNameOf(context, functionId));
     } catch (error) {
       if (!(error instanceof UnresolvableValueError)) throw error;
     }

@@ -1,6 +1,7 @@
 // The functions served, found as Lambda's Invoke finds them (invoke-target.ts: a name, an ARN or a partial ARN, with a
 // qualifier or not), for what runs a function by name: the local services (services/targets.ts: an asynchronous
 // invocation, the `lambda` receiver; an event source mapping's poller, the Invoker). The pools change with a reload.
+import { functionNameOf } from '../app/aws-function-names.ts';
 import type { FunctionDefinition } from '../app/functions.ts';
 import type { ValueContext } from '../app/intrinsics.ts';
 import { qualifierOf } from '../app/uri-target.ts';
@@ -18,9 +19,9 @@ export interface Invocable {
 export class InvocableFunctions {
   #byName = new Map<string, Invocable>();
 
-  /** The functions served from now on (a reload's), by the name Lambda knows each by. */
+  /** The functions served from now on (a reload's), by the name Lambda knows each by (aws-function-names.ts). */
   replace(functions: Invocable[]) {
-    this.#byName = new Map(functions.map((entry) => [entry.fn.id, entry]));
+    this.#byName = new Map(functions.map((entry) => [functionNameOf(entry.context, entry.fn.id), entry]));
   }
 
   /** The function `target` names and the qualifier it is invoked by; TargetError when none served has that name. */

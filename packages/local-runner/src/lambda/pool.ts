@@ -394,8 +394,12 @@ export class FunctionPool {
         requestId,
         event,
         deadline: Date.now() + timeoutMs,
-        // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn).
-        invokedFunctionArn: functionArn(this.#fn.id, qualifier || undefined),
+        // Called through an alias, the ARN the caller invoked ends with it (the runtime's context: invokedFunctionArn),
+        // of the name the runtime gives as `context.functionName` (variables.ts).
+        invokedFunctionArn: functionArn(
+          this.#variables.AWS_LAMBDA_FUNCTION_NAME ?? this.#fn.id,
+          qualifier || undefined,
+        ),
         traceId,
       });
     });

@@ -5,6 +5,7 @@
 // where that bootstrap is reproduced, bootstrap.ts.
 
 import { randomUUID } from 'node:crypto';
+import { functionNameOf } from '../app/aws-function-names.ts';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from '../app/intrinsics.ts';
 import { localAws } from '../app/local-aws.ts';
@@ -32,6 +33,8 @@ export const functionVariables = (
       );
     }
   }
+  // Its name as Lambda knows it (aws-function-names.ts): the runtime's `context.functionName`, and its log group's.
+  const name = functionNameOf(app, fn.id);
   return {
     // Unreserved: a function's configuration may change them.
     LANG: 'en_US.UTF-8',
@@ -46,11 +49,11 @@ export const functionVariables = (
     AWS_ACCESS_KEY_ID: localAws.credentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localAws.credentials.secretAccessKey,
     AWS_SESSION_TOKEN: localAws.credentials.sessionToken,
-    AWS_LAMBDA_FUNCTION_NAME: fn.id,
+    AWS_LAMBDA_FUNCTION_NAME: name,
     AWS_LAMBDA_FUNCTION_VERSION: fn.version,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${fn.id}`,
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${name}`,
     // Only with the JSON log format: the runtime's own format and level (the function's LoggingConfig).
     ...(fn.logFormat === 'JSON' && { AWS_LAMBDA_LOG_FORMAT: 'JSON' }),
     AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,

@@ -15,6 +15,7 @@
 // a version number or alias", https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnsupportedTemplateError } from '../../src/app/cfn.ts';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { startRunner } from '../../src/runner.ts';
 import { handWrittenAssemblies, inlineFunction } from '../helpers/hand-written-assembly.ts';
 
@@ -108,9 +109,9 @@ describe('integration URIs written with Fn::Sub, Fn::If and Fn::Join', () => {
   });
 
   test.each([
-    ['sub', 'arn:aws:lambda:us-east-1:000000000000:function:Echo'],
-    ['if', 'arn:aws:lambda:us-east-1:000000000000:function:Echo'],
-    ['alias', 'arn:aws:lambda:us-east-1:000000000000:function:Echo:live'],
+    ['sub', `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Case', 'Echo')}`],
+    ['if', `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Case', 'Echo')}`],
+    ['alias', `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Case', 'Echo')}:live`],
   ])('GET /%s reaches Echo, invoked by %s', async (key, arn) => {
     const url = served?.apis.find(({ app }) => app.apiId === 'Http')?.url;
     const response = await fetch(`${url}/${key}`);

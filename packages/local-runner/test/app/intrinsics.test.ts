@@ -4,6 +4,7 @@
 // nothing).
 import { describe, expect, test } from '@jest/globals';
 import { resolveValue, UnresolvableValueError, type ValueContext } from '../../src/app/intrinsics.ts';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 
 const stack: ValueContext = {
   stackName: 'Shop',
@@ -12,13 +13,18 @@ const stack: ValueContext = {
   resources: {
     Plants: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'plants' } },
     Fn: { Type: 'AWS::Lambda::Function', Properties: {} },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
+    Named: { Type: 'AWS::Lambda::Function', Properties: { FunctionName: { 'Fn::Sub': '${AWS::StackName}-orders' } } },
     Live: { Type: 'AWS::Lambda::Alias', Properties: { FunctionName: { Ref: 'Fn' }, Name: 'live' } },
     Published: { Type: 'AWS::Lambda::Version', Properties: { FunctionName: { 'Fn::GetAtt': ['Fn', 'Arn'] } } },
     Queue: { Type: 'AWS::SQS::Queue', Properties: {} },
     Pool: { Type: 'AWS::Cognito::UserPool', Properties: {} },
   },
 };
-const arn = 'arn:aws:lambda:us-east-1:000000000000:function:Fn';
+// A function with no FunctionName is named as CloudFormation names it: `<stack>-<logical id>-<random>`
+// ("AWS::Lambda::Function", FunctionName), the random part stable locally.
+const name = generatedFunctionName('Shop', 'Fn');
+const arn = `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
 
 describe('resolved', () => {
   test.each([
@@ -34,10 +40,20 @@ describe('resolved', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
     [{ 'Fn::Sub': ['${Name}-${Plants}', { Name: { Ref: 'AWS::StackName' } }] }, 'Shop-plants'],
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
-    [{ 'Fn::Sub': '${!Literal} and ${Fn}' }, '${Literal} and Fn'],
+    [{ 'Fn::Sub': '${!Literal} and ${Fn}' }, `\${Literal} and ${name}`],
+    // A FunctionName the template gives, evaluated: the function's Ref and ARN.
+    [{ Ref: 'Named' }, 'Shop-orders'],
+    [{ 'Fn::GetAtt': ['Named', 'Arn'] }, 'arn:aws:lambda:us-east-1:000000000000:function:Shop-orders'],
   ])('%j', (value, expected) => {
     expect(resolveValue(value, stack)).toBe(expected);
   });
+});
+
+test('a generated function name: <stack>-<logical id>-<12 letters or digits>, at most 64 characters', () => {
+  expect(name).toMatch(/^Shop-Fn-[A-Za-z0-9]{12}$/);
+  const long = generatedFunctionName('A'.repeat(40), `Function${'B'.repeat(40)}`);
+  expect(long).toMatch(new RegExp(`^${'A'.repeat(40)}-FunctionBB-[A-Za-z0-9]{12}$`));
+  expect(long).toHaveLength(64);
 });
 
 describe('no local meaning', () => {

@@ -4,6 +4,7 @@
 // (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), the Node.js runtime's bootstrap and
 // runtime interface client, API Gateway's developer guide, and events captured on AWS (fixtures/aws-event-shapes.ts).
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { synthesizeFixtureApp } from '../fixtures/fixture-app.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
 
@@ -49,7 +50,8 @@ test("the runtime's environment: the variables Lambda defines, the context's log
   expect(first).toMatchObject({
     _HANDLER: 'echo.handler',
     LAMBDA_RUNTIME_DIR: '/var/runtime',
-    AWS_LAMBDA_LOG_GROUP_NAME: '/aws/lambda/EchoFunction',
+    // Named as CloudFormation names a function with no FunctionName ("AWS::Lambda::Function").
+    AWS_LAMBDA_LOG_GROUP_NAME: `/aws/lambda/${generatedFunctionName('Fixture', 'EchoFunction')}`,
     AWS_LAMBDA_LOG_STREAM_NAME: expect.stringMatching(/^\d{4}\/\d{2}\/\d{2}\/\[\$LATEST\][0-9a-f]{32}$/),
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_SESSION_TOKEN: expect.any(String),
@@ -70,15 +72,19 @@ test('API Gateway calls the alias the template names: its ARN ends with it, and 
   // The integration URI is the alias's ARN; Lambda's context then has invokedFunctionArn <function ARN>:live and the
   // version's number (the Node.js runtime interface client's context: invokedFunctionArn, functionVersion).
   const aliased = (await echo('/aliased')).lambda;
-  expect(aliased.invokedFunctionArn).toMatch(/^arn:aws:lambda:[a-z0-9-]+:\d{12}:function:AliasedEchoFunction:live$/);
+  expect(aliased.invokedFunctionArn).toBe(
+    `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Fixture', 'AliasedEchoFunction')}:live`,
+  );
   expect(aliased).toMatchObject({ functionVersion: '1', AWS_LAMBDA_FUNCTION_VERSION: '1' });
   expect(aliased.AWS_LAMBDA_LOG_STREAM_NAME).toMatch(/\/\[1\][0-9a-f]{32}$/);
   // The authorizer too: the fixture's is called through its alias, as the product's.
   const secured = await echo('/secured', { Authorization: 'Bearer whoami' });
-  expect(secured.event.requestContext.authorizer?.invokedFunctionArn).toMatch(/:function:AuthorizerFunction:live$/);
+  expect(secured.event.requestContext.authorizer?.invokedFunctionArn).toMatch(
+    /:function:Fixture-AuthorizerFunction-\w{12}:live$/,
+  );
   // A function with no version published runs $LATEST, called by its own ARN.
   const plain = (await echo('/echo')).lambda;
-  expect(plain.invokedFunctionArn).toMatch(/:function:EchoFunction$/);
+  expect(plain.invokedFunctionArn).toMatch(/:function:Fixture-EchoFunction-\w{12}$/);
   expect(plain.functionVersion).toBe('$LATEST');
 });
 

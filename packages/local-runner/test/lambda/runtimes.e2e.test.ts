@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import type { Runner } from '../../src/runner.ts';
 import { foreignLayerArn, synthesizeForeignLayerApp, synthesizeRuntimesApp } from '../fixtures/runtimes-app.ts';
 import { startApp, stopStarted } from '../helpers/runner-process.ts';
@@ -43,7 +44,7 @@ describe('served as the template has it', () => {
     expect(received).toMatchObject({
       handler: 'function.handler',
       path: '/custom',
-      invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:CustomFunction',
+      invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Runtimes', 'CustomFunction')}`,
     });
     expect(received.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(received.traceId).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24};Parent=[0-9a-f]{16};Sampled=0$/);
@@ -116,7 +117,7 @@ describe('served as the template has it', () => {
     expect(body).toMatchObject({
       greeting: 'hello Python, from the layer',
       path: '/python',
-      functionName: 'PythonFunction',
+      functionName: generatedFunctionName('Runtimes', 'PythonFunction'),
     });
     expect(body.remainingMs).toBeGreaterThan(0);
     expect(body.remainingMs).toBeLessThanOrEqual(3_000);

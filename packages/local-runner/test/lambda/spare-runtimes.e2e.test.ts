@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { App, Stack } from 'aws-cdk-lib';
 import { LambdaIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 
 /** What each function answers: how often its module loaded, its process's start, its variables and folder. */
@@ -139,9 +140,15 @@ test('a cold start runs in a process started before the request, with its own va
   expect(second.answer.startedAt).toBeLessThan(second.sentAt);
   expect(first.answer.pid).not.toBe(second.answer.pid);
   // Each its own variables (a spare's are none of them), nothing of the runner's, and its own code folder.
-  expect(first.answer.env).toMatchObject({ ONLY_FIRST: 'first', AWS_LAMBDA_FUNCTION_NAME: 'First' });
+  expect(first.answer.env).toMatchObject({
+    ONLY_FIRST: 'first',
+    AWS_LAMBDA_FUNCTION_NAME: generatedFunctionName('Spares', 'First'),
+  });
   expect(first.answer.env).not.toHaveProperty('ONLY_SECOND');
-  expect(second.answer.env).toMatchObject({ ONLY_SECOND: 'second', AWS_LAMBDA_FUNCTION_NAME: 'Second' });
+  expect(second.answer.env).toMatchObject({
+    ONLY_SECOND: 'second',
+    AWS_LAMBDA_FUNCTION_NAME: generatedFunctionName('Spares', 'Second'),
+  });
   expect(second.answer.env).not.toHaveProperty('ONLY_FIRST');
   for (const { answer } of [first, second]) {
     expect(answer.env).not.toHaveProperty('JEST_WORKER_ID');
@@ -154,7 +161,10 @@ test('a cold start runs in a process started before the request, with its own va
 test('a Python cold start too: a process started before the request, its own variables and folder, init once', async () => {
   const { sentAt, answer } = await call('/snake');
   expect(answer.startedAt).toBeLessThan(sentAt);
-  expect(answer.env).toMatchObject({ ONLY_SNAKE: 'snake', AWS_LAMBDA_FUNCTION_NAME: 'Snake' });
+  expect(answer.env).toMatchObject({
+    ONLY_SNAKE: 'snake',
+    AWS_LAMBDA_FUNCTION_NAME: generatedFunctionName('Spares', 'Snake'),
+  });
   expect(answer.env).not.toHaveProperty('ONLY_FIRST');
   expect(answer.env).not.toHaveProperty('JEST_WORKER_ID');
   expect(answer.cwd).toBe(answer.env.LAMBDA_TASK_ROOT);

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import aws4 from 'aws4';
+import { generatedFunctionName } from '../../../src/app/return-values.ts';
 import { synthesizeFunctionUrlApp } from '../../fixtures/function-url-app.ts';
 import { servedBeforeAll } from '../../helpers/served-app.ts';
 
@@ -112,7 +113,9 @@ describe('the event ("Request payload format")', () => {
   // "Creating and managing Lambda function URLs": the console's "To create a function URL for an existing alias".
   test("an alias's URL (Qualifier) invokes the alias: the function's ARN ends with its name", async () => {
     const { text } = await send('OpenUrl', 'GET', '/');
-    expect(JSON.parse(text).invokedFunctionArn).toBe('arn:aws:lambda:us-east-1:000000000000:function:UrlFunction:live');
+    expect(JSON.parse(text).invokedFunctionArn).toBe(
+      `arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName('Urls', 'UrlFunction')}:live`,
+    );
   });
 });
 
