@@ -26,9 +26,11 @@ import { tokenVerifier } from './gateway/token-verification.ts';
 import { domainNameOf } from './gateway/websocket/events.ts';
 import { type DrainingServer, listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
+import { AsyncInvocations } from './lambda/async-invocations.ts';
 import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { type Invocable, InvocableFunctions } from './lambda/invocable.ts';
+import { serveInvokeApi } from './lambda/invoke-api.ts';
 import { FunctionPool } from './lambda/pool.ts';
 import { boto3FolderOf, provideBoto3 } from './lambda/python-sdk.ts';
 import {
@@ -81,6 +83,11 @@ export interface RunnerOptions {
   envVars?: Record<string, Record<string, string>>;
   /** SSM parameters' and secrets' values over the template's (`--service-values`: services/service-values.ts). */
   serviceValues?: ServiceValues;
+  /**
+   * The delay (ms) before an asynchronous invocation's first retry, the second waiting twice as long
+   * (`--async-retry-delay`: lambda/async-invocations.ts); AWS's, about a minute, by default.
+   */
+  asyncRetryDelayMs?: number;
   log: (line: string) => void;
   /**
    * Takes each line a function (by name: ServedFunction) writes to its log (as CloudWatch Logs gets it); without it,
@@ -115,6 +122,8 @@ export interface Runner {
   databaseEndpoint: string;
   /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
   serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs', string>>;
+  /** The local Lambda's Invoke API (the runner's credentials: lambda/invoke-api.ts). */
+  lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
   endpointVariables: Record<string, string>;
   /** The template's SQS queues, served by the local SQS at `serviceUrls.sqs`: name, `Stack/id` and URL. */
@@ -267,16 +276,21 @@ const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audie
 const startEndpoints = async (
   assembly: Assembly,
   signingKey: SigningKey,
-  options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log'>,
+  options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log' | 'asyncRetryDelayMs'>,
   functions: InvocableFunctions,
 ) => {
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
   const unserved = await serveUnservedServices(options.log);
   // What the services send to a function by its ARN is an asynchronous invocation (Invoke with Event).
   const targets = new Targets();
-  targets.register('lambda', async (arn, { body, source }) =>
-    functions.invokeLater(arn, JSON.parse(body), source, options.log),
-  );
+  const asyncInvocations = new AsyncInvocations({
+    functions,
+    targets,
+    log: options.log,
+    ...(options.asyncRetryDelayMs !== undefined && { retryDelayMs: options.asyncRetryDelayMs }),
+  });
+  targets.register('lambda', asyncInvocations.receive);
+  const lambda = await serveInvokeApi({ functions, asyncInvocations, log: options.log });
   const local = await startLocalServices({
     dataDir: options.dataDir,
     seeds: assembly.seeds,
@@ -285,11 +299,15 @@ const startEndpoints = async (
     targets,
     invoke: functions.invoke,
   }).catch(async (error: unknown) => {
-    await Promise.all([jwks.close(), unserved.close()]);
+    asyncInvocations.close();
+    await Promise.all([jwks.close(), unserved.close(), lambda.close()]);
     throw error;
   });
-  const closeEndpoints = () => Promise.all([jwks.close(), unserved.close(), local.close()]);
-  return { jwks, unserved, local, closeEndpoints };
+  const closeEndpoints = () => {
+    asyncInvocations.close();
+    return Promise.all([jwks.close(), unserved.close(), local.close(), lambda.close()]);
+  };
+  return { jwks, unserved, local, lambda, closeEndpoints };
 };
 
 /**
@@ -326,7 +344,12 @@ export const startServices = async (
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const invocables = new InvocableFunctions();
-  const { jwks, unserved, local, closeEndpoints } = await startEndpoints(assembly, signingKey, options, invocables);
+  const { jwks, unserved, local, lambda, closeEndpoints } = await startEndpoints(
+    assembly,
+    signingKey,
+    options,
+    invocables,
+  );
   let database: Database;
   try {
     database = await startDatabase(
@@ -348,7 +371,7 @@ export const startServices = async (
   const endpoints: LocalEndpoints = {
     database: database.endpoint,
     unservedServices: unserved.url,
-    services: local.endpoints,
+    services: { ...local.endpoints, AWS_ENDPOINT_URL_LAMBDA: lambda.url },
   };
   // Each function by name (ServedFunction), its values resolved in its own stack's app, and `--env-vars` given by its
   // logical id or its name (the name's over the id's). `only`: that function's pool alone (the invoke command's).
@@ -444,6 +467,7 @@ export const startServices = async (
     signingKey,
     database,
     local,
+    lambdaEndpoint: lambda.url,
     pools,
     poolsFor,
     provideSdks,
@@ -593,6 +617,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     signingKey: services.signingKey,
     databaseEndpoint: services.database.endpoint,
     serviceUrls: services.local.urls,
+    lambdaEndpoint: services.lambdaEndpoint,
     endpointVariables: endpointVariables(services.endpoints),
     queues: services.local.queues,
     schedules: services.local.clock,

@@ -217,7 +217,7 @@ const settingNotices = (properties: Record<string, unknown>) => [
  * The services (IAM's prefixes) whose calls do not fail locally: DynamoDB, SSM and Secrets Manager (served: some of
  * their operations, docs/services.md), CloudWatch Logs and X-Ray (the runtime's calls).
  */
-const servedServices = ['dynamodb', 'ssm', 'secretsmanager', 'logs', 'xray'];
+const servedServices = ['dynamodb', 'ssm', 'secretsmanager', 'lambda', 'logs', 'xray'];
 
 /**
  * Services besides those served that the function's role lets it call (its role's inline policies and the

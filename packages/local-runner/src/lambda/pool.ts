@@ -17,7 +17,15 @@ import type { Spares } from './spares.ts';
 import { environmentVariables } from './variables.ts';
 
 /** An invocation waiting for, or given to, an execution environment. The event is JSON text. */
-type RuntimeRequest = { event: string; requestId: string; qualifier?: string; traceId: string; streamed: boolean };
+type RuntimeRequest = {
+  event: string;
+  requestId: string;
+  qualifier?: string;
+  traceId: string;
+  streamed: boolean;
+  /** Takes what the function writes while it runs this invocation (Invoke's `LogType: Tail`). */
+  onOutput?: (text: string) => void;
+};
 
 type Invocation =
   | { outcome: 'result'; result: unknown }
@@ -76,6 +84,11 @@ interface ExecutionEnvironment {
   api: Promise<RuntimeApi>;
   ready: Promise<number>;
   current: Pending | undefined;
+  /**
+   * Takes what the process writes: the `onOutput` of the invocation it runs, or ran last (what it wrote just before it
+   * answered may be read after the answer).
+   */
+  output?: ((text: string) => void) | undefined;
   /** Set while it waits idle: it stops when it fires. */
   idleTimer?: NodeJS.Timeout;
 }
@@ -235,7 +248,8 @@ export class FunctionPool {
       requestId = randomUUID(),
       qualifier,
       streamed = false,
-    }: { requestId?: string; qualifier?: string; streamed?: boolean } = {},
+      onOutput,
+    }: { requestId?: string; qualifier?: string; streamed?: boolean; onOutput?: (text: string) => void } = {},
   ): Promise<InvocationReport> {
     const json = JSON.stringify(event) ?? 'null';
     if (Buffer.byteLength(json) > maxRequestBytes)
@@ -245,7 +259,14 @@ export class FunctionPool {
     recordEvent(this.#fn.id, json);
     return new Promise((resolve) => {
       const pending = {
-        request: { event: json, requestId, ...(qualifier && { qualifier }), traceId: traceHeader(event), streamed },
+        request: {
+          event: json,
+          requestId,
+          ...(qualifier && { qualifier }),
+          traceId: traceHeader(event),
+          streamed,
+          ...(onOutput && { onOutput }),
+        },
         resolve,
         started: Date.now(),
         startsEnvironment: false,
@@ -327,7 +348,7 @@ export class FunctionPool {
     void environment.api.then((api) => {
       // Failed (or closed) before its Runtime API listened: nothing to start.
       if (!this.#all.has(environment)) return api.close();
-      environment.process = this.#spawn(api.address);
+      environment.process = this.#spawn(api.address, environment);
       environment.process.on('error', (error) => this.#fail(environment, `crashed: ${error.message}`));
       environment.process.on('exit', (code, signal) =>
         this.#fail(environment, signal === null ? `exited with code ${code}` : `ended by ${signal}`),
@@ -348,9 +369,10 @@ export class FunctionPool {
 
   /**
    * The runtime's process, started as the runtime's bootstrap starts it on Lambda, told its Runtime API: a spare
-   * handed the function's environment (spares.ts), else a process started for it.
+   * handed the function's environment (spares.ts), else a process started for it. Its output goes to `logLine` (else
+   * to this process's), and to the current invocation's `onOutput`.
    */
-  #spawn(runtimeApi: string) {
+  #spawn(runtimeApi: string, environment: ExecutionEnvironment) {
     const logLine = this.#logLine;
     const start = this.#bootstrap();
     // As on Lambda: the function's code folder, and the runtime's environment alone (none of the runner's).
@@ -360,26 +382,22 @@ export class FunctionPool {
     const handover = { env, cwd, settings: start.args.at(-1) ?? '' };
     const spare = language === 'provided' ? undefined : this.#spares?.take(start, language, handover);
     // In a process group of its own: a signal to the runner's group (Ctrl-C) leaves it to finish its invocation.
-    const child =
-      spare ??
-      spawnInOwnGroup(start.command, start.args, {
-        cwd,
-        env,
-        stdio: logLine === undefined ? ['ignore', 'inherit', 'inherit'] : ['ignore', 'pipe', 'pipe'],
-      });
-    if (logLine)
-      for (const output of [child.stdout, child.stderr])
-        if (output) createInterface({ input: output }).on('line', logLine);
-    // A spare's output is piped (it was started for no function yet): passed on as an inherited one's would be.
-    if (spare && !logLine) {
-      spare.stdout?.pipe(process.stdout, { end: false });
-      spare.stderr?.pipe(process.stderr, { end: false });
+    const child = spare ?? spawnInOwnGroup(start.command, start.args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const output of [child.stdout, child.stderr]) {
+      if (logLine && output) createInterface({ input: output }).on('line', logLine);
+      output?.on('data', (chunk: Buffer) => environment.output?.(chunk.toString('utf8')));
+    }
+    // Without `logLine`, passed on to this process's output.
+    if (!logLine) {
+      child.stdout?.pipe(process.stdout, { end: false });
+      child.stderr?.pipe(process.stderr, { end: false });
     }
     return child;
   }
 
   #run(environment: ExecutionEnvironment, pending: Pending) {
     environment.current = pending;
+    environment.output = pending.request.onOutput;
     void Promise.all([environment.ready, environment.api]).then(([initMs, api]) => {
       if (environment.current !== pending) return;
       if (pending.startsEnvironment) pending.initMs = initMs;

@@ -19,6 +19,8 @@ export interface Delivery {
   messageDeduplicationId?: string;
   /** Who sent it, for the receiving service's log line (`sns:MyTopic`, `events:rule/MyRule`). */
   source: string;
+  /** To an event bus: the event's `source` and `detail-type` (a Lambda destination's: `lambda`, `Lambda Function Invocation Result - Success`). */
+  event?: { source: string; detailType: string };
 }
 
 /** An ARN no served service takes, or one whose resource it does not have. */
