@@ -19,7 +19,7 @@ export interface AsyncInvokeConfig {
   deadLetter?: string;
 }
 
-export const defaultAsyncConfig = { maximumRetryAttempts: 2, maximumEventAgeSeconds: 21_600 };
+const defaultAsyncConfig = { maximumRetryAttempts: 2, maximumEventAgeSeconds: 21_600 };
 
 /** A value of the template, evaluated; undefined (said through `say`) when it has no local value. */
 const evaluated = (value: unknown, context: ValueContext, what: string, say: (line: string) => void) => {

@@ -44,6 +44,12 @@ export const options = {
     default: '600',
     help: 'an execution environment idle this long is stopped, as Lambda stops idle ones (AWS publishes no figure; 10 minutes is what was observed: docs: functions); its next request is a cold start again, taking a spare runtime process kept ready',
   },
+  'async-retry-delay': {
+    type: 'string',
+    placeholder: 'SECONDS',
+    default: '60',
+    help: "how long an asynchronous invocation that failed waits for its first retry; the second waits twice as long (Lambda's: about one minute, then two: docs: functions)",
+  },
   'env-vars': {
     type: 'string',
     placeholder: 'FILE',

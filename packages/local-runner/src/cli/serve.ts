@@ -232,6 +232,7 @@ const banner = async (
           `SSM Parameter Store: ${api.serviceUrls.ssm}, Secrets Manager: ${api.serviceUrls.secretsmanager} (the runner's credentials, local/local)`,
         ]
       : []),
+    `Lambda: ${api.lambdaEndpoint} (Invoke, by name, ARN or partial ARN; the runner's credentials, local/local)`,
     ...queueLines(api),
     ...scheduleLines(api),
     ...(unreached.length > 0
@@ -270,6 +271,7 @@ export const serve = async (parent: number) => {
       'in-memory',
       'max-workers',
       'idle-timeout',
+      'async-retry-delay',
       'env-vars',
       'service-values',
       'app',
@@ -308,6 +310,7 @@ export const serve = async (parent: number) => {
       dataDir,
       maxWorkers: maxWorkersOf(values['max-workers'], log),
       idleTimeoutMs: idleTimeoutOf(values['idle-timeout']),
+      asyncRetryDelayMs: wholeNumber(values['async-retry-delay'] ?? '60', '--async-retry-delay') * 1000,
       tokenIssuer: config.tokenIssuer,
       ...(envVars && { envVars }),
       ...(serviceValues && { serviceValues }),

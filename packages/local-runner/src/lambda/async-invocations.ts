@@ -20,7 +20,7 @@ import type { InvocableFunctions } from './invocable.ts';
 import { failureOf, type InvocationReport } from './pool.ts';
 
 /** AWS's delay before the first retry ("about one minute"); the second waits twice as long ("two minutes"). */
-export const awsRetryDelayMs = 60_000;
+const awsRetryDelayMs = 60_000;
 
 /** An event in the queue: its payload (JSON text) and what Lambda keeps of it between attempts. */
 interface QueuedEvent {

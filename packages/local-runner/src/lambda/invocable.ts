@@ -1,13 +1,14 @@
 // The functions served, found as Lambda's Invoke finds them (invoke-target.ts: a name, an ARN or a partial ARN, with a
-// qualifier or not), for what runs a function by name: the local services (services/targets.ts: an asynchronous
-// invocation, the `lambda` receiver; an event source mapping's poller, the Invoker). The pools change with a reload.
+// qualifier or not), for what runs a function by name: Lambda's Invoke API (invoke-api.ts), asynchronous invocations
+// (async-invocations.ts: the `lambda` receiver of services/targets.ts), an event source mapping's poller (the Invoker).
+// The pools change with a reload.
 import { functionNameOf } from '../app/aws-function-names.ts';
 import type { FunctionDefinition } from '../app/functions.ts';
 import type { ValueContext } from '../app/intrinsics.ts';
 import { qualifierOf } from '../app/uri-target.ts';
 import { type Invoker, TargetError } from '../services/targets.ts';
 import { invokeTarget } from './invoke-target.ts';
-import { type FunctionPool, failureOf } from './pool.ts';
+import type { FunctionPool } from './pool.ts';
 
 /** A function served: its pool, its definition, and the stack its aliases are read in. */
 export interface Invocable {
@@ -38,16 +39,4 @@ export class InvocableFunctions {
     const { pool, qualifier } = this.find(target);
     return pool.invoke(event, qualifier === undefined ? {} : { qualifier });
   };
-
-  /**
-   * Invoke with Event: the function found now (TargetError when none), run without waiting for it; a failure is
-   * said through `log`.
-   */
-  invokeLater(target: string, event: unknown, source: string, log: (line: string) => void) {
-    const { pool, qualifier, fn } = this.find(target);
-    void pool.invoke(event, qualifier === undefined ? {} : { qualifier }).then(({ invocation }) => {
-      if (invocation.outcome !== 'result' && invocation.outcome !== 'stream')
-        log(`${fn.id}: the asynchronous invocation from ${source} failed: ${failureOf(invocation)}`);
-    });
-  }
 }

@@ -37,4 +37,8 @@ test("an app with SSM parameters and secrets: the banner gives each local servic
   expect(output).toMatch(
     /\nSSM Parameter Store: http:\/\/127\.0\.0\.1:\d+, Secrets Manager: http:\/\/127\.0\.0\.1:\d+ \(the runner's credentials, local\/local\)\n/,
   );
+  // Lambda's Invoke API, on a port of its own (every app's).
+  expect(output).toMatch(
+    /\nLambda: http:\/\/127\.0\.0\.1:\d+ \(Invoke, by name, ARN or partial ARN; the runner's credentials, local\/local\)\n/,
+  );
 }, 60_000);
