@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, test } from '@jest/globals';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { synthesizeNoApiApp } from '../fixtures/no-api-app.ts';
 import { launch, launchedUntil, runnerBin, stopStarted } from '../helpers/runner-process.ts';
 
@@ -40,7 +41,8 @@ test.each(['ConsumerFunction', 'PyWorkerFunction'])('invoke runs %s, which no AP
   const result = JSON.parse(run.stdout) as { event: unknown; name: string; queue: string };
   expect(result).toEqual({
     event: { job: 1 },
-    name,
+    // Its name as Lambda knows it: with no FunctionName, CloudFormation's generated one.
+    name: generatedFunctionName('Workers', name),
     queue: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/000000000000\/jobs$/),
   });
 });
