@@ -11,6 +11,7 @@
 // them ("AWS::Lambda::Function", FunctionName: the template's, else one CloudFormation generates).
 import { execFile, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { InvokeCommand, type InvokeCommandInput, LambdaClient } from '@aws-sdk/client-lambda';
@@ -176,6 +177,34 @@ describe("Lambda's errors", () => {
       status: 403,
       type: 'MissingAuthenticationTokenException',
     });
+  });
+});
+
+describe('loopback callers alone, as every server of the runner', () => {
+  /** A POST to the Invoke path with `headers`, by node:http (fetch sets Host itself): its status and error type. */
+  const post = (headers: Record<string, string>) =>
+    new Promise<{ status?: number; type?: string | string[] }>((resolve, reject) => {
+      const request = httpRequest(
+        `${runner?.lambdaEndpoint}/2015-03-31/functions/${invokeAppNames.named}/invocations`,
+        { method: 'POST', headers },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            resolve({ status: response.statusCode, type: response.headers['x-amzn-errortype'] }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end('{}');
+    });
+
+  test.each([
+    ['another host (DNS rebinding)', { Host: 'evil.example' }],
+    ['a web page (its Origin)', { Origin: 'http://evil.example' }],
+  ])('%s: 403 AccessDeniedException, the function not run', async (_, headers) => {
+    const before = runner?.invocations(invokeAppNames.named);
+    expect(await post(headers)).toEqual({ status: 403, type: 'AccessDeniedException' });
+    expect(runner?.invocations(invokeAppNames.named)).toBe(before);
   });
 });
 
