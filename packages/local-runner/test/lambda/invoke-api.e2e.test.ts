@@ -47,7 +47,7 @@ beforeAll(async () => {
   });
   const client = { region: localAws.region, credentials: localAws.credentials };
   lambda = new LambdaClient({ ...client, endpoint: runner.lambdaEndpoint });
-  sqs = new SQSClient({ ...client, endpoint: runner.servicesEndpoint });
+  sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
 }, 120_000);
 afterAll(async () => {
   lambda?.destroy();
