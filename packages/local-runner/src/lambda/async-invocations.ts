@@ -113,6 +113,7 @@ export class AsyncInvocations {
   }
 
   #later(event: QueuedEvent, delayMs: number) {
+    if (this.#closed) return;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       void this.#attempt(event);
@@ -176,8 +177,8 @@ export class AsyncInvocations {
       );
     this.#record(event, attempt, condition, report);
     if (deadLetter === undefined) return;
-    const response = report && responseOf(report, event.requestId);
-    const message = JSON.stringify(response?.payload ?? { errorMessage: 'Event age exceeded' });
+    // "The first 1 KB of the error message".
+    const message = report ? failureOf(report.invocation) : 'Event age exceeded';
     this.#send(attempt.name, 'dead-letter queue', deadLetter, {
       body: JSON.stringify(event.payload),
       attributes: {
