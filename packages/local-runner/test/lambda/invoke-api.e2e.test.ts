@@ -64,10 +64,10 @@ const invoke = async (input: InvokeCommandInput) => {
 const event = (value: unknown) => Buffer.from(JSON.stringify(value));
 
 /** The next message of the queue named `name`, waited for by long polling (a fact, not a time). */
-const nextMessage = async (name: string): Promise<Message> => {
-  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+const nextMessage = async (name: string, client = sqs): Promise<Message> => {
+  const { QueueUrl } = await client.send(new GetQueueUrlCommand({ QueueName: name }));
   for (;;) {
-    const { Messages = [] } = await sqs.send(
+    const { Messages = [] } = await client.send(
       new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20, MessageAttributeNames: ['All'] }),
     );
     const [message] = Messages;
@@ -259,6 +259,57 @@ describe('Event: queued, retried, recorded', () => {
       ErrorCode: { DataType: 'Number', StringValue: '200' },
       ErrorMessage: { DataType: 'String', StringValue: expect.stringContaining('asked to fail: once') },
     });
+  });
+});
+
+describe("Lambda's back-off (about a minute) against a maximum event age of 60 s", () => {
+  let aws: Runner | undefined;
+  const said: string[] = [];
+  beforeAll(async () => {
+    aws = await startRunner({
+      cloudAssemblyDir: assembly,
+      port: 0,
+      dataDir: undefined,
+      maxWorkers: 1,
+      log: (line) => said.push(line),
+      functionLog: () => undefined,
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await aws?.close();
+  }, 60_000);
+
+  test('an event that would be too old by its next retry: the record (EventAgeExceeded) after one attempt', async () => {
+    const client = { region: localAws.region, credentials: localAws.credentials };
+    const awsLambda = new LambdaClient({ ...client, endpoint: aws?.lambdaEndpoint });
+    const awsSqs = new SQSClient({ ...client, endpoint: aws?.serviceUrls.sqs });
+    try {
+      const aged = generatedFunctionName(invokeAppNames.stack, invokeAppNames.aged);
+      const output = await awsLambda.send(
+        new InvokeCommand({ FunctionName: aged, InvocationType: 'Event', Payload: event({ fail: 'aged' }) }),
+      );
+      const record = JSON.parse((await nextMessage(invokeAppNames.tooOld, awsSqs)).Body ?? '') as Record<
+        string,
+        unknown
+      >;
+      expect(record).toMatchObject({
+        requestContext: {
+          requestId: output.$metadata.requestId,
+          condition: 'EventAgeExceeded',
+          approximateInvokeCount: 1,
+        },
+        requestPayload: { fail: 'aged' },
+        responseContext: { functionError: 'Unhandled' },
+      });
+      expect(said).toContainEqual(
+        expect.stringMatching(
+          /failed \(attempt 1 of 3\): .*; older than its maximum event age \(60 s\) by the next retry$/,
+        ),
+      );
+    } finally {
+      awsLambda.destroy();
+      awsSqs.destroy();
+    }
   });
 });
 
