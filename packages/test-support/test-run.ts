@@ -21,6 +21,7 @@ import {
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
+import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
 import { probePythonTools } from './python-tools.ts';
 
 /**
@@ -107,8 +108,8 @@ const checkProcesses = () => {
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
  * kind: a WebSocket API's (its `eventType`: the $connect authorizer's, or a proxy event), a TOKEN or REQUEST
  * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
- * domain), an HTTP API's proxy event (payload 2.0), else a REST API's; an event with neither a requestContext nor a
- * type (a schedule's own Input) is left out. Answers how many were checked.
+ * domain), an HTTP API's proxy event (payload 2.0), an SQS event, else a REST API's; an event with neither a
+ * requestContext nor a type (a schedule's own Input) is left out. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -122,7 +123,9 @@ const checkEvents = (folder: string) => {
       };
       // No requestContext and no type: no API Gateway's nor function URL's event, but a payload of the user's own (an
       // EventBridge Scheduler schedule's Input), which no schema describes.
-      if (event.requestContext === undefined && event.type === undefined) continue;
+      // An event source mapping's SQS event (its records' eventSource).
+      const sqs = (event as { Records?: { eventSource?: unknown }[] }).Records?.[0]?.eventSource === 'aws:sqs';
+      if (!sqs && event.requestContext === undefined && event.type === undefined) continue;
       const schema =
         event.requestContext?.eventType !== undefined
           ? event.type === 'REQUEST'
@@ -139,7 +142,7 @@ const checkEvents = (folder: string) => {
                   ? LambdaFunctionUrlSchema
                   : APIGatewayProxyEventV2Schema
                 : APIGatewayProxyEventSchema;
-      const result = schema.safeParse(event);
+      const result = (sqs ? SqsSchema : schema).safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {
         const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

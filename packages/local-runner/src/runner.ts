@@ -586,6 +586,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     services.sparesReady(),
   ]);
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
+  services.local.pollQueues();
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const poolOf = (functionId: string) => {

@@ -3,6 +3,7 @@
 // Their values go through the template evaluator in one place (`evaluated`); a value it cannot know leaves that
 // resource unseeded, said at start, rather than refusing an app that served before.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
+import { eventSourceMappingsOf, type QueueMapping } from './event-source-mappings.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
@@ -53,6 +54,8 @@ export interface ServiceSeeds {
   queues?: QueueSeed[];
   /** EventBridge Scheduler's schedules (scheduler-resources.ts); absent: none. */
   schedules?: ScheduleSeed[];
+  /** The event source mappings of SQS queues (event-source-mappings.ts); absent: none. */
+  mappings?: QueueMapping[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -202,5 +205,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   read('AWS::SQS::Queue', queueOf, queues);
   seeds.queues = withQueuePolicies(queues, stacks, seeds.notices);
   seeds.schedules = schedulesOf(stacks, seeds.notices);
+  seeds.mappings = eventSourceMappingsOf(stacks, seeds.notices);
   return seeds;
 };

@@ -22,12 +22,57 @@ const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 const now = () => new Date();
 const digits = (length: number) => Array.from({ length }, () => Math.floor(Math.random() * 10)).join('');
 
+/** An SQS message as a record of Lambda's SQS event shows it (the poller's, and the sample's). */
+export interface SqsMessageFields {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  attributes: Record<string, string>;
+  messageAttributes: Record<string, { DataType: string; StringValue?: string; BinaryValue?: string }>;
+  /** The queue's name. */
+  queue: string;
+}
+
+/**
+ * One record of an SQS event, as an event source mapping delivers it ("Using Lambda with Amazon SQS", "Example
+ * standard queue message event"): message attributes in the event's camelCase form.
+ */
+export const sqsRecord = ({
+  messageId,
+  receiptHandle,
+  body,
+  attributes,
+  messageAttributes,
+  queue,
+}: SqsMessageFields) => ({
+  messageId,
+  receiptHandle,
+  body,
+  attributes,
+  messageAttributes: Object.fromEntries(
+    Object.entries(messageAttributes).map(([name, { DataType, StringValue, BinaryValue }]) => [
+      name,
+      {
+        ...(StringValue !== undefined && { stringValue: StringValue }),
+        ...(BinaryValue !== undefined && { binaryValue: BinaryValue }),
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: DataType,
+      },
+    ]),
+  ),
+  md5OfBody: md5(body),
+  eventSource: 'aws:sqs',
+  eventSourceARN: arn('sqs', queue),
+  awsRegion: region,
+});
+
 /** An SQS event of one message, as an event source mapping delivers it ("Using Lambda with Amazon SQS"). */
 const sqsReceive = ({ body = 'Hello from the local runner', name = 'local-queue' }: SampleOptions) => {
   const sent = String(now().getTime());
   return {
     Records: [
-      {
+      sqsRecord({
         messageId: randomUUID(),
         receiptHandle: Buffer.from(randomUUID()).toString('base64'),
         body,
@@ -38,11 +83,8 @@ const sqsReceive = ({ body = 'Hello from the local runner', name = 'local-queue'
           ApproximateFirstReceiveTimestamp: sent,
         },
         messageAttributes: {},
-        md5OfBody: md5(body),
-        eventSource: 'aws:sqs',
-        eventSourceARN: arn('sqs', name),
-        awsRegion: region,
-      },
+        queue: name,
+      }),
     ],
   };
 };

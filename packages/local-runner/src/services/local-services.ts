@@ -8,6 +8,7 @@ import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
+import { startQueuePollers } from './queue-poller.ts';
 import { emptyClock, ScheduleClock } from './schedule-clock.ts';
 import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
@@ -97,6 +98,16 @@ export const startLocalServices = async (options: {
   // Every schedule's one clock (Scheduler's, and EventBridge rules' ScheduleExpression); started by `start` alone.
   const clock = new ScheduleClock(stateFile(dataDir, 'schedules', emptyClock), log);
   const scheduler = localScheduler(clock, targets, log);
+  // The event source mappings' pollers, once the runner asks (its functions served), again after each seeding.
+  let polling = false;
+  let mappings = options.seeds.mappings ?? [];
+  let pollers: ReturnType<typeof startQueuePollers> | undefined;
+  const poll = () => {
+    const { invoke } = options;
+    if (!polling || !invoke) return;
+    void pollers?.stop();
+    pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
+  };
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -106,6 +117,8 @@ export const startLocalServices = async (options: {
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
+    mappings = seeds.mappings ?? [];
+    poll();
   };
   seed(options.seeds);
   // Each service on a loopback port of its own, as each has an endpoint of its own on AWS; SQS's older clients'
@@ -137,7 +150,13 @@ export const startLocalServices = async (options: {
     seed,
     /** The schedules' clock: `start` starts it; the banner lists it; `fire` fires one now. */
     clock,
+    /** Starts polling the queues of the template's event source mappings (`start`, once its functions are served). */
+    pollQueues: () => {
+      polling = true;
+      poll();
+    },
     close: async () => {
+      await pollers?.stop();
       queues.close();
       clock.stop();
       await Promise.all(servers.map((server) => server.close()));

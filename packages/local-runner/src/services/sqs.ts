@@ -868,6 +868,62 @@ const cancelMessageMoveTask = (store: Store, timers: MoveTimers) => (input: Json
   return { ApproximateNumberOfMessagesMoved: task.moved };
 };
 
+/** A message as an event source mapping's poller takes it (queue-poller.ts): what Lambda's SQS event record shows. */
+export interface PolledMessage {
+  messageId: string;
+  receiptHandle: string;
+  body: string;
+  md5OfBody: string;
+  /** Its system attributes (ApproximateReceiveCount, SentTimestamp, ...; a FIFO message's group and sequence). */
+  attributes: Attributes;
+  messageAttributes: Record<string, MessageAttribute>;
+}
+
+/**
+ * What an event source mapping's poller does in-process, as Lambda's pollers do with ReceiveMessage and
+ * DeleteMessageBatch ("Using Lambda with Amazon SQS"): `changed` tells it a message may have become receivable.
+ */
+const queueConsumer = (store: Store, log: (line: string) => void) => ({
+  changed: store.changed,
+  /** The queue `arn` names (its name, and whether it is FIFO); undefined when none served has that ARN. */
+  find: (arn: string) => {
+    const queue = store.file.read().queues.find(({ name }) => queueArn(name) === arn);
+    return queue && { name: queue.name, fifo: isFifo(queue) };
+  },
+  /**
+   * Up to `max` messages of the queue `name`, each in flight for the queue's visibility timeout (a FIFO queue's in
+   * group order), and when one may become receivable otherwise than by a change (epoch ms; Infinity: never).
+   * ServiceError QueueDoesNotExist when the queue was deleted.
+   */
+  receive: (name: string, max: number) => {
+    const { taken, next } = take(store, { QueueUrl: urlOf(store, name) }, max, log);
+    const messages: PolledMessage[] = taken.map((message) => ({
+      messageId: message.id,
+      receiptHandle: message.receipt as string,
+      body: message.body,
+      md5OfBody: md5(message.body),
+      attributes: systemAttributes(message),
+      messageAttributes: message.attributes,
+    }));
+    return { messages, next };
+  },
+  /** Deletes the messages of `receipts` still current (one received again since has another); how many it did. */
+  delete: (name: string, receipts: string[]) => {
+    const state = store.file.read();
+    const queue = findQueue(state, name);
+    if (!queue || receipts.length === 0) return 0;
+    const gone = new Set(receipts);
+    const kept = queue.messages.filter((m) => m.receipt === undefined || !gone.has(m.receipt));
+    const deleted = queue.messages.length - kept.length;
+    queue.messages = kept;
+    store.file.write(state);
+    store.changed.emit('changed');
+    return deleted;
+  },
+});
+
+export type QueueConsumer = ReturnType<typeof queueConsumer>;
+
 /** The service on `file`, its queue URLs on the address `url` gives once the server listens, and its seeding. */
 export const simpleQueueService = (file: StateFile<QueueState>, url: () => string, log: (line: string) => void) => {
   const store: Store = {
@@ -914,5 +970,7 @@ export const simpleQueueService = (file: StateFile<QueueState>, url: () => strin
       for (const timer of moveTimers.values()) clearTimeout(timer);
       moveTimers.clear();
     },
+    /** What event source mappings' pollers take messages with, in-process. */
+    consumer: queueConsumer(store, log),
   };
 };

@@ -1,0 +1,147 @@
+// The template's Lambda event source mappings ("AWS::Lambda::EventSourceMapping", CloudFormation Template Reference):
+// those of an SQS queue, read into what a poller (services/queue-poller.ts) runs with, with the defaults and limits of
+// "Lambda parameters for Amazon SQS event source mappings"
+// (https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html). A mapping of another source (a Kinesis
+// or DynamoDB stream, Kafka, MQ, DocumentDB) is not served: said at start, the app served. A value the template
+// evaluator cannot know, or one Lambda would refuse, refuses the app naming the mapping: a mapping run otherwise than
+// written would deliver otherwise than AWS does.
+
+import { compilePattern, PatternError } from '../services/event-pattern.ts';
+import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
+import { evaluate, noValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+
+/** An SQS queue's event source mapping, as its poller runs it. */
+export interface QueueMapping {
+  /** `Stack/LogicalId`, which the log names. */
+  source: string;
+  /** FunctionName evaluated: the function's name, its ARN or a partial ARN, as Lambda's Invoke takes it. */
+  functionName: string;
+  /** EventSourceArn evaluated: the queue's ARN. */
+  queueArn: string;
+  /** "Enabled": false, the mapping is not polled. */
+  enabled: boolean;
+  batchSize: number;
+  /** MaximumBatchingWindowInSeconds. */
+  windowSeconds: number;
+  /** FilterCriteria's patterns, as given (JSON text); none: every message goes to the function. */
+  filters: string[];
+  /** FunctionResponseTypes includes ReportBatchItemFailures. */
+  reportFailures: boolean;
+  /** ScalingConfig.MaximumConcurrency, when given. */
+  maximumConcurrency?: number;
+}
+
+const refused = (source: string, why: string) => new UnsupportedTemplateError(`${source}: ${why}`);
+
+/** `value` (the property `property` of `source`) evaluated; a value the evaluator cannot know refuses the app. */
+const evaluated = (value: unknown, context: ValueContext, source: string, property: string) => {
+  if (value === undefined) return undefined;
+  try {
+    const result = evaluate(value, context);
+    return result === noValue ? undefined : result;
+  } catch (error) {
+    if (!(error instanceof UnresolvableValueError)) throw error;
+    throw refused(source, `its ${property} ${error.message} has no local value`);
+  }
+};
+
+/** A property that is one value (a string, a number, a boolean), as text; refused when it is a list or an object. */
+const text = (value: unknown, context: ValueContext, source: string, property: string) => {
+  const result = evaluated(value, context, source, property);
+  if (result === undefined || result === null) return undefined;
+  if (typeof result === 'object') throw refused(source, `its ${property} is not one value`);
+  return String(result);
+};
+
+/** An integer property within Lambda's range for it ("Lambda parameters for Amazon SQS event source mappings"). */
+const integer = (given: string | undefined, fallback: number, [min, max]: [number, number], what: string) => {
+  if (given === undefined) return fallback;
+  const number = Number(given);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new RangeError(`its ${what} ${given} is not an integer from ${min} to ${max}`);
+  return number;
+};
+
+const objectOf = (value: unknown) =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+/** FilterCriteria's patterns ("Control which events Lambda sends to your function": `{"Filters": [{"Pattern": "..."}]}`). */
+const filtersOf = (value: unknown, context: ValueContext, source: string) => {
+  const criteria = objectOf(evaluated(value, context, source, 'FilterCriteria'));
+  const filters = Array.isArray(criteria.Filters) ? criteria.Filters : [];
+  return filters.map((filter) => {
+    const pattern = objectOf(filter).Pattern;
+    if (typeof pattern !== 'string') throw refused(source, 'a filter of its FilterCriteria has no Pattern');
+    try {
+      compilePattern(JSON.parse(pattern));
+    } catch (error) {
+      if (!(error instanceof PatternError || error instanceof SyntaxError)) throw error;
+      throw refused(
+        source,
+        `its FilterCriteria pattern ${pattern} is not valid (${error.message}), which Lambda refuses`,
+      );
+    }
+    return pattern;
+  });
+};
+
+/** Whether `arn` is an SQS queue's (`arn:aws:sqs:<region>:<account>:<name>`). */
+const isQueueArn = (arn: string) => /^arn:[^:]+:sqs:[^:]*:[^:]*:[^:]+$/.test(arn);
+
+/** The limits Lambda checks when the mapping is created, for a standard or FIFO queue. */
+const sizes = (properties: Record<string, unknown>, context: ValueContext, source: string, arn: string) => {
+  const fifo = arn.endsWith('.fifo');
+  const batch = text(properties.BatchSize, context, source, 'BatchSize');
+  const window = text(properties.MaximumBatchingWindowInSeconds, context, source, 'MaximumBatchingWindowInSeconds');
+  const scaling = objectOf(evaluated(properties.ScalingConfig, context, source, 'ScalingConfig'));
+  const concurrency = text(scaling.MaximumConcurrency, context, source, 'ScalingConfig.MaximumConcurrency');
+  try {
+    const batchSize = integer(batch, 10, [1, fifo ? 10 : 10_000], 'BatchSize');
+    const windowSeconds = integer(window, 0, [0, 300], 'MaximumBatchingWindowInSeconds');
+    if (fifo && windowSeconds > 0) throw new RangeError('has a batching window, which FIFO queues do not support');
+    if (batchSize > 10 && windowSeconds < 1)
+      throw new RangeError('has a BatchSize over 10, which needs a MaximumBatchingWindowInSeconds of at least 1');
+    const maximumConcurrency =
+      concurrency === undefined ? undefined : integer(concurrency, 0, [2, 1000], 'ScalingConfig.MaximumConcurrency');
+    return { batchSize, windowSeconds, ...(maximumConcurrency !== undefined && { maximumConcurrency }) };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw refused(source, `${error.message}, which Lambda refuses`);
+  }
+};
+
+/** One mapping: its queue's, or undefined (with the line to say) when its source is not a queue. */
+const mappingOf = (id: string, resource: CfnResource, context: ValueContext) => {
+  const source = `${context.stackName}/${id}`;
+  const properties = props(resource);
+  const arn = text(properties.EventSourceArn, context, source, 'EventSourceArn');
+  if (arn === undefined)
+    return { notice: `${source}: an event source mapping with no EventSourceArn (Kafka, MQ): not served locally` };
+  if (!isQueueArn(arn))
+    return { notice: `${source}: an event source mapping of ${arn}: not served locally (only SQS queues are)` };
+  const functionName = text(properties.FunctionName, context, source, 'FunctionName');
+  if (functionName === undefined) throw refused(source, 'an event source mapping with no FunctionName');
+  const types = evaluated(properties.FunctionResponseTypes, context, source, 'FunctionResponseTypes');
+  const mapping: QueueMapping = {
+    source,
+    functionName,
+    queueArn: arn,
+    enabled: text(properties.Enabled, context, source, 'Enabled') !== 'false',
+    filters: filtersOf(properties.FilterCriteria, context, source),
+    reportFailures: Array.isArray(types) && types.includes('ReportBatchItemFailures'),
+    ...sizes(properties, context, source, arn),
+  };
+  return { mapping };
+};
+
+/** The SQS event source mappings of every stack (`stacks`, each its own context); `notices` gets what is not served. */
+export const eventSourceMappingsOf = (stacks: ValueContext[], notices: string[]): QueueMapping[] => {
+  const mappings: QueueMapping[] = [];
+  for (const context of stacks)
+    for (const [id, resource] of ofType(context.resources, 'AWS::Lambda::EventSourceMapping')) {
+      const { mapping, notice } = mappingOf(id, resource, context);
+      if (mapping) mappings.push(mapping);
+      if (notice) notices.push(notice);
+    }
+  return mappings;
+};
