@@ -130,10 +130,13 @@ test('ScalingConfig.MaximumConcurrency: at most that many batches at once', asyn
   );
   await send(['1', '2', '3', '4', '5']);
   await two;
-  expect(await counts()).toEqual({ visible: '3', inFlight: '2' });
-  expect(held).toHaveLength(2);
-  open = true;
-  for (const release of held.splice(0)) release();
+  try {
+    expect(await counts()).toEqual({ visible: '3', inFlight: '2' });
+    expect(held).toHaveLength(2);
+  } finally {
+    open = true;
+    for (const release of held.splice(0)) release();
+  }
   await logged('SQS work -> Handler: batch of 1: ok', 5);
   expect(await counts()).toEqual({ visible: '0', inFlight: '0' });
 });
