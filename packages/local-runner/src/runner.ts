@@ -126,8 +126,11 @@ export interface Runner {
   lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
   endpointVariables: Record<string, string>;
-  /** The template's SQS queues, served by the local SQS at `serviceUrls.sqs`: name, `Stack/id` and URL. */
-  queues: () => { name: string; source: string; url: string }[];
+  /**
+   * The template's SQS queues, served by the local SQS at `serviceUrls.sqs`: name, `Stack/id`, URL, and the functions
+   * their enabled event source mappings feed.
+   */
+  queues: () => { name: string; source: string; url: string; feeds: string[] }[];
   /** Every schedule timed (Scheduler's, and rules' ScheduleExpression): `list` for the banner, `fire` one now. */
   schedules: Pick<ScheduleClock, 'list' | 'fire'>;
   /** The inspector's port of each function debugged (`inspect`). */

@@ -122,13 +122,16 @@ const servesValues = (api: Runner, serviceValues: ServiceValues | undefined) =>
     ),
   );
 
-/** The template's queues, each with its URL (the local SQS, the runner's credentials). */
+/** The template's queues, each with its URL (the local SQS, the runner's credentials) and the functions it feeds. */
 const queueLines = (api: Runner) => {
   const queues = api.queues();
   if (queues.length === 0) return [];
   return [
     `SQS: ${api.serviceUrls.sqs} (the runner's credentials, local/local)`,
-    ...queues.map(({ name, source, url }) => `  queue ${name} (${source}): ${url}`),
+    ...queues.map(
+      ({ name, source, url, feeds }) =>
+        `  queue ${name} (${source}): ${url}${feeds.length > 0 ? ` -> ${feeds.join(', ')}` : ''}`,
+    ),
   ];
 };
 

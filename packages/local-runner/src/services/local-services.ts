@@ -14,7 +14,7 @@ import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
-import { emptyQueues, simpleQueueService } from './sqs.ts';
+import { emptyQueues, queueArn, simpleQueueService } from './sqs.ts';
 import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
 import { type Invoker, Targets } from './targets.ts';
@@ -139,12 +139,13 @@ export const startLocalServices = async (options: {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: urls.secretsmanager,
       AWS_ENDPOINT_URL_SQS: urls.sqs,
     },
-    /** The template's queues, with their URLs: the banner's. */
+    /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
       (options.seeds.queues ?? []).map(({ name, source }) => ({
         name,
         source,
         url: queues.queueUrl(name),
+        feeds: mappings.filter((m) => m.enabled && m.queueArn === queueArn(name)).map((m) => m.functionName),
       })),
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,

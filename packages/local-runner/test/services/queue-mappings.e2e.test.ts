@@ -104,7 +104,7 @@ beforeAll(async () => {
     functionLog: (id, text) => say(`${id}: ${text}`),
   });
   sqs = new SQSClient({
-    endpoint: runner.servicesEndpoint,
+    endpoint: runner.serviceUrls.sqs,
     region: localAws.region,
     credentials: localAws.credentials,
   });
@@ -258,6 +258,9 @@ test('BatchSize and MaximumBatchingWindowInSeconds: full batches at once, the re
 // "Lambda parameters for Amazon SQS event source mappings": Enabled false, the mapping does not poll.
 test('Enabled false: said at start, and the queue is not polled', async () => {
   await line(`Enabled is false: ${queueArn(mappedQueues.disabled)} is not polled`);
+  // The banner's queue lines name the functions a queue feeds (cli/serve.ts).
+  const feeds = Object.fromEntries(runner?.queues().map(({ name, feeds }) => [name, feeds]) ?? []);
+  expect(feeds).toMatchObject({ [mappedQueues.partial]: ['Consumer'], [mappedQueues.disabled]: [] });
   await sqs.send(new SendMessageCommand({ QueueUrl: urlOf(mappedQueues.disabled), MessageBody: 'kept' }));
   // A later message on another queue, delivered: the runner had its chance to poll the first.
   const before = batchesOf(mappedQueues.partial).length;

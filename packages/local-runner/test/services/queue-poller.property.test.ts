@@ -82,7 +82,7 @@ beforeAll(async () => {
     invoke,
   });
   services.pollQueues();
-  sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  sqs = new SQSClient({ endpoint: services.urls.sqs, region: localAws.region, credentials: localAws.credentials });
   ({ QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: 'work' })));
 });
 afterAll(async () => {

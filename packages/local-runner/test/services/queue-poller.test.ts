@@ -73,7 +73,11 @@ const serve = async (more: Partial<QueueMapping>, invoke: Invoker) => {
     invoke,
   });
   services.pollQueues();
-  const sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  const sqs = new SQSClient({
+    endpoint: services.urls.sqs,
+    region: localAws.region,
+    credentials: localAws.credentials,
+  });
   stop = async () => {
     sqs.destroy();
     await services.close();
