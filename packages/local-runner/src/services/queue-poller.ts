@@ -129,7 +129,11 @@ class QueuePoller {
       const batch = await this.#gather();
       if (batch === undefined) return;
       if (batch.length === 0) continue;
-      const delivered = this.#deliver(batch).finally(() => this.#batches.delete(delivered));
+      const delivered = this.#deliver(batch)
+        .catch((error: unknown) =>
+          this.#log(`${this.#mapping.source}: a batch failed to be delivered: ${String(error)}`),
+        )
+        .finally(() => this.#batches.delete(delivered));
       this.#batches.add(delivered);
     }
   }

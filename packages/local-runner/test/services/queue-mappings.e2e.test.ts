@@ -15,10 +15,12 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { signalGroup } from 'test-support/process-group';
 import { localAws } from '../../src/app/local-aws.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 import { queueArn } from '../../src/services/sqs.ts';
 import { mappedQueues, synthesizeQueueMappingsApp } from '../fixtures/queue-mappings-app.ts';
+import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
 interface Record {
   messageId: string;
@@ -28,6 +30,7 @@ interface Record {
 }
 
 let dataDir: string | undefined;
+let assembly = '';
 let runner: Runner | undefined;
 let sqs: SQSClient;
 const lines: string[] = [];
@@ -93,8 +96,9 @@ const bodiesOf = (records: Record[]) => records.map(({ body }) => body);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'queue-mappings-e2e-'));
+  assembly = await synthesizeQueueMappingsApp();
   runner = await startRunner({
-    cloudAssemblyDir: await synthesizeQueueMappingsApp(),
+    cloudAssemblyDir: assembly,
     port: 0,
     dataDir,
     // One execution environment per function: a batch waiting for another's cold start would outlive a 2 s visibility
@@ -110,6 +114,7 @@ beforeAll(async () => {
   });
 }, 120_000);
 afterAll(async () => {
+  await stopStarted();
   sqs?.destroy();
   await runner?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -271,3 +276,48 @@ test('Enabled false: said at start, and the queue is not polled', async () => {
   expect(batchesOf(mappedQueues.disabled)).toEqual([]);
   expect(await counts(mappedQueues.disabled)).toEqual({ visible: '1', inFlight: '0' });
 });
+
+// "Amazon SQS visibility timeout" (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html):
+// a message received and not deleted becomes visible again when its timeout ends. The batch a runner killed by SIGKILL
+// held is in the data folder, in flight: the next start delivers it once its visibility timeout ends.
+test('a batch in flight when the runner is killed (SIGKILL) is delivered again after its visibility timeout', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'queue-mappings-kill-'));
+  try {
+    const start = async () => {
+      const started = launch(join(folder, 'data'), { args: ['--app', assembly], cwd: folder });
+      const output = await launchedUntil(started, /functions and services are serving/);
+      const endpoint = /SQS: (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      return { started, endpoint };
+    };
+    const first = await start();
+    const client = new SQSClient({
+      endpoint: first.endpoint,
+      region: localAws.region,
+      credentials: localAws.credentials,
+    });
+    const { MessageId } = await client.send(
+      new SendMessageCommand({
+        QueueUrl: `${first.endpoint}/${localAws.accountId}/${mappedQueues.durable}`,
+        MessageBody: '{"action":"hang-once"}',
+      }),
+    );
+    client.destroy();
+    await first.started.printed(/BATCH [^\n]*hang-once/);
+    signalGroup(first.started.child, 'SIGKILL');
+    await first.started.exited;
+    const second = await start();
+    await second.started.printed(/BATCH [^\n]*hang-once/);
+    await second.started.printed(new RegExp(`SQS ${mappedQueues.durable} -> Consumer: batch of 1: ok`));
+    const [delivered] = second.started
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('BATCH '))
+      .map((l) => JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: Record[] });
+    expect(
+      delivered?.Records.map(({ messageId, attributes }) => [messageId, attributes.ApproximateReceiveCount]),
+    ).toEqual([[MessageId, '2']]);
+  } finally {
+    await stopStarted();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}, 60_000);
