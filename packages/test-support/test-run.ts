@@ -121,10 +121,10 @@ const checkEvents = (folder: string) => {
         functionId: string;
         event: { type?: unknown; version?: unknown; requestContext?: { eventType?: unknown; domainName?: unknown } };
       };
-      // No requestContext and no type: no API Gateway's nor function URL's event, but a payload of the user's own (an
-      // EventBridge Scheduler schedule's Input), which no schema describes.
       // An event source mapping's SQS event (its records' eventSource).
       const sqs = (event as { Records?: { eventSource?: unknown }[] }).Records?.[0]?.eventSource === 'aws:sqs';
+      // No requestContext and no type: no API Gateway's nor function URL's event, but a payload of the user's own (an
+      // EventBridge Scheduler schedule's Input), which no schema describes.
       if (!sqs && event.requestContext === undefined && event.type === undefined) continue;
       const schema =
         event.requestContext?.eventType !== undefined
