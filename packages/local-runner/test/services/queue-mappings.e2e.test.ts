@@ -22,10 +22,10 @@ import { queueArn } from '../../src/services/sqs.ts';
 import { mappedQueues, synthesizeQueueMappingsApp } from '../fixtures/queue-mappings-app.ts';
 import { launch, launchedUntil, stopStarted } from '../helpers/runner-process.ts';
 
-interface Record {
+interface SqsRecord {
   messageId: string;
   body: string;
-  attributes: { [name: string]: string };
+  attributes: Record<string, string>;
   eventSourceARN: string;
 }
 
@@ -60,7 +60,7 @@ const line = (text: string) => until(() => lines.find((l) => l.includes(text)));
 const batchesOf = (name: string) =>
   lines
     .filter((l) => l.includes('BATCH '))
-    .map((l) => JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: Record[] })
+    .map((l) => JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: SqsRecord[] })
     .map(({ Records }) => Records)
     .filter((records) => records[0]?.eventSourceARN === queueArn(name));
 
@@ -92,7 +92,7 @@ const counts = async (name: string) => {
     inFlight: Attributes.ApproximateNumberOfMessagesNotVisible,
   };
 };
-const bodiesOf = (records: Record[]) => records.map(({ body }) => body);
+const bodiesOf = (records: SqsRecord[]) => records.map(({ body }) => body);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'queue-mappings-e2e-'));
@@ -202,7 +202,7 @@ test('FIFO: each group in order across batches, a failed batch retried before th
     message('g1', 3),
     message('g2', 3),
   ]);
-  const succeeded = (all: Record[][]) =>
+  const succeeded = (all: SqsRecord[][]) =>
     all.filter((records) =>
       records.every(
         ({ body, attributes }) => !body.includes('throw-once') || attributes.ApproximateReceiveCount !== '1',
@@ -312,7 +312,7 @@ test('a batch in flight when the runner is killed (SIGKILL) is delivered again a
       .output()
       .split('\n')
       .filter((l) => l.includes('BATCH '))
-      .map((l) => JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: Record[] });
+      .map((l) => JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: SqsRecord[] });
     expect(
       delivered?.Records.map(({ messageId, attributes }) => [messageId, attributes.ApproximateReceiveCount]),
     ).toEqual([[MessageId, '2']]);
