@@ -6,6 +6,7 @@ import { expect, test } from '@jest/globals';
 import { type CfnResource, UnsupportedTemplateError } from '../../src/app/cfn.ts';
 import type { ValueContext } from '../../src/app/intrinsics.ts';
 import { localAws } from '../../src/app/local-aws.ts';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { serviceSeedsOf } from '../../src/app/service-resources.ts';
 
 const arn = (service: string, resource: string) =>
@@ -34,7 +35,7 @@ test("a queue's mapping, its values through the evaluator, with Lambda's default
   expect(read({}).mappings).toEqual([
     {
       source: 'App/Mapping',
-      functionName: 'Handler',
+      functionName: generatedFunctionName('App', 'Handler'),
       queueArn: arn('sqs', 'work'),
       enabled: true,
       batchSize: 10,

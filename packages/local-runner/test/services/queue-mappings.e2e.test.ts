@@ -17,6 +17,7 @@ import {
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { signalGroup } from 'test-support/process-group';
 import { localAws } from '../../src/app/local-aws.ts';
+import { generatedFunctionName } from '../../src/app/return-values.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 import { queueArn } from '../../src/services/sqs.ts';
 import { mappedQueues, synthesizeQueueMappingsApp } from '../fixtures/queue-mappings-app.ts';
@@ -28,6 +29,10 @@ interface SqsRecord {
   attributes: Record<string, string>;
   eventSourceARN: string;
 }
+
+/** The functions' names as Lambda knows them (the fixture gives no FunctionName): what the log and the banner say. */
+const consumer = generatedFunctionName('QueueMappings', 'Consumer');
+const poisoned = generatedFunctionName('QueueMappings', 'Poisoned');
 
 let dataDir: string | undefined;
 let assembly = '';
@@ -151,7 +156,7 @@ test('a message sent is delivered to the function at once, in the documented rec
       awsRegion: localAws.region,
     },
   ]);
-  await line(`SQS ${mappedQueues.partial} -> Consumer: batch of 1: ok`);
+  await line(`SQS ${mappedQueues.partial} -> ${consumer}: batch of 1: ok`);
   expect(await counts(mappedQueues.partial)).toEqual({ visible: '0', inFlight: '0' });
 });
 
@@ -165,8 +170,8 @@ test('a partial batch failure: only the failed message comes back, after the vis
   const all = await batches(mappedQueues.partial, before + 2);
   expect(all.slice(before).map(bodiesOf)).toEqual([bodies, ['{"action":"fail-once","n":3}']]);
   expect(all[before + 1]?.[0]?.attributes.ApproximateReceiveCount).toBe('2');
-  await line(`SQS ${mappedQueues.partial} -> Consumer: batch of 3: 1 failed`);
-  await until(() => lines.filter((l) => l.includes(`${mappedQueues.partial} -> Consumer: batch of 1: ok`))[1]);
+  await line(`SQS ${mappedQueues.partial} -> ${consumer}: batch of 3: 1 failed`);
+  await until(() => lines.filter((l) => l.includes(`${mappedQueues.partial} -> ${consumer}: batch of 1: ok`))[1]);
   expect(await counts(mappedQueues.partial)).toEqual({ visible: '0', inFlight: '0' });
 });
 
@@ -183,7 +188,7 @@ test('a Python function failing a message: it goes to the dead-letter queue afte
   );
   expect(received).toEqual([[[MessageId, '1']], [[MessageId, '2']]]);
   expect(
-    lines.filter((l) => l.includes(`SQS ${mappedQueues.poison} -> Poisoned: batch of 1: error (ValueError`)),
+    lines.filter((l) => l.includes(`SQS ${mappedQueues.poison} -> ${poisoned}: batch of 1: error (ValueError`)),
   ).toHaveLength(2);
   const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: urlOf(mappedQueues.poisonDlq) }));
   expect(Messages.map(({ MessageId: id, Body }) => ({ id, Body }))).toEqual([{ id: MessageId, Body: 'poison' }]);
@@ -241,9 +246,9 @@ test('FIFO: each group in order across batches, a failed batch retried before th
 // on the body parsed as JSON; a message no filter matches is deleted, not delivered.
 test('FilterCriteria: a message the filter does not match is deleted, never delivered', async () => {
   await send(mappedQueues.filtered, ['{"kind":"keep"}', '{"kind":"drop"}', 'kind keep, as plain text']);
-  await line(`SQS ${mappedQueues.filtered} -> Consumer: 2 filtered out (deleted)`);
+  await line(`SQS ${mappedQueues.filtered} -> ${consumer}: 2 filtered out (deleted)`);
   expect((await batches(mappedQueues.filtered, 1)).map(bodiesOf)).toEqual([['{"kind":"keep"}']]);
-  await line(`SQS ${mappedQueues.filtered} -> Consumer: batch of 1: ok`);
+  await line(`SQS ${mappedQueues.filtered} -> ${consumer}: batch of 1: ok`);
   expect(await counts(mappedQueues.filtered)).toEqual({ visible: '0', inFlight: '0' });
 });
 
@@ -265,7 +270,7 @@ test('Enabled false: said at start, and the queue is not polled', async () => {
   await line(`Enabled is false: ${queueArn(mappedQueues.disabled)} is not polled`);
   // The banner's queue lines name the functions a queue feeds (cli/serve.ts).
   const feeds = Object.fromEntries(runner?.queues().map(({ name, feeds }) => [name, feeds]) ?? []);
-  expect(feeds).toMatchObject({ [mappedQueues.partial]: ['Consumer'], [mappedQueues.disabled]: [] });
+  expect(feeds).toMatchObject({ [mappedQueues.partial]: [consumer], [mappedQueues.disabled]: [] });
   await sqs.send(new SendMessageCommand({ QueueUrl: urlOf(mappedQueues.disabled), MessageBody: 'kept' }));
   // A later message on another queue, delivered: the runner had its chance to poll the first.
   const before = batchesOf(mappedQueues.partial).length;
@@ -307,7 +312,7 @@ test('a batch in flight when the runner is killed (SIGKILL) is delivered again a
     await first.started.exited;
     const second = await start();
     await second.started.printed(/BATCH [^\n]*hang-once/);
-    await second.started.printed(new RegExp(`SQS ${mappedQueues.durable} -> Consumer: batch of 1: ok`));
+    await second.started.printed(new RegExp(`SQS ${mappedQueues.durable} -> ${consumer}: batch of 1: ok`));
     const [delivered] = second.started
       .output()
       .split('\n')
