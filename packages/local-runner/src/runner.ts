@@ -45,6 +45,7 @@ import { endpointVariables, type LocalEndpoints, localVariables } from './lambda
 import { startLocalServices } from './services/local-services.ts';
 import type { ScheduleClock } from './services/schedule-clock.ts';
 import type { ServiceValues } from './services/service-values.ts';
+import type { TopicListing } from './services/sns.ts';
 import { Targets } from './services/targets.ts';
 
 export interface RunnerOptions {
@@ -121,7 +122,7 @@ export interface Runner {
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
-  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs', string>>;
+  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns', string>>;
   /** The local Lambda's Invoke API (the runner's credentials: lambda/invoke-api.ts). */
   lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
@@ -133,6 +134,8 @@ export interface Runner {
   queues: () => { name: string; source: string; url: string; feeds: string[] }[];
   /** Every schedule timed (Scheduler's, and rules' ScheduleExpression): `list` for the banner, `fire` one now. */
   schedules: Pick<ScheduleClock, 'list' | 'fire'>;
+  /** The local SNS's topics, each with its subscriptions (services/sns.ts), served at `serviceUrls.sns`. */
+  topics: () => TopicListing[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -625,6 +628,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     endpointVariables: endpointVariables(services.endpoints),
     queues: services.local.queues,
     schedules: services.local.clock,
+    topics: services.local.topics,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

@@ -109,6 +109,14 @@ export const localScheduleArn = (group: string, name: string) =>
 export const generatedFunctionName = (stackName: string, id: string) =>
   `${`${stackName}-${id}`.slice(0, 51)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
+/**
+ * The name of a topic whose template gives none: `<stack>-<logical id>-<random>` as CloudFormation generates it
+ * ("AWS::SNS::Topic" TopicName: "If you don't specify a name, AWS CloudFormation generates a unique physical ID"),
+ * `.fifo` ending a FIFO topic's; stable here. The local SNS serves the topic under this name (sns-resources.ts).
+ */
+export const generatedTopicName = (stackName: string, id: string, fifo: boolean) =>
+  `${`${stackName}-${id}`.slice(0, 230)}-${stableSuffix(`${stackName}/${id}`, 12)}${fifo ? '.fifo' : ''}`;
+
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
 export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
@@ -180,6 +188,9 @@ const scheduleArn: Getter = (subject) => {
   const name = scheduleName(subject);
   return 'unknown' in name ? name : known(localScheduleArn(subject.text('GroupName') ?? 'default', name.value));
 };
+const topicName: Getter = ({ id, stackName, text }) =>
+  known(text('TopicName') ?? generatedTopicName(stackName, id, text('FifoTopic') === 'true'));
+const topicArn = arnOf('sns', (name) => name, topicName);
 
 /** The return values of every type the runner knows, by type. */
 export const returnValues: Record<string, ReturnValues> = {
@@ -279,8 +290,10 @@ export const returnValues: Record<string, ReturnValues> = {
     ref: scheduleName,
     attributes: { Arn: arnOf('scheduler', (name) => `schedule-group/${name}`, scheduleName) },
   },
+  // Served by the local SNS (services/sns.ts): its name and ARN are known from the template ("AWS::SNS::Topic" return
+  // values: Ref gives the topic's ARN).
+  'AWS::SNS::Topic': { ref: topicArn, attributes: { TopicArn: topicArn, TopicName: topicName } },
   // Served by the next issue's services: refused until then.
-  'AWS::SNS::Topic': unserved('SNS topics (their ARN)'),
   'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
 };
 

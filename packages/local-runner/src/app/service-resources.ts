@@ -7,6 +7,7 @@ import { eventSourceMappingsOf, type QueueMapping } from './event-source-mapping
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
+import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
 import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
 
 /** A parameter as the template declares it. */
@@ -56,6 +57,8 @@ export interface ServiceSeeds {
   schedules?: ScheduleSeed[];
   /** The event source mappings of SQS queues (event-source-mappings.ts); absent: none. */
   mappings?: QueueMapping[];
+  /** The SNS topics and subscriptions (sns-resources.ts); absent: none. */
+  sns?: SnsSeeds;
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -206,5 +209,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.queues = withQueuePolicies(queues, stacks, seeds.notices);
   seeds.schedules = schedulesOf(stacks, seeds.notices);
   seeds.mappings = eventSourceMappingsOf(stacks, seeds.notices);
+  seeds.sns = snsSeedsOf(stacks, seeds.notices);
   return seeds;
 };

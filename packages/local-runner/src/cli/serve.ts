@@ -10,6 +10,7 @@ import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
 import { type Runner, startRunner } from '../runner.ts';
 import { announceRunner } from '../runner-socket.ts';
 import { type ServiceValues, serviceValuesOf } from '../services/service-values.ts';
+import type { TopicListing } from '../services/sns.ts';
 import { apiReference } from './api-reference.ts';
 import { readConfig } from './config.ts';
 import {
@@ -148,6 +149,26 @@ const scheduleLines = (api: Runner) => {
   ];
 };
 
+/** The topics, each with its subscriptions (the local SNS, the runner's credentials). */
+const topicLines = (api: Runner) => {
+  const topics = api.topics();
+  if (topics.length === 0) return [];
+  const traits = ({ attributes, pending }: TopicListing['subscriptions'][number]) =>
+    [
+      ...(attributes.RawMessageDelivery === 'true' ? ['raw'] : []),
+      ...(attributes.FilterPolicy ? [`filtered on ${attributes.FilterPolicyScope ?? 'MessageAttributes'}`] : []),
+      ...(attributes.RedrivePolicy ? ['with a dead-letter queue'] : []),
+      ...(pending ? ['pending confirmation'] : []),
+    ].join(', ');
+  return [
+    `SNS: ${api.serviceUrls.sns} (the runner's credentials, local/local)`,
+    ...topics.flatMap(({ name, arn, subscriptions }) => [
+      `  topic ${name}: ${arn}`,
+      ...subscriptions.map((s) => `    -> ${s.protocol} ${s.endpoint}${traits(s) ? ` (${traits(s)})` : ''}`),
+    ]),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -238,6 +259,7 @@ const banner = async (
     `Lambda: ${api.lambdaEndpoint} (Invoke, by name, ARN or partial ARN; the runner's credentials, local/local)`,
     ...queueLines(api),
     ...scheduleLines(api),
+    ...topicLines(api),
     ...(unreached.length > 0
       ? [`Functions no API reaches: ${unreached.join(', ')} (run one with \`npx cdk-local-runner invoke NAME\`)`]
       : []),

@@ -9,11 +9,14 @@ import { type DataKey, loadDataKey } from './data-key.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { startQueuePollers } from './queue-poller.ts';
+import { serveQueryServices } from './query-protocol.ts';
 import { emptyClock, ScheduleClock } from './schedule-clock.ts';
 import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
+import { emptyTopics, simpleNotificationService } from './sns.ts';
+import { emptySigning, loadSnsSigningKey } from './sns-signing.ts';
 import { emptyQueues, queueArn, simpleQueueService } from './sqs.ts';
 import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
@@ -69,10 +72,17 @@ const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: Da
     attributes,
     fingerprint: print('template', attributes),
   }));
+  const topics = (seeds.sns?.topics ?? []).map((topic) => ({ ...topic, fingerprint: print('template', topic) }));
+  const subscriptions = (seeds.sns?.subscriptions ?? []).map((subscription) => ({
+    ...subscription,
+    fingerprint: print('template', subscription),
+  }));
   return {
     parameters: [...parameters.values()],
     secrets: [...secrets.values()],
     queues,
+    topics,
+    subscriptions,
   };
 };
 
@@ -108,36 +118,61 @@ export const startLocalServices = async (options: {
     void pollers?.stop();
     pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
   };
+  // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
+  const signingKey = await loadSnsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
+  let snsAddress = '';
+  const topics = simpleNotificationService(stateFile(dataDir, 'sns', emptyTopics), {
+    targets,
+    key: signingKey,
+    url: () => snsAddress,
+    log,
+  });
+  targets.register('sns', topics.receive);
+  const sns = await serveQueryServices([topics.service], log);
+  snsAddress = sns.url;
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
       ...parameters.seed(chosen.parameters),
       ...secrets.seed(chosen.secrets),
       ...queues.seed(chosen.queues),
+      ...topics.seed(chosen.topics, chosen.subscriptions),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
     mappings = seeds.mappings ?? [];
     poll();
   };
-  seed(options.seeds);
+  try {
+    seed(options.seeds);
+  } catch (error) {
+    await sns.close();
+    throw error;
+  }
   // Each service on a loopback port of its own, as each has an endpoint of its own on AWS; SQS's older clients'
   // query protocol on SQS's.
   const sqs = {
     ...queues.service,
     query: (request: IncomingMessage, body: Buffer) => sqsQueryAnswer(queues.service, request, body),
   };
-  const servers = await serveEach([parameters.service, secrets.service, sqs], log);
-  const urls = Object.fromEntries(servers.map(({ name, url }) => [name, url])) as Record<ServiceName, string>;
+  const servers = await serveEach([parameters.service, secrets.service, sqs], log).catch(async (error) => {
+    await sns.close();
+    throw error;
+  });
+  const urls = {
+    ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
+    sns: sns.url,
+  } as Record<ServiceName, string>;
   address = urls.sqs;
   return {
-    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`). */
+    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`). */
     urls,
     /** The variables that point a function's SDK at each service. */
     endpoints: {
       AWS_ENDPOINT_URL_SSM: urls.ssm,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: urls.secretsmanager,
       AWS_ENDPOINT_URL_SQS: urls.sqs,
+      AWS_ENDPOINT_URL_SNS: urls.sns,
     },
     /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
@@ -147,6 +182,8 @@ export const startLocalServices = async (options: {
         url: queues.queueUrl(name),
         feeds: mappings.filter((m) => m.enabled && m.queueArn === queueArn(name)).map((m) => m.functionName),
       })),
+    /** The SNS topics, each with its subscriptions: the banner's. */
+    topics: topics.topics,
     /** Seeds again from a reloaded app's template (start --watch). */
     seed,
     /** The schedules' clock: `start` starts it; the banner lists it; `fire` fires one now. */
@@ -160,13 +197,14 @@ export const startLocalServices = async (options: {
       await pollers?.stop();
       queues.close();
       clock.stop();
-      await Promise.all(servers.map((server) => server.close()));
+      await Promise.all([...servers.map((server) => server.close()), sns.close()]);
+      await topics.settled();
     },
   };
 };
 
 /** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs';
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {

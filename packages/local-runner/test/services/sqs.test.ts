@@ -118,8 +118,11 @@ test('a queue takes what another service sends to its ARN', async () => {
   await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: Messages[0]?.ReceiptHandle }));
   await expect(targets.deliver(queueArn('nowhere'), { body: 'x', source: 'test' })).rejects.toThrow(TargetError);
   await expect(
-    targets.deliver(`arn:aws:sns:${localAws.region}:${localAws.accountId}:Orders`, { body: 'x', source: 'test' }),
-  ).rejects.toThrow(/sns is not served locally/);
+    targets.deliver(`arn:aws:kinesis:${localAws.region}:${localAws.accountId}:stream/Orders`, {
+      body: 'x',
+      source: 'test',
+    }),
+  ).rejects.toThrow(/kinesis is not served locally/);
 });
 
 test('a long poll is answered when a message arrives', async () => {
