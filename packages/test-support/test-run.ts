@@ -21,8 +21,16 @@ import {
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
+import { SnsSchema } from '@aws-lambda-powertools/parser/schemas/sns';
 import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
+import type { ZodType } from 'zod';
 import { probePythonTools } from './python-tools.ts';
+
+/** The schema of an event of records, by its first record's source (`EventSource`, or `eventSource`). */
+const recordSchemas: Record<string, ZodType> = {
+  'aws:sns': SnsSchema,
+  'aws:sqs': SqsSchema,
+};
 
 /**
  * A WebSocket API's proxy event (CONNECT, MESSAGE, DISCONNECT) as Powertools' one WebSocket schema allows it: that
@@ -108,8 +116,8 @@ const checkProcesses = () => {
  * Each event in the runners' event logs (LOCAL_RUNNER_EVENT_LOG: the runner's src/lambda/event-log.ts) against the schema of its
  * kind: a WebSocket API's (its `eventType`: the $connect authorizer's, or a proxy event), a TOKEN or REQUEST
  * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
- * domain), an HTTP API's proxy event (payload 2.0), an SQS event, else a REST API's; an event with neither a
- * requestContext nor a type (a schedule's own Input) is left out. Answers how many were checked.
+ * domain), an HTTP API's proxy event (payload 2.0), else a REST API's; an event of records by its source's schema
+ * (recordSchemas); an event with none of these (a schedule's own Input) is left out. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -119,15 +127,22 @@ const checkEvents = (folder: string) => {
       if (line === '') continue;
       const { functionId, event } = JSON.parse(line) as {
         functionId: string;
-        event: { type?: unknown; version?: unknown; requestContext?: { eventType?: unknown; domainName?: unknown } };
+        event: {
+          type?: unknown;
+          version?: unknown;
+          requestContext?: { eventType?: unknown; domainName?: unknown };
+          Records?: { EventSource?: string; eventSource?: string }[];
+        };
       };
-      // An event source mapping's SQS event (its records' eventSource).
-      const sqs = (event as { Records?: { eventSource?: unknown }[] }).Records?.[0]?.eventSource === 'aws:sqs';
-      // No requestContext and no type: no API Gateway's nor function URL's event, but a payload of the user's own (an
-      // EventBridge Scheduler schedule's Input), which no schema describes.
-      if (!sqs && event.requestContext === undefined && event.type === undefined) continue;
-      const schema =
-        event.requestContext?.eventType !== undefined
+      const [record] = Array.isArray(event.Records) ? event.Records : [];
+      const source = record?.EventSource ?? record?.eventSource;
+      const ofRecords = source !== undefined && recordSchemas[source] !== undefined;
+      // No records of a known source, no requestContext and no type: no event AWS sends, but a payload of the user's
+      // own (an EventBridge Scheduler schedule's Input), which no schema describes.
+      if (!ofRecords && event.requestContext === undefined && event.type === undefined) continue;
+      const schema = ofRecords
+        ? (recordSchemas[source] as ZodType)
+        : event.requestContext?.eventType !== undefined
           ? event.type === 'REQUEST'
             ? APIGatewayProxyWebsocketEventSchema
             : webSocketProxyEventSchema
@@ -142,7 +157,7 @@ const checkEvents = (folder: string) => {
                   ? LambdaFunctionUrlSchema
                   : APIGatewayProxyEventV2Schema
                 : APIGatewayProxyEventSchema;
-      const result = (sqs ? SqsSchema : schema).safeParse(event);
+      const result = schema.safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {
         const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
