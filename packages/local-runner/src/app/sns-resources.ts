@@ -10,13 +10,13 @@ import { type CfnResource, ofType, props } from './cfn.ts';
 import { evaluate, noValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedTopicName } from './return-values.ts';
 
-export interface TopicSeed {
+interface TopicSeed {
   source: string;
   name: string;
   attributes: Record<string, string>;
 }
 
-export interface SubscriptionSeed {
+interface SubscriptionSeed {
   source: string;
   topicArn: string;
   protocol: string;

@@ -29,7 +29,7 @@ export interface QueryInput {
 }
 
 /** What a file path of the service answers (a GET of a path other than `/`): its media type and its body. */
-export interface QueryFile {
+interface QueryFile {
   type: string;
   body: string;
 }
@@ -70,7 +70,7 @@ const listsOf = (value: QueryValue): QueryValue => {
 };
 
 /** The parameters (`a.member.1.b=x`) as a nested input, lists as arrays. */
-export const decodeQuery = (parameters: URLSearchParams): QueryInput => {
+const decodeQuery = (parameters: URLSearchParams): QueryInput => {
   const root: QueryInput = {};
   for (const [key, value] of parameters) {
     const path = key.split('.');
@@ -90,7 +90,7 @@ const escaped = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 
 /** A result as the query protocol's XML: scalars as text, arrays as `member`s, Maps as `entry` `key`/`value`s. */
-export const xmlOf = (value: unknown): string => {
+const xmlOf = (value: unknown): string => {
   if (value === undefined || value === null) return '';
   if (Array.isArray(value)) return value.map((item) => `<member>${xmlOf(item)}</member>`).join('');
   if (value instanceof Map)
@@ -183,8 +183,11 @@ const answer = async (services: QueryService[], request: IncomingMessage, url: U
   }
 };
 
-/** Answers one request of the query protocol (a server of its own, or one shared with another protocol). */
-export const answerQuery = async (
+/**
+ * Answers one request of the query protocol: on a server of its own (serveQueryServices), or, exported when one needs it,
+ * on a server shared with another protocol (SQS's JSON and query protocols on one port, told apart by Content-Type).
+ */
+const answerQuery = async (
   services: QueryService[],
   request: IncomingMessage,
   response: ServerResponse,

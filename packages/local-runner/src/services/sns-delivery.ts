@@ -57,11 +57,11 @@ const envelopeAttributes = (attributes: Record<string, MessageAttribute>) =>
     ]),
   );
 
-export const unsubscribeUrl = (deliverer: Deliverer, subscriptionArn: string) =>
+const unsubscribeUrl = (deliverer: Deliverer, subscriptionArn: string) =>
   `${deliverer.url()}/?Action=Unsubscribe&SubscriptionArn=${encodeURIComponent(subscriptionArn)}`;
 
 /** The JSON envelope of a notification, signed (SQS without raw delivery, HTTP(S)). */
-export const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
+const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
   const fields = {
     Type: 'Notification',
     MessageId: published.id,
@@ -84,7 +84,7 @@ export const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, publi
 };
 
 /** The SNS event a subscribed function is invoked with (one record; Lambda's sample event's fields). */
-export const lambdaEventOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
+const lambdaEventOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
   const envelope = envelopeOf(deliverer, subscription, published);
   return {
     Records: [

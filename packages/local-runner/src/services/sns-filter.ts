@@ -16,7 +16,7 @@ export interface MessageAttribute {
   BinaryValue?: string;
 }
 
-export type FilterScope = 'MessageAttributes' | 'MessageBody';
+type FilterScope = 'MessageAttributes' | 'MessageBody';
 
 export interface CompiledFilter {
   scope: FilterScope;
@@ -68,7 +68,7 @@ const attributeValue = ({ DataType, StringValue }: MessageAttribute): unknown =>
 };
 
 /** The object a MessageAttributes-scope policy is matched against: each attribute's name to its value. */
-export const attributesObject = (attributes: Record<string, MessageAttribute>) =>
+const attributesObject = (attributes: Record<string, MessageAttribute>) =>
   Object.fromEntries(
     Object.entries(attributes)
       .map(([name, attribute]) => [name, attributeValue(attribute)] as const)

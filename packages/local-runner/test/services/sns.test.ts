@@ -28,14 +28,16 @@ import {
 } from '@aws-sdk/client-sns';
 import { DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../src/app/local-aws.ts';
 import type { ServiceSeeds } from '../../src/app/service-resources.ts';
 import { RunnerError } from '../../src/errors.ts';
+import { Sha256 } from '../../src/gateway/sigv4.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
 import { topicArn } from '../../src/services/sns.ts';
 import { stringToSign } from '../../src/services/sns-signing.ts';
 import { queueArn } from '../../src/services/sqs.ts';
-import { type Delivery, Targets } from '../../src/services/targets.ts';
+import { type Delivery, TargetError, Targets } from '../../src/services/targets.ts';
 
 const functionArn = `arn:aws:lambda:${localAws.region}:${localAws.accountId}:function:Handler`;
 const seeds: ServiceSeeds = {
@@ -88,6 +90,7 @@ const seeds: ServiceSeeds = {
 };
 
 let dataDir: string;
+let targets: Targets;
 let services: Awaited<ReturnType<typeof startLocalServices>>;
 let sns: SNSClient;
 let sqs: SQSClient;
@@ -96,7 +99,7 @@ const log: string[] = [];
 const invoked: { arn: string; delivery: Delivery }[] = [];
 
 const start = async () => {
-  const targets = new Targets();
+  targets = new Targets();
   targets.register('lambda', async (arn, delivery) => {
     invoked.push({ arn, delivery });
   });
@@ -370,6 +373,61 @@ test('an HTTP endpoint on loopback confirms its subscription, then gets notifica
   } finally {
     await hook.close();
   }
+});
+
+// An EventBridge target, a Lambda destination: another local service publishes to a topic by its ARN (targets.ts).
+test("a topic takes what another service sends to its ARN; an unknown topic's ARN is refused", async () => {
+  await targets.deliver(topicArn('orders'), {
+    body: '{"from":"a rule"}',
+    attributes: { kind: { DataType: 'String', StringValue: 'event' } },
+    source: 'events:rule/Orders',
+  });
+  const [raw] = await drain('raw');
+  expect([raw?.Body, raw?.MessageAttributes?.kind?.StringValue]).toEqual(['{"from":"a rule"}', 'event']);
+  await drain('wrapped');
+  await expect(targets.deliver(topicArn('nowhere'), { body: 'x', source: 'test' })).rejects.toThrow(TargetError);
+});
+
+// "Common Errors" of the Amazon SNS API Reference (https://docs.aws.amazon.com/sns/latest/api/CommonErrors.html): a
+// call not signed is MissingAuthenticationToken, one signed with another secret SignatureDoesNotMatch (both 403), an
+// action the service does not have InvalidAction (400); each an XML ErrorResponse.
+test('the query protocol refuses an unsigned call, a wrong signature and an unknown action', async () => {
+  const url = services.endpoints.AWS_ENDPOINT_URL_SNS;
+  const unsigned = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'Action=ListTopics&Version=2010-03-31',
+  });
+  expect(unsigned.status).toBe(403);
+  expect(await unsigned.text()).toMatch(
+    /^<ErrorResponse[^>]*><Error><Type>Sender<\/Type><Code>MissingAuthenticationToken<\/Code>/,
+  );
+  const other = new SNSClient({
+    endpoint: url,
+    region: localAws.region,
+    credentials: { accessKeyId: localAws.credentials.accessKeyId, secretAccessKey: 'another' },
+  });
+  await expect(other.send(new ListTopicsCommand({}))).rejects.toMatchObject({
+    name: 'SignatureDoesNotMatch',
+    $metadata: { httpStatusCode: 403 },
+  });
+  other.destroy();
+  const body = 'Action=Fly&Version=2010-03-31';
+  const signer = new SignatureV4({ ...localAws, service: 'sns', sha256: Sha256 });
+  const { host } = new URL(url);
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: 'http:',
+    hostname: host.split(':')[0] as string,
+    port: Number(new URL(url).port),
+    path: '/',
+    headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+  const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
+  const unknown = await fetch(url, { method: 'POST', headers, body });
+  expect(unknown.status).toBe(400);
+  expect(await unknown.text()).toMatch(/<Code>InvalidAction<\/Code><Message>The action Fly is not valid .*Publish/);
 });
 
 test('topics are created, described and deleted; an unknown topic is NotFound', async () => {
