@@ -65,6 +65,7 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_ENDPOINT_URL_SECRETS_MANAGER: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SQS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_LAMBDA: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_SNS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
   });
   const exported = spawnSync('sh', ['-c', `${exportLines}\nenv`], { encoding: 'utf8', env: {} }).stdout;
   for (const [name, value] of Object.entries(variables)) expect(exported).toContain(`${name}=${value}\n`);
