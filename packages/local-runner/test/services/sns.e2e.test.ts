@@ -41,8 +41,8 @@ const start = async () => {
   return banner;
 };
 const stop = async () => {
-  sns.destroy();
-  sqs.destroy();
+  sns?.destroy();
+  sqs?.destroy();
   await stopStarted();
 };
 
