@@ -167,12 +167,13 @@ test('a data key that is not one is refused, naming the file and what to do', as
 test('each service listens on its own address, which serves it alone', async () => {
   const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: () => undefined });
   try {
-    const { ssm, secretsmanager, sqs } = services.urls;
-    expect(new Set([ssm, secretsmanager, sqs]).size).toBe(3);
+    const { ssm, secretsmanager, sqs, sns } = services.urls;
+    expect(new Set([ssm, secretsmanager, sqs, sns]).size).toBe(4);
     expect(services.endpoints).toEqual({
       AWS_ENDPOINT_URL_SSM: ssm,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsmanager,
       AWS_ENDPOINT_URL_SQS: sqs,
+      AWS_ENDPOINT_URL_SNS: sns,
     });
     const getParameter = { target: 'AmazonSSM.GetParameter', body: '{"Name":"/app/plain"}' };
     expect(await callJsonService(ssm, getParameter)).toEqual([200, undefined]);
