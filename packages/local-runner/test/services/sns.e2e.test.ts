@@ -2,9 +2,10 @@
 // enveloped, filtered on attributes and on the body, to a TypeScript and a Python function, a FIFO topic into a FIFO
 // queue), driven by the AWS SDK v3 clients unchanged: what is published is observed in the queues and in the
 // functions' log, signed; topics and subscriptions survive a SIGKILL of the runner on its data folder.
+import { spawnSync } from 'node:child_process';
 import { createVerify, X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { devNull, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   CreateTopicCommand,
@@ -28,6 +29,8 @@ let app = '';
 let folder = '';
 let runner: Launched;
 let sns: SNSClient;
+/** The local SNS's address, as the banner prints it. */
+let snsEndpoint = '';
 let sqs: SQSClient;
 
 /** Starts the runner on the data folder; the clients on the endpoints its banner prints. */
@@ -36,7 +39,8 @@ const start = async () => {
   const banner = await launchedUntil(runner, /SNS: http:\/\/127\.0\.0\.1:\d+/);
   const endpoint = (service: string) => new RegExp(`${service}: (http://127\\.0\\.0\\.1:\\d+)`).exec(banner)?.[1];
   const client = { region: localAws.region, credentials: localAws.credentials };
-  sns = new SNSClient({ ...client, endpoint: endpoint('SNS') });
+  snsEndpoint = endpoint('SNS') ?? '';
+  sns = new SNSClient({ ...client, endpoint: snsEndpoint });
   sqs = new SQSClient({ ...client, endpoint: endpoint('SQS') });
   return banner;
 };
@@ -141,6 +145,33 @@ test('a FIFO topic delivers each group in order to its FIFO queue', async () => 
     'a:a3',
   ]);
 });
+
+// The AWS CLI speaks the same query protocol; `--endpoint-url` points it at the local SNS ("Command line options",
+// AWS CLI User Guide, https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-options.html).
+test('the AWS CLI publishes with --endpoint-url, where the machine has it', async () => {
+  const env = {
+    PATH: process.env.PATH,
+    AWS_ACCESS_KEY_ID: localAws.credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localAws.credentials.secretAccessKey,
+    AWS_DEFAULT_REGION: localAws.region,
+    AWS_CONFIG_FILE: devNull,
+    AWS_SHARED_CREDENTIALS_FILE: devNull,
+  };
+  const cli = spawnSync(
+    'aws',
+    ['--endpoint-url', snsEndpoint, 'sns', 'publish', '--topic-arn', arn('orders'), '--message', 'from the CLI'].concat(
+      ['--message-attributes', '{"kind":{"DataType":"String","StringValue":"order"}}'],
+    ),
+    { env, encoding: 'utf8' },
+  );
+  // No AWS CLI on this machine: nothing to check (the issue asks for it where the machine has one).
+  if ((cli.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return;
+  expect(cli.stderr).toBe('');
+  const { MessageId } = JSON.parse(cli.stdout) as { MessageId: string };
+  const messages = await received('orders-raw');
+  expect(messages.map(({ Body }) => Body)).toEqual(['from the CLI']);
+  await runner.printed(new RegExp(`SNS: orders -> sqs orders-raw \\(raw\\): delivered message ${MessageId}`));
+}, 60_000);
 
 test('topics and subscriptions made by the API survive a SIGKILL of the runner', async () => {
   await sns.send(new CreateTopicCommand({ Name: 'later' }));
