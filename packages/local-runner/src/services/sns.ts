@@ -383,14 +383,14 @@ const publishOne = (store: Store, state: TopicState, topic: StoredTopic, entry: 
     dedupId: fifo?.dedupId,
     sequence,
   };
-  const deliveries = subscribersOf(store, state, topic).flatMap((subscription) => {
+  const deliveries = subscribersOf(state, topic).flatMap((subscription) => {
     const published: Published = { ...base, message: messageFor(message, structure, subscription.protocol) };
     return passes(store, subscription, published) ? [{ subscription, published }] : [];
   });
   return { MessageId: id, ...(sequence !== undefined && { SequenceNumber: sequence }), deliveries };
 };
 
-const subscribersOf = (_store: Store, state: TopicState, topic: StoredTopic) =>
+const subscribersOf = (state: TopicState, topic: StoredTopic) =>
   state.subscriptions.filter((s) => s.topicArn === topicArn(topic.name) && !s.pending);
 
 const passes = (store: Store, subscription: StoredSubscription, published: Published) => {
