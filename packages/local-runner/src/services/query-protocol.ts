@@ -71,13 +71,14 @@ const listsOf = (value: QueryValue): QueryValue => {
 
 /** The parameters (`a.member.1.b=x`) as a nested input, lists as arrays. */
 const decodeQuery = (parameters: URLSearchParams): QueryInput => {
-  const root: QueryInput = {};
+  // Objects without a prototype: a parameter named `__proto__.x` is a key like any other.
+  const root: QueryInput = Object.create(null);
   for (const [key, value] of parameters) {
     const path = key.split('.');
     let node = root;
     for (const part of path.slice(0, -1)) {
       const next = node[part];
-      const inner: QueryInput = isInput(next) ? next : {};
+      const inner: QueryInput = isInput(next) ? next : Object.create(null);
       node[part] = inner;
       node = inner;
     }

@@ -388,6 +388,23 @@ test("a topic takes what another service sends to its ARN; an unknown topic's AR
   await expect(targets.deliver(topicArn('nowhere'), { body: 'x', source: 'test' })).rejects.toThrow(TargetError);
 });
 
+/** A POST of the form-encoded `body` to the local SNS at `url`, signed with SigV4 as the SDKs sign it. */
+const signedPost = async (url: string, body: string) => {
+  const signer = new SignatureV4({ ...localAws, service: 'sns', sha256: Sha256 });
+  const { host, hostname, port } = new URL(url);
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: 'http:',
+    hostname,
+    port: Number(port),
+    path: '/',
+    headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+  const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
+  return fetch(url, { method: 'POST', headers, body });
+};
+
 // "Common Errors" of the Amazon SNS API Reference (https://docs.aws.amazon.com/sns/latest/api/CommonErrors.html): a
 // call not signed is MissingAuthenticationToken, one signed with another secret SignatureDoesNotMatch (both 403), an
 // action the service does not have InvalidAction (400); each an XML ErrorResponse.
@@ -412,22 +429,17 @@ test('the query protocol refuses an unsigned call, a wrong signature and an unkn
     $metadata: { httpStatusCode: 403 },
   });
   other.destroy();
-  const body = 'Action=Fly&Version=2010-03-31';
-  const signer = new SignatureV4({ ...localAws, service: 'sns', sha256: Sha256 });
-  const { host } = new URL(url);
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: 'http:',
-    hostname: host.split(':')[0] as string,
-    port: Number(new URL(url).port),
-    path: '/',
-    headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
-    body,
-  });
-  const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
-  const unknown = await fetch(url, { method: 'POST', headers, body });
+  const unknown = await signedPost(url, 'Action=Fly&Version=2010-03-31');
   expect(unknown.status).toBe(400);
   expect(await unknown.text()).toMatch(/<Code>InvalidAction<\/Code><Message>The action Fly is not valid .*Publish/);
+});
+
+test('a parameter named __proto__ is a key like any other, and changes no object', async () => {
+  const url = services.endpoints.AWS_ENDPOINT_URL_SNS;
+  const answer = await signedPost(url, 'Action=ListTopics&Version=2010-03-31&__proto__.polluted=yes');
+  expect(answer.status).toBe(200);
+  expect(await answer.text()).toContain(`<TopicArn>${topicArn('orders')}</TopicArn>`);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
 
 test('topics are created, described and deleted; an unknown topic is NotFound', async () => {
