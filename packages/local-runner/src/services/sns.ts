@@ -161,6 +161,8 @@ const createTopic = (state: TopicState, name: string, attributes: Attributes) =>
 };
 
 const checkTopicAttributes = (attributes: Attributes, fifo: boolean) => {
+  const odd = Object.keys(attributes).find((name) => !/^[A-Za-z][A-Za-z0-9]*$/.test(name));
+  if (odd !== undefined) throw invalid(`Attributes Reason: Unknown attribute ${odd}`);
   const { SignatureVersion, ContentBasedDeduplication } = attributes;
   if (SignatureVersion !== undefined && SignatureVersion !== '1' && SignatureVersion !== '2')
     throw invalid('Attributes Reason: SignatureVersion: must be 1 or 2');
