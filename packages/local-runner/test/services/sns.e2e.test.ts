@@ -81,7 +81,7 @@ test('the banner lists each topic with its subscriptions', () => {
   expect(banner).toContain(`  topic orders: ${arn('orders')}`);
   expect(banner).toContain(`    -> sqs ${queueArn('orders-raw')} (raw, filtered on MessageAttributes)`);
   expect(banner).toContain(`    -> sqs ${queueArn('orders-wrapped')} (filtered on MessageBody)`);
-  expect(banner).toMatch(/ {4}-> lambda arn:aws:lambda:[^ ]+:function:PythonNotified/);
+  expect(banner).toMatch(/ {4}-> lambda arn:aws:lambda:[^ ]+:function:Notify-PythonNotified/);
   expect(banner).toContain(`    -> sqs ${queueArn('orders-inline')}`);
 });
 
