@@ -131,6 +131,21 @@ export const localSecretArn = (name: string) =>
 export const localParameterArn = (name: string) =>
   `arn:${localAws.partition}:ssm:${localAws.region}:${localAws.accountId}:parameter${name.startsWith('/') ? '' : '/'}${name}`;
 
+/**
+ * The name of a rule whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>` ("AWS::Events::Rule"
+ * return values: "such as mystack-ScheduledRule-ABCDEFGHIJK"), at most 64 characters; stable here.
+ */
+export const generatedRuleName = (stackName: string, id: string) =>
+  `${`${stackName}-${id}`.slice(0, 51)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** An event bus's ARN: `arn:aws:events:<region>:<account>:event-bus/<name>`. */
+export const eventBusArn = (name: string) =>
+  `arn:${localAws.partition}:events:${localAws.region}:${localAws.accountId}:event-bus/${name}`;
+
+/** A rule's ARN: `rule/<name>` on the default bus, `rule/<bus>/<name>` on another. */
+export const ruleArn = (bus: string, name: string) =>
+  `arn:${localAws.partition}:events:${localAws.region}:${localAws.accountId}:rule/${bus === 'default' ? '' : `${bus}/`}${name}`;
+
 /** What every local function's ARN starts with, its name (fnName) and any qualifier following. */
 export const functionArnPrefix = () =>
   `arn:${localAws.partition}:lambda:${localAws.region}:${localAws.accountId}:function:`;
@@ -191,6 +206,8 @@ const scheduleArn: Getter = (subject) => {
 const topicName: Getter = ({ id, stackName, text }) =>
   known(text('TopicName') ?? generatedTopicName(stackName, id, text('FifoTopic') === 'true'));
 const topicArn = arnOf('sns', (name) => name, topicName);
+const ruleName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedRuleName(stackName, id));
+const ruleBus = ({ text }: Subject) => (text('EventBusName') ?? 'default').replace(/^arn:.*:event-bus\//, '');
 
 /** The return values of every type the runner knows, by type. */
 export const returnValues: Record<string, ReturnValues> = {
@@ -293,6 +310,17 @@ export const returnValues: Record<string, ReturnValues> = {
   // Served by the local SNS (services/sns.ts): its name and ARN are known from the template ("AWS::SNS::Topic" return
   // values: Ref gives the topic's ARN).
   'AWS::SNS::Topic': { ref: topicArn, attributes: { TopicArn: topicArn, TopicName: topicName } },
+  // Served by the local EventBridge (services/eventbridge.ts). A rule's Ref is its name on the default bus and
+  // `<bus>|<name>` on another, as deployed stacks show (cloudformation-coverage-roadmap #1131).
+  'AWS::Events::EventBus': {
+    ref: named('Name'),
+    attributes: { Arn: (subject) => withName(named('Name')(subject), eventBusArn), Name: named('Name') },
+  },
+  'AWS::Events::Rule': {
+    ref: (subject) =>
+      withName(ruleName(subject), (name) => (ruleBus(subject) === 'default' ? name : `${ruleBus(subject)}|${name}`)),
+    attributes: { Arn: (subject) => withName(ruleName(subject), (name) => ruleArn(ruleBus(subject), name)) },
+  },
   // Served by the next issue's services: refused until then.
   'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
 };

@@ -4,6 +4,7 @@
 // resource unseeded, said at start, rather than refusing an app that served before.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { eventSourceMappingsOf, type QueueMapping } from './event-source-mappings.ts';
+import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
@@ -59,6 +60,8 @@ export interface ServiceSeeds {
   mappings?: QueueMapping[];
   /** The SNS topics and subscriptions (sns-resources.ts); absent: none. */
   sns?: SnsSeeds;
+  /** The EventBridge buses and rules (eventbridge-resources.ts); absent: none. */
+  events?: EventSeeds;
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -210,5 +213,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.schedules = schedulesOf(stacks, seeds.notices);
   seeds.mappings = eventSourceMappingsOf(stacks, seeds.notices);
   seeds.sns = snsSeedsOf(stacks, seeds.notices);
+  seeds.events = eventSeedsOf(stacks);
   return seeds;
 };

@@ -1,15 +1,16 @@
 // The AWS services the runner serves locally besides DynamoDB, each a module of this folder, each served on a loopback
-// port of its own (json-protocol.ts: SSM Parameter Store, Secrets Manager, SQS), their state in the data folder
+// port of its own (json-protocol.ts: SSM Parameter Store, Secrets Manager, SQS, EventBridge), their state in the data folder
 // (state-file.ts), encrypted with its key (data-key.ts), and seeded at start from the template's resources
 // (app/service-resources.ts) and the --service-values file (service-values.ts). Functions reach each through its
 // `AWS_ENDPOINT_URL_<SERVICE>` variable ("Service-specific endpoints", AWS SDKs and Tools Reference Guide).
 import type { IncomingMessage } from 'node:http';
 import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
+import { eventBridge } from './eventbridge.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
-import { startQueuePollers } from './queue-poller.ts';
 import { serveQueryServices } from './query-protocol.ts';
+import { startQueuePollers } from './queue-poller.ts';
 import { emptyClock, ScheduleClock } from './schedule-clock.ts';
 import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
@@ -130,6 +131,8 @@ export const startLocalServices = async (options: {
   targets.register('sns', topics.receive);
   const sns = await serveQueryServices([topics.service], log);
   snsAddress = sns.url;
+  const events = eventBridge(targets, log);
+  targets.register('events', events.receive);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -137,6 +140,7 @@ export const startLocalServices = async (options: {
       ...secrets.seed(chosen.secrets),
       ...queues.seed(chosen.queues),
       ...topics.seed(chosen.topics, chosen.subscriptions),
+      ...events.seed(seeds.events),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
@@ -155,17 +159,19 @@ export const startLocalServices = async (options: {
     ...queues.service,
     query: (request: IncomingMessage, body: Buffer) => sqsQueryAnswer(queues.service, request, body),
   };
-  const servers = await serveEach([parameters.service, secrets.service, sqs], log).catch(async (error) => {
-    await sns.close();
-    throw error;
-  });
+  const servers = await serveEach([parameters.service, secrets.service, sqs, events.service], log).catch(
+    async (error) => {
+      await sns.close();
+      throw error;
+    },
+  );
   const urls = {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
   } as Record<ServiceName, string>;
   address = urls.sqs;
   return {
-    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`). */
+    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`). */
     urls,
     /** The variables that point a function's SDK at each service. */
     endpoints: {
@@ -173,6 +179,7 @@ export const startLocalServices = async (options: {
       AWS_ENDPOINT_URL_SECRETS_MANAGER: urls.secretsmanager,
       AWS_ENDPOINT_URL_SQS: urls.sqs,
       AWS_ENDPOINT_URL_SNS: urls.sns,
+      AWS_ENDPOINT_URL_EVENTBRIDGE: urls.events,
     },
     /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
@@ -193,10 +200,13 @@ export const startLocalServices = async (options: {
       polling = true;
       poll();
     },
+    /** The EventBridge buses and rules, for the banner; its schedule rules, for the schedules' clock. */
+    events,
     close: async () => {
       await pollers?.stop();
       queues.close();
       clock.stop();
+      events.close();
       await Promise.all([...servers.map((server) => server.close()), sns.close()]);
       await topics.settled();
     },
@@ -204,7 +214,7 @@ export const startLocalServices = async (options: {
 };
 
 /** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns';
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {
