@@ -20,6 +20,7 @@ import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { SnsSchema } from '@aws-lambda-powertools/parser/schemas/sns';
 import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
@@ -117,7 +118,8 @@ const checkProcesses = () => {
  * kind: a WebSocket API's (its `eventType`: the $connect authorizer's, or a proxy event), a TOKEN or REQUEST
  * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
  * domain), an HTTP API's proxy event (payload 2.0), else a REST API's; an event of records by its source's schema
- * (recordSchemas); an event with none of these (a schedule's own Input) is left out. Answers how many were checked.
+ * (recordSchemas); an EventBridge event (its `detail-type`) by its schema; an event with none of these (a schedule's
+ * own Input) is left out. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -139,7 +141,8 @@ const checkEvents = (folder: string) => {
       const ofRecords = source !== undefined && recordSchemas[source] !== undefined;
       // No records of a known source, no requestContext and no type: no event AWS sends, but a payload of the user's
       // own (an EventBridge Scheduler schedule's Input), which no schema describes.
-      if (!ofRecords && event.requestContext === undefined && event.type === undefined) continue;
+      if (!ofRecords && event.requestContext === undefined && event.type === undefined && !('detail-type' in event))
+        continue;
       const schema = ofRecords
         ? (recordSchemas[source] as ZodType)
         : event.requestContext?.eventType !== undefined
@@ -157,7 +160,8 @@ const checkEvents = (folder: string) => {
                   ? LambdaFunctionUrlSchema
                   : APIGatewayProxyEventV2Schema
                 : APIGatewayProxyEventSchema;
-      const result = schema.safeParse(event);
+      // An EventBridge event (a rule's target) has a detail-type: Powertools' EventBridge schema.
+      const result = ('detail-type' in event ? EventBridgeSchema : schema).safeParse(event);
       checked += 1;
       if (!result.success && failures.length < 10) {
         const issues = result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

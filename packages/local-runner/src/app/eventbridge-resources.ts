@@ -58,6 +58,7 @@ interface Reading {
 
 /** `value` (the property `property`) evaluated, intrinsics resolved; a value the runner cannot know refuses the app. */
 const evaluated = (value: unknown, { context, source }: Reading, property: string) => {
+  if (value === undefined) return undefined;
   try {
     const result = evaluate(value, context);
     return result === noValue ? undefined : result;

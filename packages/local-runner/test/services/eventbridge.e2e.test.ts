@@ -1,0 +1,174 @@
+// EventBridge as an app's functions and the user's SDK reach it, on the whole runner serving a CDK app
+// (fixtures/events-app.ts): a function puts an event with the SDK's EventBridge client (found through
+// AWS_ENDPOINT_URL_EVENTBRIDGE, "Service-specific endpoints", AWS SDKs and Tools Reference Guide,
+// https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html), the rule's pattern matches it, and
+// its TypeScript and Python functions are invoked with the event ("Amazon EventBridge events",
+// https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-events.html) while its queue gets the InputTransformer's
+// output ("Amazon EventBridge input transformation",
+// https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-transform-target-input.html). A custom bus's rule sees
+// its own events; an event no rule matches reaches nothing; a target's refusal lands in its DLQ with the documented
+// attributes ("Event retry policy and using dead-letter queues",
+// https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../src/app/local-aws.ts';
+import { generatedRuleName, ruleArn } from '../../src/app/return-values.ts';
+import { type Runner, startRunner } from '../../src/runner.ts';
+import { queueArn } from '../../src/services/sqs.ts';
+import { eventsApp, synthesizeEventsApp } from '../fixtures/events-app.ts';
+
+/** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
+const installedPackages = join(
+  dirname(fileURLToPath(import.meta.resolve('@aws-sdk/client-eventbridge/package.json'))),
+  '../..',
+);
+
+let dataDir = '';
+let assembly = '';
+let runner: Runner | undefined;
+let events: EventBridgeClient;
+let sqs: SQSClient;
+const log: string[] = [];
+/** Each function's logged JSON lines, and who waits for the next one. */
+const logged: { fn: string; line: Record<string, unknown> }[] = [];
+const waiters = new Set<() => void>();
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'eventbridge-e2e-'));
+  assembly = synthesizeEventsApp();
+  runner = await startRunner({
+    cloudAssemblyDir: assembly,
+    port: 0,
+    dataDir,
+    maxWorkers: 1,
+    runtimeSdk: installedPackages,
+    log: (line) => log.push(line),
+    functionLog: (fn, line) => {
+      log.push(`${fn}: ${line}`);
+      const json = line.slice(line.indexOf('{'));
+      try {
+        logged.push({ fn, line: JSON.parse(json) as Record<string, unknown> });
+      } catch {
+        return;
+      }
+      for (const wake of waiters) wake();
+    },
+  });
+  const clientOf = { endpoint: runner.servicesEndpoint, region: localAws.region, credentials: localAws.credentials };
+  events = new EventBridgeClient(clientOf);
+  sqs = new SQSClient(clientOf);
+}, 180_000);
+afterAll(async () => {
+  events?.destroy();
+  sqs?.destroy();
+  await runner?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
+}, 60_000);
+
+/** The line `fn` logs about the event `id`, once it has. */
+const loggedFor = (fn: string, id: string) =>
+  new Promise<Record<string, unknown>>((resolve) => {
+    const look = () => {
+      const found = logged.find((entry) => entry.fn === fn && (entry.line.event as { id?: string })?.id === id);
+      if (!found) return;
+      waiters.delete(look);
+      resolve(found.line);
+    };
+    waiters.add(look);
+    look();
+  });
+
+/** The messages a queue gets within a long poll (answered as soon as one is there). */
+const received = async (name: string) => {
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: name }));
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20, MessageAttributeNames: ['All'] }),
+  );
+  return Messages;
+};
+
+test("an event a function puts reaches the rule's TypeScript and Python functions, and its queue transformed", async () => {
+  const url = runner?.apis.find(({ app }) => app.apiId.startsWith('Publisher'))?.url;
+  const detail = { name: 'Monstera', price: 25 };
+  const response = await fetch(`${url}/`, { method: 'POST', body: JSON.stringify(detail) });
+  const body = await response.text();
+  expect({ status: response.status, log: response.status === 200 ? [] : log }).toEqual({ status: 200, log: [] });
+  const { entries, failed } = JSON.parse(body) as { entries: { EventId: string }[]; failed: number };
+  expect(failed).toBe(0);
+  const id = entries[0]?.EventId as string;
+  const [typescript, python] = await Promise.all([loggedFor('OnPlant', id), loggedFor('OnPlantPython', id)]);
+  const event = {
+    version: '0',
+    id,
+    'detail-type': 'Plant Created',
+    source: 'plant.store',
+    account: localAws.accountId,
+    time: expect.stringMatching(/Z$/),
+    region: localAws.region,
+    resources: [],
+    detail,
+  };
+  expect(typescript).toEqual({ target: 'typescript', event });
+  expect(python).toEqual({ target: 'python', event });
+  const messages = await received(eventsApp.seen);
+  expect(messages.map(({ Body }) => JSON.parse(Body ?? ''))).toEqual([
+    { plant: 'Monstera', price: 25, rule: `from ${generatedRuleName(eventsApp.stack, 'PlantCreated')}`, id },
+  ]);
+  expect(log).toContain(
+    `EventBridge: rule ${generatedRuleName(eventsApp.stack, 'PlantCreated')} (bus default): event ${id} -> Target2 (${queueArn(eventsApp.seen)})`,
+  );
+});
+
+test('an event the pattern does not match (price 5, not > 10) reaches no target', async () => {
+  const { Entries } = await events.send(
+    new PutEventsCommand({ Entries: [{ Source: 'plant.store', DetailType: 'Plant Created', Detail: '{"price":5}' }] }),
+  );
+  expect(log).toContain(
+    `EventBridge: event ${Entries?.[0]?.EventId} (plant.store, Plant Created) on bus default: no rule matched`,
+  );
+});
+
+test("the custom bus's rule sees the events put on it, and sends their detail (InputPath $.detail)", async () => {
+  const { FailedEntryCount } = await events.send(
+    new PutEventsCommand({
+      Entries: [{ Source: 'shop', DetailType: 'Order Placed', Detail: '{"order":7}', EventBusName: eventsApp.bus }],
+    }),
+  );
+  expect(FailedEntryCount).toBe(0);
+  expect((await received(eventsApp.ordersSeen)).map(({ Body }) => Body)).toEqual(['{"order":7}']);
+  const { Rules = [] } = await events.send(new ListRulesCommand({ EventBusName: eventsApp.bus }));
+  expect(Rules.map(({ Name, Arn }) => ({ Name, Arn }))).toEqual([
+    {
+      Name: generatedRuleName(eventsApp.stack, 'OrderPlaced'),
+      Arn: ruleArn(eventsApp.bus, generatedRuleName(eventsApp.stack, 'OrderPlaced')),
+    },
+  ]);
+});
+
+test('an event its target queue refuses (over 1,024 bytes) goes to the DLQ, with RULE_ARN, TARGET_ARN, ERROR_CODE, ERROR_MESSAGE', async () => {
+  const { Entries } = await events.send(
+    new PutEventsCommand({
+      Entries: [{ Source: 'big', DetailType: 'Big', Detail: JSON.stringify({ text: 'x'.repeat(1200) }) }],
+    }),
+  );
+  const [message] = await received(eventsApp.undelivered);
+  expect(JSON.parse(message?.Body ?? '')).toMatchObject({ id: Entries?.[0]?.EventId, source: 'big' });
+  const attributes = Object.fromEntries(
+    Object.entries(message?.MessageAttributes ?? {}).map(([name, { StringValue }]) => [name, StringValue]),
+  );
+  expect(attributes).toMatchObject({
+    RULE_ARN: ruleArn('default', generatedRuleName(eventsApp.stack, 'TooBig')),
+    TARGET_ARN: queueArn(eventsApp.small),
+    ERROR_CODE: 'SDK_CLIENT_ERROR',
+    ERROR_MESSAGE: expect.stringContaining('InvalidParameterValue'),
+    // retryAttempts: 0 (RetryPolicy.MaximumRetryAttempts 0): no retry before the DLQ.
+    EXHAUSTED_RETRY_CONDITION: 'MaximumRetryAttemptsExhausted',
+    RETRY_ATTEMPTS: '0',
+  });
+});
