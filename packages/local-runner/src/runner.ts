@@ -136,6 +136,8 @@ export interface Runner {
   schedules: Pick<ScheduleClock, 'list' | 'fire'>;
   /** The local SNS's topics, each with its subscriptions (services/sns.ts), served at `serviceUrls.sns`. */
   topics: () => TopicListing[];
+  /** The EventBridge buses and rules, each rule with its targets: the banner's lines. */
+  eventBridge: () => string[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -629,6 +631,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     queues: services.local.queues,
     schedules: services.local.clock,
     topics: services.local.topics,
+    eventBridge: () => services.local.events.banner(),
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

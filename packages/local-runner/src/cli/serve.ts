@@ -169,6 +169,16 @@ const topicLines = (api: Runner) => {
   ];
 };
 
+/** The EventBridge buses with rules, each rule with its targets (the local EventBridge, the runner's credentials). */
+const eventBridgeLines = (api: Runner) => {
+  const lines = api.eventBridge();
+  if (lines.length === 0) return [];
+  return [
+    `EventBridge: ${api.serviceUrls.events} (the runner's credentials, local/local)`,
+    ...lines.map((line) => `  ${line}`),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -260,6 +270,7 @@ const banner = async (
     ...queueLines(api),
     ...scheduleLines(api),
     ...topicLines(api),
+    ...eventBridgeLines(api),
     ...(unreached.length > 0
       ? [`Functions no API reaches: ${unreached.join(', ')} (run one with \`npx cdk-local-runner invoke NAME\`)`]
       : []),

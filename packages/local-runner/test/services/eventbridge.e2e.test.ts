@@ -172,3 +172,13 @@ test('an event its target queue refuses (over 1,024 bytes) goes to the DLQ, with
     RETRY_ATTEMPTS: '0',
   });
 });
+
+test('the banner lists each bus with its rules and their targets; a schedule rule with its expression', () => {
+  const rule = (id: string) => generatedRuleName(eventsApp.stack, id);
+  const lines = runner?.eventBridge() ?? [];
+  expect(lines).toContain(`bus ${eventsApp.bus} (arn:aws:events:us-east-1:000000000000:event-bus/${eventsApp.bus})`);
+  expect(lines).toContain(`  rule ${rule('OrderPlaced')} -> Target0 ${queueArn(eventsApp.ordersSeen)}`);
+  expect(lines).toContain(
+    `  rule ${rule('Nightly')} cron(0 3 * * ? *) -> Target0 arn:aws:lambda:us-east-1:000000000000:function:OnPlant`,
+  );
+});
