@@ -66,29 +66,33 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_ENDPOINT_URL_SQS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_LAMBDA: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SNS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_EVENTBRIDGE: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
   });
   const exported = spawnSync('sh', ['-c', `${exportLines}\nenv`], { encoding: 'utf8', env: {} }).stdout;
   for (const [name, value] of Object.entries(variables)) expect(exported).toContain(`${name}=${value}\n`);
 });
 
-test("the SDK for JavaScript v3 reaches the runner's table and parameter store", () => {
+test("the SDK for JavaScript v3 reaches the runner's table, parameter store and event buses", () => {
   const resolve = (name: string) => JSON.stringify(import.meta.resolve(name));
   const run = runWithVariablesOnly(
     process.execPath,
     'reach.mjs',
     `import { DynamoDBClient, CreateTableCommand, ListTablesCommand } from ${resolve('@aws-sdk/client-dynamodb')};
 import { SSMClient, GetParameterCommand } from ${resolve('@aws-sdk/client-ssm')};
+import { EventBridgeClient, ListEventBusesCommand } from ${resolve('@aws-sdk/client-eventbridge')};
 const dynamodb = new DynamoDBClient({});
 await dynamodb.send(new CreateTableCommand({ TableName: 'EnvProbe', BillingMode: 'PAY_PER_REQUEST',
   AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }));
 const { TableNames } = await dynamodb.send(new ListTablesCommand({}));
 const { Parameter } = await new SSMClient({}).send(new GetParameterCommand({ Name: ${JSON.stringify(parameterNames.greeting)} }));
-console.log(JSON.stringify({ TableNames, greeting: Parameter.Value }));`,
+const { EventBuses } = await new EventBridgeClient({}).send(new ListEventBusesCommand({}));
+console.log(JSON.stringify({ TableNames, greeting: Parameter.Value, buses: EventBuses.map(({ Name }) => Name) }));`,
   );
   expect(run).toEqual({ status: 0, stdout: expect.any(String), stderr: '' });
   expect(JSON.parse(run.stdout)).toEqual({
     TableNames: expect.arrayContaining(['EnvProbe']),
     greeting: 'hello from us-east-1',
+    buses: ['default'],
   });
 });
 
