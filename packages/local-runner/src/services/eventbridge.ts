@@ -219,8 +219,6 @@ const servedRules = (seeds: RuleSeed[], buses: Map<string, BusSeed>, targets: Ta
   return { rules, notices };
 };
 
-export type EventBridgeService = ReturnType<typeof eventBridge>;
-
 /** The local EventBridge, delivering through `targets`; `seed` gives it the template's buses and rules. */
 export const eventBridge = (targets: Targets, log: (line: string) => void) => {
   let buses = busesOf([]);
@@ -313,7 +311,7 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
 };
 
 /** The event a schedule rule delivers ("Scheduled Event", source aws.events, the rule's ARN as its resource). */
-export const scheduledEvent = (rule: string, time: Date): EventEnvelope => ({
+const scheduledEvent = (rule: string, time: Date): EventEnvelope => ({
   version: '0',
   id: randomUUID(),
   'detail-type': 'Scheduled Event',
