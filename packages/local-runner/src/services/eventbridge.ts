@@ -14,7 +14,7 @@ import { UnsupportedTemplateError } from '../app/cfn.ts';
 import type { BusSeed, EventSeeds, RuleSeed, RuleTarget } from '../app/eventbridge-resources.ts';
 import { localAws } from '../app/local-aws.ts';
 import { eventBusArn, ruleArn } from '../app/return-values.ts';
-import { type EventEnvelope, targetInput } from './event-input.ts';
+import { type EventEnvelope, isInputPath, targetInput } from './event-input.ts';
 import { type CompiledPattern, compilePattern, matchesPattern, PatternError } from './event-pattern.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
 import { type Delivery, TargetError, type Targets } from './targets.ts';
@@ -192,7 +192,29 @@ const busesOf = (seeds: BusSeed[]) =>
     ...seeds.map((bus) => [bus.name, bus] as const),
   ]);
 
-/** The rules of `seeds`, compiled; a malformed pattern refuses them, naming the rule. Lines to say at start. */
+/**
+ * Refuses a target whose input EventBridge would refuse ("Target" and "InputTransformer", Amazon EventBridge API
+ * Reference): an Input that is not JSON text, a path outside the documented subset, a variable named `aws.*`.
+ */
+const checkInput = (seed: RuleSeed, target: RuleTarget) => {
+  const refuse = (why: string) => {
+    throw new UnsupportedTemplateError(`${seed.source}: rule ${seed.name}'s target ${target.id}: ${why}`);
+  };
+  if (target.input !== undefined)
+    try {
+      JSON.parse(target.input);
+    } catch {
+      refuse(`its Input is not JSON text: ${target.input}`);
+    }
+  const paths = Object.entries(target.inputTransformer?.inputPathsMap ?? {});
+  if (target.inputPath !== undefined) paths.push(['InputPath', target.inputPath]);
+  for (const [name, path] of paths) {
+    if (!isInputPath(path)) refuse(`${name}'s path ${path} is not one EventBridge takes ($, .name, [n], *)`);
+    if (name.toLowerCase().startsWith('aws.')) refuse(`the variable ${name} is reserved (aws.*)`);
+  }
+};
+
+/** The rules of `seeds`, compiled; a malformed pattern or input refuses them, naming the rule. Lines to say at start. */
 const servedRules = (seeds: RuleSeed[], buses: Map<string, BusSeed>, targets: Targets) => {
   const notices: string[] = [];
   const rules = seeds.map((seed): ServedRule => {
@@ -208,6 +230,7 @@ const servedRules = (seeds: RuleSeed[], buses: Map<string, BusSeed>, targets: Ta
       throw new UnsupportedTemplateError(`${seed.source}: rule ${seed.name}: ${error.message}`);
     }
     const served = seed.targets.filter((target): target is RuleTarget & { arn: string } => {
+      checkInput(seed, target);
       if (target.arn !== undefined && targets.serves(target.arn)) return true;
       notices.push(
         `${seed.source}: rule ${seed.name}'s target ${target.id} (${target.arn ?? target.unknown}) is not served locally: its events are not delivered`,

@@ -316,5 +316,16 @@ test('a target no local service serves is said at start and left out; a malforme
   const malformed = { ...events, rules: [rule('Broken', { pattern: { source: [{ prefix: 3 }] } })] };
   expect(() => services.events.seed(malformed)).toThrow(UnsupportedTemplateError);
   expect(() => services.events.seed(malformed)).toThrow(/App\/Broken: rule Broken: .*"source"/);
+  // "Target": Input is JSON text; "InputTransformer": paths of the documented subset, no variable named aws.*.
+  const target = { id: 'T', arn: queueArn('plants') };
+  const refused = (more: object) => () =>
+    services.events.seed({
+      ...events,
+      rules: [rule('Bad', { pattern: { source: ['x'] }, targets: [{ ...target, ...more }] })],
+    });
+  expect(refused({ input: 'not json' })).toThrow("App/Bad: rule Bad's target T: its Input is not JSON text: not json");
+  expect(refused({ inputPath: '$..name' })).toThrow("InputPath's path $..name is not one EventBridge takes");
+  const reserved = { inputPathsMap: { 'aws.mine': '$.detail' }, inputTemplate: '<aws.mine>' };
+  expect(refused({ inputTransformer: reserved })).toThrow('the variable aws.mine is reserved');
   services.events.seed(events);
 });
