@@ -218,10 +218,12 @@ const checkInput = (seed: RuleSeed, target: RuleTarget) => {
 const servedRules = (seeds: RuleSeed[], buses: Map<string, BusSeed>, targets: Targets) => {
   const notices: string[] = [];
   const rules = seeds.map((seed): ServedRule => {
-    if (!buses.has(seed.bus))
+    if (!buses.has(seed.bus)) {
       notices.push(
         `${seed.source}: rule ${seed.name} is on bus ${seed.bus}, which the template does not declare: served on a bus of that name`,
       );
+      buses.set(seed.bus, { name: seed.bus, source: seed.source });
+    }
     let pattern: CompiledPattern | undefined;
     try {
       pattern = seed.pattern === undefined ? undefined : compilePattern(seed.pattern);
