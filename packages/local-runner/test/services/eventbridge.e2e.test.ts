@@ -59,9 +59,9 @@ beforeAll(async () => {
       for (const wake of waiters) wake();
     },
   });
-  const clientOf = { endpoint: runner.servicesEndpoint, region: localAws.region, credentials: localAws.credentials };
-  events = new EventBridgeClient(clientOf);
-  sqs = new SQSClient(clientOf);
+  const client = { region: localAws.region, credentials: localAws.credentials };
+  events = new EventBridgeClient({ ...client, endpoint: runner.serviceUrls.events });
+  sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
 }, 180_000);
 afterAll(async () => {
   events?.destroy();

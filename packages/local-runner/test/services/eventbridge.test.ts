@@ -118,7 +118,7 @@ beforeAll(async () => {
   services = await startLocalServices({ dataDir: undefined, seeds, log: (line) => log.push(line), targets });
   const endpoint = services.endpoints.AWS_ENDPOINT_URL_EVENTBRIDGE;
   client = new EventBridgeClient({ endpoint, region: localAws.region, credentials: localAws.credentials });
-  sqs = new SQSClient({ endpoint: services.url, region: localAws.region, credentials: localAws.credentials });
+  sqs = new SQSClient({ endpoint: services.urls.sqs, region: localAws.region, credentials: localAws.credentials });
 });
 afterAll(async () => {
   client?.destroy();
