@@ -109,11 +109,13 @@ const deadLetter = async (
   rule: ServedRule,
   target: ServedRule['targets'][number],
   event: EventEnvelope,
-  failure: { code: string; message: string; condition: string; attempts: number },
+  failure: { code: string; message: string; condition?: string; attempts: number },
 ) => {
   const said = `EventBridge: rule ${rule.seed.name}: event ${String(event.id)} to ${target.id} failed (${failure.message})`;
   if (target.deadLetterArn === undefined) {
-    delivering.log(`${said}: dropped after ${failure.attempts} retries (${failure.condition}); the target has no DLQ`);
+    delivering.log(
+      `${said}: dropped after ${failure.attempts} retries (${failure.condition ?? 'not retried'}); the target has no DLQ`,
+    );
     return;
   }
   const text = (value: string) => ({ DataType: 'String', StringValue: value });
@@ -126,11 +128,13 @@ const deadLetter = async (
         TARGET_ARN: text(target.arn),
         ERROR_CODE: text(failure.code),
         ERROR_MESSAGE: text(failure.message),
-        EXHAUSTED_RETRY_CONDITION: text(failure.condition),
+        ...(failure.condition !== undefined && { EXHAUSTED_RETRY_CONDITION: text(failure.condition) }),
         RETRY_ATTEMPTS: { DataType: 'Number', StringValue: String(failure.attempts) },
       },
     });
-    delivering.log(`${said}: sent to its dead-letter queue ${target.deadLetterArn} (${failure.condition})`);
+    delivering.log(
+      `${said}: sent to its dead-letter queue ${target.deadLetterArn} (${failure.condition ?? 'not retried'})`,
+    );
   } catch (error) {
     delivering.log(
       `${said}: and its dead-letter queue ${target.deadLetterArn} refused it too: ${(error as Error).message}`,
@@ -173,10 +177,20 @@ const deliverToTarget = async (
           : Date.now() + delay - ingested.getTime() > maximumEventAgeInSeconds * 1000
             ? 'MaximumEventAgeExhausted'
             : undefined;
-      // A target's refusal (TargetError: no such resource, or its service refused the message) is the SDK's error.
-      const code = error instanceof TargetError ? 'SDK_CLIENT_ERROR' : 'INTERNAL_ERROR';
+      // A target's refusal (TargetError: no such resource, or its service refused the message) is the SDK's error, and
+      // retried. An input the target cannot take at all (a text that is not JSON, to a function) would fail again:
+      // not retried.
+      if (!(error instanceof TargetError)) {
+        const code = error instanceof SyntaxError ? 'INVALID_JSON' : 'INTERNAL_ERROR';
+        return deadLetter(delivering, rule, target, event, { code, message, attempts: attempt });
+      }
       if (condition)
-        return deadLetter(delivering, rule, target, event, { code, message, condition, attempts: attempt });
+        return deadLetter(delivering, rule, target, event, {
+          code: 'SDK_CLIENT_ERROR',
+          message,
+          condition,
+          attempts: attempt,
+        });
       delivering.log(
         `EventBridge: rule ${rule.seed.name}: event ${String(event.id)} to ${target.id} failed (${message}): retry ${attempt + 1} in ${delay / 1000} s`,
       );

@@ -76,6 +76,17 @@ const events: EventSeeds = {
         },
       ],
     }),
+    rule('Text', {
+      pattern: { source: ['text'] },
+      targets: [
+        {
+          id: 'Fn',
+          arn: functionArn('OnText'),
+          inputTransformer: { inputPathsMap: { n: '$.detail.n' }, inputTemplate: 'number <n>' },
+          deadLetterArn: queueArn('undelivered'),
+        },
+      ],
+    }),
     rule('Nightly', {
       scheduleExpression: 'cron(0 3 * * ? *)',
       targets: [{ id: 'Queue', arn: queueArn('schedule-seen') }],
@@ -249,6 +260,22 @@ test('a delivery the target refuses is retried as RetryPolicy says, then sent to
     RETRY_ATTEMPTS: '1',
   });
   expect(log.some((line) => line.includes('to Small failed') && line.includes('retry 1 in 1 s'))).toBe(true);
+});
+
+test('an input a function cannot take (a text, not JSON) is not retried: it goes to the DLQ at once, INVALID_JSON', async () => {
+  const { Entries } = await put({ Source: 'text', DetailType: 'Text', Detail: '{"n": 3}' });
+  const [message] = await received('undelivered');
+  expect(JSON.parse(message?.Body ?? '')).toMatchObject({ id: Entries?.[0]?.EventId });
+  const attributes = Object.fromEntries(
+    Object.entries(message?.MessageAttributes ?? {}).map(([name, { StringValue }]) => [name, StringValue]),
+  );
+  expect(attributes).toEqual({
+    RULE_ARN: ruleArn('default', 'Text'),
+    TARGET_ARN: functionArn('OnText'),
+    ERROR_CODE: 'INVALID_JSON',
+    ERROR_MESSAGE: expect.any(String),
+    RETRY_ATTEMPTS: '0',
+  });
 });
 
 test('a schedule rule fires the Scheduled Event: detail-type "Scheduled Event", source aws.events, the rule as resource', async () => {
