@@ -86,6 +86,22 @@ const eventOf = (entry: JsonInput, now: Date): EventEnvelope | { ErrorCode: stri
   };
 };
 
+/**
+ * An event another service hands to a bus (a rule's bus target, a schedule's): a new id, its source, detail-type,
+ * detail, resources and time kept, the envelope's other fields as PutEvents makes them.
+ */
+const envelopeOf = (event: Record<string, unknown>): EventEnvelope => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': event['detail-type'],
+  source: event.source,
+  account: localAws.accountId,
+  time: typeof event.time === 'string' ? event.time : isoSecond(new Date()),
+  region: localAws.region,
+  resources: Array.isArray(event.resources) ? event.resources : [],
+  detail: event.detail,
+});
+
 /** How one target is delivered to, retried, and dead-lettered. */
 interface Delivering {
   targets: Targets;
@@ -303,7 +319,7 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
       }
       if (!isObject(event) || !isObject(event.detail) || typeof event.source !== 'string')
         throw new TargetError(`${arn}: what ${delivery.source} sent is not an event`);
-      put(bus, { ...event, id: randomUUID() });
+      put(bus, envelopeOf(event));
     },
     /** The rules with a ScheduleExpression, as the schedules' clock times them. */
     scheduledRules: (): ScheduledRule[] =>

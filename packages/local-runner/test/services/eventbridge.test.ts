@@ -65,6 +65,11 @@ const events: EventSeeds = {
       pattern: { 'detail-type': [{ prefix: 'Order' }] },
       targets: [{ id: 'Queue', arn: queueArn('orders-seen'), inputPath: '$.detail' }],
     }),
+    rule('Audit', {
+      bus: 'orders',
+      pattern: { source: ['scheduler.test'] },
+      targets: [{ id: 'Fn', arn: functionArn('Audit') }],
+    }),
     rule('TooBig', {
       pattern: { source: ['big'] },
       targets: [
@@ -113,6 +118,7 @@ const seeds: ServiceSeeds = {
 };
 
 let services: Awaited<ReturnType<typeof startLocalServices>>;
+let targets: Targets;
 let client: EventBridgeClient;
 let sqs: SQSClient;
 const log: string[] = [];
@@ -121,7 +127,7 @@ const invoked: { arn: string; event: unknown }[] = [];
 let nextInvocation: (() => void) | undefined;
 
 beforeAll(async () => {
-  const targets = new Targets();
+  targets = new Targets();
   targets.register('lambda', async (arn, { body }) => {
     invoked.push({ arn, event: JSON.parse(body) });
     nextInvocation?.();
@@ -239,6 +245,28 @@ describe('PutEvents', () => {
   });
 });
 
+test('an event another service hands to a bus (a schedule) gets the envelope PutEvents gives, its own fields kept', async () => {
+  const invoking = invocation();
+  const schedule = 'arn:aws:scheduler:us-east-1:000000000000:schedule/default/tick';
+  const event = { source: 'scheduler.test', 'detail-type': 'Tick', detail: { n: 1 }, resources: [schedule] };
+  await targets.deliver(eventBusArn('orders'), { body: JSON.stringify(event), source: 'scheduler:default/tick' });
+  await invoking;
+  expect(invoked.at(-1)).toEqual({
+    arn: functionArn('Audit'),
+    event: {
+      version: '0',
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      'detail-type': 'Tick',
+      source: 'scheduler.test',
+      account: localAws.accountId,
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      region: localAws.region,
+      resources: [schedule],
+      detail: { n: 1 },
+    },
+  });
+});
+
 test('a delivery the target refuses is retried as RetryPolicy says, then sent to the DLQ with the attributes AWS lists', async () => {
   // The target queue takes messages of 1,024 bytes at most: the event is larger, so SendMessage refuses it.
   const { Entries } = await put({
@@ -303,7 +331,7 @@ test('the buses, rules and targets are listed and described as the API Reference
     { Name: 'orders', Arn: eventBusArn('orders') },
   ]);
   expect((await client.send(new DescribeEventBusCommand({ Name: 'orders' }))).Arn).toBe(eventBusArn('orders'));
-  const { Rules = [] } = await client.send(new ListRulesCommand({ EventBusName: 'orders' }));
+  const { Rules = [] } = await client.send(new ListRulesCommand({ EventBusName: 'orders', NamePrefix: 'Order' }));
   expect(Rules).toEqual([
     {
       Name: 'OrderPlaced',
