@@ -17,6 +17,7 @@ import { eventBusArn, ruleArn } from '../app/return-values.ts';
 import { type EventEnvelope, isInputPath, targetInput } from './event-input.ts';
 import { type CompiledPattern, compilePattern, matchesPattern, PatternError } from './event-pattern.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
+import type { TimedSchedule } from './schedule-clock.ts';
 import { type Delivery, TargetError, type Targets } from './targets.ts';
 
 /** A rule as served: its seed, ARN, compiled pattern, and the targets a local service takes. */
@@ -26,18 +27,6 @@ interface ServedRule {
   pattern?: CompiledPattern;
   /** The targets delivered to; the others are said at start and left out. */
   targets: (RuleTarget & { arn: string })[];
-}
-
-/** A rule whose ScheduleExpression the schedules' clock times (schedule-clock.ts's TimedSchedule). */
-export interface ScheduledRule {
-  key: string;
-  owner: 'events';
-  names: string[];
-  service: 'rule';
-  expression: string;
-  enabled: boolean;
-  target: string;
-  fire: (scheduledTime: Date) => Promise<void>;
 }
 
 /** EventBridge's retry policy when a target gives none: 24 hours and 185 attempts ("Event retry policy ..."). */
@@ -322,7 +311,7 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
       put(bus, envelopeOf(event));
     },
     /** The rules with a ScheduleExpression, as the schedules' clock times them. */
-    scheduledRules: (): ScheduledRule[] =>
+    scheduledRules: (): TimedSchedule[] =>
       rules
         .filter(({ seed }) => seed.scheduleExpression !== undefined)
         .map((rule) => ({

@@ -144,6 +144,8 @@ export const startLocalServices = async (options: {
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
+    // The rules with a ScheduleExpression, timed by the same clock.
+    clock.set('events', events.scheduledRules());
     mappings = seeds.mappings ?? [];
     poll();
   };

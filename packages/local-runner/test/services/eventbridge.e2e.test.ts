@@ -173,6 +173,33 @@ test('an event its target queue refuses (over 1,024 bytes) goes to the DLQ, with
   });
 });
 
+test("a schedule rule fired now (the clock's `fire`) invokes its function with the Scheduled Event", async () => {
+  const rule = generatedRuleName(eventsApp.stack, 'Nightly');
+  const before = logged.length;
+  const firing = new Promise<Record<string, unknown>>((resolve) => {
+    const look = () => {
+      const found = logged
+        .slice(before)
+        .find(({ fn, line }) => fn === 'OnPlant' && (line.event as { source?: string })?.source === 'aws.events');
+      if (!found) return;
+      waiters.delete(look);
+      resolve(found.line);
+    };
+    waiters.add(look);
+  });
+  expect(await runner?.schedules.fire(rule)).toBe(`rule default/${rule}`);
+  // "Creating a rule that runs on a schedule in Amazon EventBridge": detail-type Scheduled Event, source aws.events.
+  expect(await firing).toEqual({
+    target: 'typescript',
+    event: expect.objectContaining({
+      'detail-type': 'Scheduled Event',
+      source: 'aws.events',
+      resources: [ruleArn('default', rule)],
+      detail: {},
+    }),
+  });
+});
+
 test('the banner lists each bus with its rules and their targets; a schedule rule with its expression', () => {
   const rule = (id: string) => generatedRuleName(eventsApp.stack, id);
   const lines = runner?.eventBridge() ?? [];

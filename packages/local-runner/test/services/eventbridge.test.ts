@@ -307,8 +307,11 @@ test('an input a function cannot take (a text, not JSON) is not retried: it goes
 });
 
 test('a schedule rule fires the Scheduled Event: detail-type "Scheduled Event", source aws.events, the rule as resource', async () => {
+  // The rule is on the schedules' one clock (schedule-clock.ts), which `fire` fires by hand.
+  expect(services.clock.list()).toContainEqual(
+    expect.objectContaining({ key: 'rule default/Nightly', expression: 'cron(0 3 * * ? *)', enabled: true }),
+  );
   const [nightly] = services.events.scheduledRules();
-  expect(nightly).toMatchObject({ key: 'rule default/Nightly', expression: 'cron(0 3 * * ? *)', enabled: true });
   await nightly?.fire(new Date('2026-01-02T03:00:00Z'));
   const [message] = await received('schedule-seen');
   expect(JSON.parse(message?.Body ?? '')).toEqual({
