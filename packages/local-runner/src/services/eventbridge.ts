@@ -263,6 +263,48 @@ const servedRules = (seeds: RuleSeed[], buses: Map<string, BusSeed>, targets: Ta
   return { rules, notices };
 };
 
+/** A rule with a ScheduleExpression as the schedules' clock times it: each firing delivers the Scheduled Event. */
+const timedRule = (rule: ServedRule, delivering: Delivering): TimedSchedule => ({
+  key: `rule ${rule.seed.bus}/${rule.seed.name}`,
+  owner: 'events',
+  names: [rule.seed.name, rule.seed.source, rule.seed.source.slice(rule.seed.source.indexOf('/') + 1), rule.arn],
+  service: 'rule',
+  expression: rule.seed.scheduleExpression as string,
+  enabled: rule.seed.state !== 'DISABLED',
+  target: rule.targets.map(({ arn }) => arn).join(', ') || 'no target served',
+  fire: async (scheduledTime: Date) => {
+    const event = scheduledEvent(rule.arn, scheduledTime);
+    await Promise.all(rule.targets.map((target) => deliverToTarget(delivering, rule, target, event, new Date())));
+  },
+});
+
+/** Each bus with its rules and their targets: the banner's lines (the default bus only when it has rules). */
+const bannerOf = (buses: Map<string, BusSeed>, rules: ServedRule[]) =>
+  [...buses.keys()].flatMap((bus) => {
+    const on = rules.filter(({ seed }) => seed.bus === bus);
+    if (bus === 'default' && on.length === 0) return [];
+    const ruleLine = ({ seed, targets }: ServedRule) =>
+      `  rule ${seed.name}${seed.state === 'DISABLED' ? ' (disabled)' : ''}${seed.scheduleExpression ? ` ${seed.scheduleExpression}` : ''} -> ${targets.map(({ id, arn }) => `${id} ${arn}`).join(', ') || 'no target served'}`;
+    return [`bus ${bus} (${eventBusArn(bus)})`, ...on.map(ruleLine)];
+  });
+
+/** What another service sends to a bus by its ARN (the `events` receiver: a rule's bus target, a schedule's). */
+const receiverOf =
+  (buses: () => Map<string, BusSeed>, put: (bus: string, event: EventEnvelope) => void) =>
+  async (arn: string, delivery: Delivery) => {
+    const bus = /:event-bus\/(.+)$/.exec(arn)?.[1];
+    if (bus === undefined || !buses().has(bus)) throw new TargetError(`${arn}: no such event bus is served`);
+    let event: unknown;
+    try {
+      event = JSON.parse(delivery.body);
+    } catch {
+      event = undefined;
+    }
+    if (!isObject(event) || !isObject(event.detail) || typeof event.source !== 'string')
+      throw new TargetError(`${arn}: what ${delivery.source} sent is not an event`);
+    put(bus, envelopeOf(event));
+  };
+
 /** The local EventBridge, delivering through `targets`; `seed` gives it the template's buses and rules. */
 export const eventBridge = (targets: Targets, log: (line: string) => void) => {
   let buses = busesOf([]);
@@ -285,10 +327,8 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
   };
 
   const operations = eventOperations(() => ({ buses, rules }), put, log);
-  const service: JsonService = { name: 'events', signingName: 'events', targetPrefix: 'AWSEvents', operations };
-
   return {
-    service,
+    service: { name: 'events', signingName: 'events', targetPrefix: 'AWSEvents', operations } satisfies JsonService,
     /** The template's buses and rules (again, after a reload); lines to say at start. */
     seed: (seeds: EventSeeds | undefined) => {
       buses = busesOf(seeds?.buses ?? []);
@@ -296,57 +336,11 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
       rules = served.rules;
       return served.notices;
     },
-    /** What another service sends to a bus by its ARN (the `events` receiver): a rule's bus target. */
-    receive: async (arn: string, delivery: Delivery) => {
-      const bus = /:event-bus\/(.+)$/.exec(arn)?.[1];
-      if (bus === undefined || !buses.has(bus)) throw new TargetError(`${arn}: no such event bus is served`);
-      let event: unknown;
-      try {
-        event = JSON.parse(delivery.body);
-      } catch {
-        event = undefined;
-      }
-      if (!isObject(event) || !isObject(event.detail) || typeof event.source !== 'string')
-        throw new TargetError(`${arn}: what ${delivery.source} sent is not an event`);
-      put(bus, envelopeOf(event));
-    },
+    receive: receiverOf(() => buses, put),
     /** The rules with a ScheduleExpression, as the schedules' clock times them. */
-    scheduledRules: (): TimedSchedule[] =>
-      rules
-        .filter(({ seed }) => seed.scheduleExpression !== undefined)
-        .map((rule) => ({
-          key: `rule ${rule.seed.bus}/${rule.seed.name}`,
-          owner: 'events',
-          names: [
-            rule.seed.name,
-            rule.seed.source,
-            rule.seed.source.slice(rule.seed.source.indexOf('/') + 1),
-            rule.arn,
-          ],
-          service: 'rule',
-          expression: rule.seed.scheduleExpression as string,
-          enabled: rule.seed.state !== 'DISABLED',
-          target: rule.targets.map(({ arn }) => arn).join(', ') || 'no target served',
-          fire: async (scheduledTime: Date) => {
-            const event = scheduledEvent(rule.arn, scheduledTime);
-            await Promise.all(
-              rule.targets.map((target) => deliverToTarget(delivering, rule, target, event, new Date())),
-            );
-          },
-        })),
-    /** Each bus with its rules and their targets: the banner's lines. */
-    banner: () =>
-      [...buses.keys()].flatMap((bus) => {
-        const on = rules.filter(({ seed }) => seed.bus === bus);
-        if (bus === 'default' && on.length === 0) return [];
-        return [
-          `bus ${bus} (${eventBusArn(bus)})`,
-          ...on.map(
-            ({ seed, targets: served }) =>
-              `  rule ${seed.name}${seed.state === 'DISABLED' ? ' (disabled)' : ''}${seed.scheduleExpression ? ` ${seed.scheduleExpression}` : ''} -> ${served.map(({ id, arn }) => `${id} ${arn}`).join(', ') || 'no target served'}`,
-          ),
-        ];
-      }),
+    scheduledRules: () =>
+      rules.filter(({ seed }) => seed.scheduleExpression !== undefined).map((rule) => timedRule(rule, delivering)),
+    banner: () => bannerOf(buses, rules),
     close: () => {
       for (const timer of delivering.timers) clearTimeout(timer);
       delivering.timers.clear();
