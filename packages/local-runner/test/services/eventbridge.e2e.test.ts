@@ -17,7 +17,7 @@ import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
-import { generatedRuleName, ruleArn } from '../../src/app/return-values.ts';
+import { generatedFunctionName, generatedRuleName, ruleArn } from '../../src/app/return-values.ts';
 import { type Runner, startRunner } from '../../src/runner.ts';
 import { queueArn } from '../../src/services/sqs.ts';
 import { eventsApp, synthesizeEventsApp } from '../fixtures/events-app.ts';
@@ -206,6 +206,6 @@ test('the banner lists each bus with its rules and their targets; a schedule rul
   expect(lines).toContain(`bus ${eventsApp.bus} (arn:aws:events:us-east-1:000000000000:event-bus/${eventsApp.bus})`);
   expect(lines).toContain(`  rule ${rule('OrderPlaced')} -> Target0 ${queueArn(eventsApp.ordersSeen)}`);
   expect(lines).toContain(
-    `  rule ${rule('Nightly')} cron(0 3 * * ? *) -> Target0 arn:aws:lambda:us-east-1:000000000000:function:OnPlant`,
+    `  rule ${rule('Nightly')} cron(0 3 * * ? *) -> Target0 arn:aws:lambda:us-east-1:000000000000:function:${generatedFunctionName(eventsApp.stack, 'OnPlant')}`,
   );
 });
