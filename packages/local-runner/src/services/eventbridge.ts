@@ -300,6 +300,10 @@ const receiverOf =
     } catch {
       event = undefined;
     }
+    // A sender that names the event's source and detail-type (a Lambda destination's invocation record: "Adding a
+    // destination", invocation-async-retain-records.html) sends the detail alone.
+    if (delivery.event && isObject(event))
+      event = { source: delivery.event.source, 'detail-type': delivery.event.detailType, detail: event };
     if (!isObject(event) || !isObject(event.detail) || typeof event.source !== 'string')
       throw new TargetError(`${arn}: what ${delivery.source} sent is not an event`);
     put(bus, envelopeOf(event));

@@ -65,6 +65,11 @@ const events: EventSeeds = {
       pattern: { 'detail-type': [{ prefix: 'Order' }] },
       targets: [{ id: 'Queue', arn: queueArn('orders-seen'), inputPath: '$.detail' }],
     }),
+    rule('Destinations', {
+      bus: 'orders',
+      pattern: { source: ['lambda'], 'detail-type': [{ prefix: 'Lambda Function Invocation Result' }] },
+      targets: [{ id: 'Queue', arn: queueArn('orders-seen'), inputPath: '$.detail' }],
+    }),
     rule('Audit', {
       bus: 'orders',
       pattern: { source: ['scheduler.test'] },
@@ -265,6 +270,19 @@ test('an event another service hands to a bus (a schedule) gets the envelope Put
       detail: { n: 1 },
     },
   });
+});
+
+// "Capturing records of Lambda asynchronous invocations" (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html):
+// a bus destination gets the invocation record as the event's detail, source "lambda", detail-type "Lambda Function
+// Invocation Result - Success" (or "- Failure").
+test('a sender naming the source and detail-type (a Lambda destination) hands the detail alone', async () => {
+  const record = { version: '1.0', requestContext: { condition: 'Success' }, responsePayload: { ok: true } };
+  await targets.deliver(eventBusArn('orders'), {
+    body: JSON.stringify(record),
+    source: 'lambda:Orders',
+    event: { source: 'lambda', detailType: 'Lambda Function Invocation Result - Success' },
+  });
+  expect((await received('orders-seen')).map(({ Body }) => JSON.parse(Body ?? ''))).toEqual([record]);
 });
 
 test('a delivery the target refuses is retried as RetryPolicy says, then sent to the DLQ with the attributes AWS lists', async () => {
