@@ -225,8 +225,21 @@ const { results: warm, ceilingUrl } = await new Promise<{ results: WarmResults; 
 
 const loadSeconds = 3;
 const loadRounds = 3;
-type LoadFigures = { requests: number; perSecond: number; p50: number; p99: number };
+type LoadFigures = { requests: number; perSecond: number; p50: number; p99: number; cpuMicrosPerRequest: number };
+/** The ceiling's process's CPU time so far (µs). */
+const ceilingCpu = () =>
+  new Promise<number>((resolve) => {
+    warmChild.once('message', (message) => resolve((message as { cpuMicros: number }).cpuMicros));
+    warmChild.send('cpu');
+  });
+/** This process's CPU time so far (µs): the runner's, which runs in it (its functions and database do not). */
+const ownCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 const load = async (url: string, connections: number, seconds = loadSeconds) => {
+  const cpu = url === ceilingUrl ? ceilingCpu : async () => ownCpu();
+  const before = await cpu();
   const { stdout } = await promisify(execFile)(process.execPath, [
     join(here, 'http-load.ts'),
     url,
@@ -235,7 +248,8 @@ const load = async (url: string, connections: number, seconds = loadSeconds) => 
     String(seconds),
     String(ids(200_000)),
   ]);
-  return JSON.parse(stdout) as LoadFigures;
+  const figures = JSON.parse(stdout) as Omit<LoadFigures, 'cpuMicrosPerRequest'>;
+  return { ...figures, cpuMicrosPerRequest: ((await cpu()) - before) / figures.requests };
 };
 // Rounds alternate the ceiling and the runner, so that a change in the machine's speed falls on both alike.
 const throughput: Record<string, LoadFigures[]> = {};
@@ -275,7 +289,7 @@ const functionUrl = await measureFunctionUrl(scratch, maxWorkers, [1, 32], loadS
 const urlLoadRow = (connections: number) => {
   const figures = functionUrl.load[connections];
   return figures
-    ? `${figures.perSecond.toFixed(0)} req/s (p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms)`
+    ? `${figures.perSecond.toFixed(0)} req/s (p50 ${figures.p50.toFixed(2)} ms, p99 ${figures.p99.toFixed(2)} ms; the runner's CPU ${figures.cpuMicrosPerRequest.toFixed(0)} µs a request)`
     : 'not measured';
 };
 
@@ -402,7 +416,9 @@ const boundsText = `- **Cold starts** are mostly Node itself: its bootstrap, the
   the load client, the gateway, the environments and dynalite compete for the CPU. In the gateway's profile the
   socket writes lead (each named below by its caller): handing an event to its environment, the Runtime API's 202 to
   a posted response, and the answer to the client; each wakes another process, so on a busy machine a write's time is
-  mostly the CPU passing to the process it wakes. The rest is Node's HTTP parsing and streams, spread thin.`;
+  mostly the CPU passing to the process it wakes (V8's profiler samples by the clock: a write during which the process
+  is put aside counts the wait; the rows' CPU time per request counts only what the process ran, mostly in user
+  space, tools/bench/gateway-ab.ts says how much). The rest is Node's HTTP parsing and streams, spread thin.`;
 
 // 7. The report.
 const met = (ok: boolean) => (ok ? 'met' : '**NOT met**');
@@ -411,7 +427,7 @@ const bundleKiB = (path: string) => `${(statSync(path).size / 1024).toFixed(0)} 
 const loadRow = (name: string, connections: number) => {
   const rounds = throughput[`${name}-${connections}`] ?? [];
   const p = (pick: (figures: LoadFigures) => number) => median(rounds.map(pick)).toFixed(2);
-  return `${median(rounds.map((figures) => figures.perSecond)).toFixed(0)} req/s (rounds: ${rounds.map((figures) => figures.perSecond.toFixed(0)).join(', ')}; p50 ${p((figures) => figures.p50)} ms, p99 ${p((figures) => figures.p99)} ms)`;
+  return `${median(rounds.map((figures) => figures.perSecond)).toFixed(0)} req/s (rounds: ${rounds.map((figures) => figures.perSecond.toFixed(0)).join(', ')}; p50 ${p((figures) => figures.p50)} ms, p99 ${p((figures) => figures.p99)} ms; its process's CPU ${median(rounds.map((figures) => figures.cpuMicrosPerRequest)).toFixed(0)} µs a request)`;
 };
 const coldRow = (name: string, label: string, versus: string) =>
   `| ${label} | ${medianAndSpread(coldOf(name).answeredMs, 'ms')} | ${medianAndSpread(coldOf(name).loadedMs, 'ms')} | ${versus} |`;
@@ -506,7 +522,12 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
-rounds; the ratio is the median of the per-round ratios. The function URL (tools/bench/function-url.ts, synthesized
+rounds; the ratio is the median of the per-round ratios. "Its process's CPU" is the CPU time (user and system,
+\`process.cpuUsage\`) of the process serving, over the round, per request: for the runner, the gateway's own time per
+request (the runner runs in the bench's process, idle but for it; its functions and dynalite are processes of their
+own); for the ceiling, node:http and createPlant together. On a busy machine a figure of throughput moves with the
+other work; a CPU time per request moves less (tools/bench/gateway-ab.ts compares two builds of the runner by both,
+in alternating rounds). The function URL (tools/bench/function-url.ts, synthesized
 in-process): its first request on 5 fresh starts, each sent as soon as the runner serves; the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up; its memory (tools/bench/memory.ts, Linux's
 /proc) once serving, after the load, and once every environment has stopped for idleness (\`--idle-timeout\`
 shortened to ${functionUrl.idleMs / 1000} s; the runner runs in the bench's own process here, so its figure includes

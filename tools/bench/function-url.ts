@@ -26,8 +26,11 @@ export interface FunctionUrlFigures {
   idleMs: number;
   /** The first request of each of `firstRuns` starts (the function cold). */
   firstRequestsMs: number[];
-  /** Requests per second and latencies at each number of connections, one round each. */
-  load: Record<number, { perSecond: number; p50: number; p99: number }>;
+  /**
+   * Requests per second and latencies at each number of connections, one round each, and the runner's own CPU time
+   * per request (it runs in this process; its function in a process of its own).
+   */
+  load: Record<number, { perSecond: number; p50: number; p99: number; cpuMicrosPerRequest: number }>;
 }
 
 /**
@@ -110,7 +113,15 @@ export const measureFunctionUrl = async (
           'GET',
         ]);
       await run(1); // warm-up: every execution environment started
-      load[count] = JSON.parse((await run(seconds)).stdout) as FunctionUrlFigures['load'][number];
+      const before = process.cpuUsage();
+      const figures = JSON.parse((await run(seconds)).stdout) as {
+        requests: number;
+        perSecond: number;
+        p50: number;
+        p99: number;
+      };
+      const { user, system } = process.cpuUsage(before);
+      load[count] = { ...figures, cpuMicrosPerRequest: (user + system) / figures.requests };
     }
     const loaded = memoryMiB();
     await idleStopped(() => runner.functions.reduce((sum, { name }) => sum + runner.environments(name), 0));

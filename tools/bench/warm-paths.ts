@@ -1,7 +1,7 @@
 // The benchmark's warm measurements, in a process of their own (its stdout, where the functions log, goes nowhere):
 // the synthesized bundles loaded once, then each path invoked many times and each invocation timed. Then it serves
 // the in-process ceiling: node:http straight into the same createPlant handler, no gateway, no execution environments.
-// Started by bench.ts with a JSON settings file; answers over IPC.
+// Started by bench.ts with a JSON settings file; answers over IPC (its results, then its CPU time when asked).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -171,7 +171,12 @@ const ceiling = createServer((request, response) => {
 });
 const ceilingUrl = await listenOnLoopback(ceiling);
 process.send?.({ results, ceilingUrl });
-process.on('message', () => {
+// 'cpu': this process's CPU time so far, in µs (the ceiling's own time per request, beside the runner's); else stop.
+process.on('message', (message) => {
+  if (message === 'cpu') {
+    const { user, system } = process.cpuUsage();
+    return void process.send?.({ cpuMicros: user + system });
+  }
   ceiling.closeAllConnections();
   ceiling.close(() => process.exit(0));
 });
