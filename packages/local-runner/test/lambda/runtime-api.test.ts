@@ -244,6 +244,36 @@ test('an initialization error once the runtime has asked for an invocation is re
   expect((await waiting).status).toBe(200);
 });
 
+// runtime.mjs sends an invocation's response and its next poll in one write: HTTP/1.1 pipelining, whose answers come
+// in the order of the requests (RFC 9112, "HTTP/1.1", section 9.3.2: https://www.rfc-editor.org/rfc/rfc9112#section-9.3.2).
+test('a response and the next poll sent in one write are answered in turn: the 202, then the next invocation', async () => {
+  const { reports, url } = await recorded();
+  api?.deliver(invocation);
+  await (await fetch(url('/invocation/next'))).text();
+  const socket = connect(Number(api?.address.split(':')[1]), '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += chunk.toString();
+  });
+  const host = `Host: ${api?.address}\r\n`;
+  socket.write(
+    `POST /2018-06-01/runtime/invocation/${invocation.requestId}/response HTTP/1.1\r\n${host}Content-Length: 7\r\n\r\n{"a":1}` +
+      `GET /2018-06-01/runtime/invocation/next HTTP/1.1\r\n${host}\r\n`,
+  );
+  while (reports.length < 2) await new Promise((resolve) => setImmediate(resolve));
+  expect(reports[1]).toEqual(['response', invocation.requestId, '{"a":1}']);
+  const second = { ...invocation, requestId: 'c1a4a3f0-0d6e-4b8e-9d4e-6f1f2a3b4c5d', event: '{"path":"/second"}' };
+  api?.deliver(second);
+  // Two answers, whole (each a JSON body).
+  const answers = () => received.split(/(?=HTTP\/1\.1 )/);
+  while (answers().length < 2 || !received.endsWith('}')) await new Promise((resolve) => setImmediate(resolve));
+  socket.destroy();
+  const [accepted = '', given = ''] = answers();
+  expect([parseRaw(accepted).status, parseRaw(accepted).json]).toEqual([202, { status: 'OK' }]);
+  expect([parseRaw(given).status, parseRaw(given).json]).toEqual([200, { path: '/second' }]);
+  expect(given).toMatch(new RegExp(`\\r\\nlambda-runtime-aws-request-id: ${second.requestId}\\r\\n`, 'i'));
+});
+
 // "Using the Lambda runtime API for custom runtimes", response streaming
 // (https://docs.aws.amazon.com/lambda/latest/dg/runtimes-custom.html): Lambda-Runtime-Function-Response-Mode:
 // streaming, a chunked body, an error in the trailers Lambda-Runtime-Function-Error-Type and -Body (base64 of the
