@@ -17,11 +17,12 @@ import { startDiscoveryIssuer } from '../../test/helpers/token-issuer.ts';
 import { type ColdSubject, measureColdStarts, runColdProbe } from './cold-starts.ts';
 import { monthlyRows, monthlyTable, storagePerGbMonth, xRayRecordedShare } from './cost-model.ts';
 import { cpuProfileSummary, profiling } from './cpu-profile.ts';
+import { measureEventDelivery } from './event-delivery.ts';
 import { measureFunctionUrl } from './function-url.ts';
 import { measureHandlerEdits } from './handler-edit.ts';
 import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
-import { median, medianAndSpread, medianRatio } from './statistics.ts';
+import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 import { measureWebSocket } from './websocket-scenario.ts';
 
@@ -293,7 +294,13 @@ const urlLoadRow = (connections: number) => {
     : 'not measured';
 };
 
-// 4c. A handler's edit under `start --watch`: from the save to the new answer.
+// 4c. Events to functions: a queue's event source mapping and a rule's target.
+progress('events: SendMessage and PutEvents to the function');
+const delivery = await measureEventDelivery(scratch);
+const latencyRow = (samples: number[]) =>
+  `p50 ${median(samples).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (${samples.length} one at a time, the function warm)`;
+
+// 4d. A handler's edit under `start --watch`: from the save to the new answer.
 progress("a handler's edits under start --watch");
 const handlerEdits = await measureHandlerEdits(5);
 const editSeconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -517,6 +524,10 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | function URL: memory after ${functionUrl.idleMs / 1000} s idle (its environments stopped) | ${shownMemory(functionUrl.memory.idle)} |
 | WebSocket API, \`$default\` echo, 1 connection | ${webSocketRow(1)} |
 | WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
+| SendMessage to the start of the function its event source mapping feeds | ${latencyRow(delivery.sendToStartMs)} |
+| PutEvents to the start of the rule's target function | ${latencyRow(delivery.putToStartMs)} |
+| messages a second through a queue to its function, batch size 1 | ${delivery.perSecond[1].toFixed(0)} |
+| messages a second through a queue to its function, batch size 10 | ${delivery.perSecond[10].toFixed(0)} |
 | a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
@@ -534,7 +545,11 @@ shortened to ${functionUrl.idleMs / 1000} s; the runner runs in the bench's own 
 the bench's). The WebSocket rows: a WebSocket API of its own whose
 \`$default\` route echoes each message back (a route response from a function, tools/bench/websocket-scenario.ts),
 loaded by tools/bench/websocket-load.ts (Node's WebSocket client, each connection sending its next message once the
-echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up. The handler's edit
+echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s warm-up. The events rows
+(tools/bench/event-delivery.ts, an app synthesized in-process): each function logs the time it starts and the ids it
+was given; a latency is from just before the SDK's call to that time (one clock), one message or event at a time after
+two that warm the function; the throughput sends 500 messages in batches of 10 (SendMessageBatch) as fast as the SDK
+answers, counted until the start of the invocation carrying the last. The handler's edit
 (tools/bench/handler-edit.ts): a copy of the project served by \`start --watch\`, createPlant's conflict message edited
 as an editor saves (a temporary file renamed over it), each timed from the save to the first answer carrying the new
 text; the reload's way (its bundle rebuilt alone, or a synth) as the runner's log says it.
