@@ -39,7 +39,8 @@ test('a runner made to leak fails the memory check, which names the processes th
     .filter((problem) => problem.includes('its live memory after GC grew'))
     .map((problem) => problem.slice(0, problem.indexOf(':')));
   expect(leaking).toContain('runner');
-  expect(leaking.some((name) => name.startsWith('CreatePlantFunction '))).toBe(true);
+  // An environment is named by its function's Lambda name (<stack>-<logical id>-<random>), then its pid.
+  expect(leaking.some((name) => /-CreatePlantFunction[0-9A-F]*-\w+ \d+$/.test(name))).toBe(true);
   // Judged, and not named.
   expect(result.memory.find(({ name }) => name === 'database')?.growth).toBeDefined();
   expect(leaking).not.toContain('database');
