@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { servedServices } from '../aws/served-services.ts';
 import { userFolder } from '../user-folder.ts';
 import { type CfnResource, getAttOf, ofType, props, refOf, shown, UnsupportedTemplateError } from './cfn.ts';
 import { type TokenIssuerVariables, tokenIssuerMetadataKey } from './metadata.ts';
@@ -214,10 +215,10 @@ const settingNotices = (properties: Record<string, unknown>) => [
 ];
 
 /**
- * The services (IAM's prefixes) whose calls do not fail locally: DynamoDB, SSM and Secrets Manager (served: some of
- * their operations, docs/services.md), CloudWatch Logs and X-Ray (the runtime's calls).
+ * The services (IAM's prefixes) whose calls do not fail locally: those served (aws/served-services.ts: some of their
+ * operations, docs/services.md), CloudWatch Logs and X-Ray (the runtime's calls).
  */
-const servedServices = ['dynamodb', 'ssm', 'secretsmanager', 'lambda', 'logs', 'xray'];
+const servedPrefixes = [...servedServices.map(({ prefix }) => prefix), 'logs', 'xray'];
 
 /**
  * Services besides those served that the function's role lets it call (its role's inline policies and the
@@ -252,7 +253,7 @@ const unservedServicesOf = (properties: Record<string, unknown>, resources: Reco
         if (servesConnections && typeof name === 'string' && name.toLowerCase() === 'execute-api:manageconnections')
           continue;
         const service = typeof name === 'string' ? name.split(':')[0] : undefined;
-        if (service && !servedServices.includes(service)) services.add(service);
+        if (service && !servedPrefixes.includes(service)) services.add(service);
       }
     }
   }

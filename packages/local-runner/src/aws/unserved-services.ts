@@ -1,4 +1,4 @@
-// The endpoint of every AWS service the runner does not serve (all but DynamoDB and services/'s): functions are given
+// The endpoint of every AWS service the runner does not serve (all but served-services.ts's): functions are given
 // it as AWS_ENDPOINT_URL, the endpoint every service's SDK client uses when no service-specific one is set
 // ("Service-specific endpoints" in the AWS SDKs and Tools Reference Guide: the AWS SDK for JavaScript v3 and boto3 read
 // it). A call there fails at once with an error naming the service and the operation, as the SDK reports a service's
@@ -17,6 +17,7 @@ import {
   respondingToEveryRequest,
 } from '../http-server.ts';
 import { readBody } from '../request-body.ts';
+import { servedServiceNames } from './served-services.ts';
 
 const errorCode = 'NotServedLocally';
 
@@ -69,7 +70,7 @@ export const serveUnservedServices = async (log: (line: string) => void) => {
     const body = ((await readBody(request, 65_536).catch(() => undefined)) ?? Buffer.alloc(0)).toString('utf8');
     const service = serviceOf(request);
     const operation = operationOf(request, body);
-    const message = `${service} ${operation}: the local runner does not serve ${service} (it serves DynamoDB, SSM Parameter Store and Secrets Manager); set AWS_ENDPOINT_URL with --env-vars to send the call elsewhere`;
+    const message = `${service} ${operation}: the local runner does not serve ${service} (it serves ${servedServiceNames()}); set AWS_ENDPOINT_URL with --env-vars to send the call elsewhere`;
     log(`a function called ${service} ${operation}, which the runner does not serve: answered ${errorCode} (400)`);
     const [contentType, text] = errorBody(request, message);
     // 400: a client error, which no SDK retries (they retry throttling and 5xx).

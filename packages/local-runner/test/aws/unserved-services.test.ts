@@ -58,6 +58,21 @@ test("an S3 call gets REST-XML's Error, its operation named by the request line"
   );
 });
 
+test('the error names the services the runner serves, each one (aws/served-services.ts)', async () => {
+  const failure = await new DynamoDBClient({
+    endpoint: endpoint?.url,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  })
+    .send(new ListTablesCommand({}))
+    .catch((error: unknown) => error);
+  expect(failure).toMatchObject({
+    message: expect.stringContaining(
+      "(it serves DynamoDB, SSM Parameter Store, Secrets Manager, SQS, SNS and Lambda's Invoke API)",
+    ),
+  });
+});
+
 test('a request naming another host (a page on a rebound name) is 403, logged as no call, read to its end', async () => {
   // Loopback hosts alone, as every server of the runner (issue 41, item 8); the refusal is sent once the body is
   // read, so that the client reads it (RFC 9112 section 9.6; rawExchange fails on a reset).

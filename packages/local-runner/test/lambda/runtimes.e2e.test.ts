@@ -154,7 +154,7 @@ describe('served as the template has it', () => {
     expect(notices).toEqual([
       'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
       'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
-      // SSM is served (docs/services.md): its role's ssm:GetParameter is not said.
+      // SSM and SQS are served (docs/services.md): its role's ssm:GetParameter and sqs:SendMessage are not said.
       'NetworkedFunction: its role lets it call s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
     ]);
     expect((await get(runner.api, '/networked')).status).toBe(200);
