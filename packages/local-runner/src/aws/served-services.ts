@@ -10,6 +10,7 @@ export const servedServices: readonly { prefix: string; name: string }[] = [
   { prefix: 'secretsmanager', name: 'Secrets Manager' },
   { prefix: 'sqs', name: 'SQS' },
   { prefix: 'sns', name: 'SNS' },
+  { prefix: 'events', name: 'EventBridge' },
   { prefix: 'lambda', name: "Lambda's Invoke API" },
 ];
 
