@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { portInUse, portsFor, rememberPorts } from './api-ports.ts';
 import type { Api } from './app/api.ts';
 import { type Assembly, readAssembly } from './app/assembly.ts';
+import { functionNameOf } from './app/aws-function-names.ts';
 import type { NameKind } from './app/function-names.ts';
 import type { FunctionDefinition, LayerDirs } from './app/functions.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './app/intrinsics.ts';
@@ -114,8 +115,11 @@ export interface Runner {
   readonly url: string;
   /** The first API being served (another after a reload); as `url`, none in an app with no API. */
   readonly app: Api;
-  /** Every function served, by name (ServedFunction), and whether an API reaches it. */
-  readonly functions: { name: string; reached: boolean }[];
+  /**
+   * Every function served, by name (ServedFunction), its name as Lambda knows it (Invoke's FunctionName), and whether an
+   * API reaches it.
+   */
+  readonly functions: { name: string; lambdaName: string; reached: boolean }[];
   signingKey: SigningKey;
   /** Each API served (or the one `apiName` names), at its own address: `url` and `app` are the first's. */
   readonly apis: { url: string; app: Api }[];
@@ -618,7 +622,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       return first().api;
     },
     get functions() {
-      return servedFunctions(served).flatMap(({ name, reached }) => (pools.has(name) ? [{ name, reached }] : []));
+      return servedFunctions(served).flatMap(({ name, fn, context, reached }) =>
+        pools.has(name) ? [{ name, lambdaName: functionNameOf(context, fn.id), reached }] : [],
+      );
     },
     get apis() {
       return deployments.map((deployment, index) => ({ url: urls[index] as string, app: deployment.api }));

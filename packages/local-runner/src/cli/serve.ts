@@ -232,7 +232,7 @@ const banner = async (
   const chosen = !several && first !== undefined && first.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];
   const ready = `[ready in ${(performance.now() / 1000).toFixed(1)} s]`;
-  const unreached = api.functions.filter(({ reached }) => !reached).map(({ name }) => name);
+  const unreached = api.functions.filter(({ reached }) => !reached);
   return [
     '',
     first === undefined
@@ -272,7 +272,10 @@ const banner = async (
     ...topicLines(api),
     ...eventBridgeLines(api),
     ...(unreached.length > 0
-      ? [`Functions no API reaches: ${unreached.join(', ')} (run one with \`npx cdk-local-runner invoke NAME\`)`]
+      ? [
+          "Functions no API reaches (`npx cdk-local-runner invoke NAME`; Lambda's Invoke takes the name after it):",
+          ...unreached.map(({ name, lambdaName }) => `  ${name}: ${lambdaName}`),
+        ]
       : []),
     ...(openapi && first ? [`API reference: ${first.url}/docs (paste the token below under Authorize)`] : []),
     ...userPoolsOf(api.apis.map(({ app }) => app)).map(
