@@ -27,7 +27,7 @@ import { tokenVerifier } from './gateway/token-verification.ts';
 import { domainNameOf } from './gateway/websocket/events.ts';
 import { type DrainingServer, listenOnLoopback } from './http-server.ts';
 import { type IssuerIdentity, loadSigningKey, type SigningKey, serveJwks } from './issuer/dev-issuer.ts';
-import { AsyncInvocations } from './lambda/async-invocations.ts';
+import { AsyncInvocations, emptyAsyncQueue } from './lambda/async-invocations.ts';
 import { machineNotices, type SdkFolders } from './lambda/bootstrap.ts';
 import { freeInspectorPort } from './lambda/inspector-port.ts';
 import { type Invocable, InvocableFunctions } from './lambda/invocable.ts';
@@ -47,6 +47,7 @@ import { startLocalServices } from './services/local-services.ts';
 import type { ScheduleClock } from './services/schedule-clock.ts';
 import type { ServiceValues } from './services/service-values.ts';
 import type { TopicListing } from './services/sns.ts';
+import { stateFile } from './services/state-file.ts';
 import { Targets } from './services/targets.ts';
 
 export interface RunnerOptions {
@@ -319,7 +320,7 @@ const startEndpoints = async (
     asyncInvocations.close();
     return Promise.all([jwks.close(), unserved.close(), local.close(), lambda.close()]);
   };
-  return { jwks, unserved, local, lambda, closeEndpoints };
+  return { jwks, unserved, local, lambda, asyncInvocations, closeEndpoints };
 };
 
 /**
@@ -356,7 +357,7 @@ export const startServices = async (
   const identity = options.tokenIssuer ?? neutralIssuer;
   const signingKey = await loadSigningKey(options.dataDir, identity);
   const invocables = new InvocableFunctions();
-  const { jwks, unserved, local, lambda, closeEndpoints } = await startEndpoints(
+  const { jwks, unserved, local, lambda, asyncInvocations, closeEndpoints } = await startEndpoints(
     assembly,
     signingKey,
     options,
@@ -480,6 +481,8 @@ export const startServices = async (
     database,
     local,
     lambdaEndpoint: lambda.url,
+    /** Lambda's asynchronous invocations: `start` keeps their queue in the data folder once its functions serve. */
+    asyncInvocations,
     pools,
     poolsFor,
     provideSdks,
@@ -599,6 +602,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   ]);
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   services.local.pollQueues();
+  services.asyncInvocations.keep(stateFile(options.dataDir, 'lambda-async', emptyAsyncQueue));
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const poolOf = (functionId: string) => {

@@ -9,12 +9,14 @@
 // record "Capturing records of Lambda asynchronous invocations"
 // (https://docs.aws.amazon.com/lambda/latest/dg/invocation-async-retain-records.html) shows, and to the function's
 // dead-letter queue or topic, as the event itself with the attributes RequestID, ErrorCode and ErrorMessage. Every
-// destination is reached through Targets. The queue is in memory: events queued and not yet run are lost when the
-// runner stops (docs/functions.md).
+// destination is reached through Targets. The queue is kept in the data folder (`keep`, the start command's): an event
+// accepted is run after a restart or a SIGKILL, an attempt cut off by one run again (Lambda, too, may run an event
+// more than once), with its attempts and its age.
 import { randomUUID } from 'node:crypto';
 import { type AsyncInvokeConfig, asyncInvokeConfigOf } from '../app/async-invoke-config.ts';
 import { functionNameOf } from '../app/aws-function-names.ts';
 import { functionArn } from '../app/return-values.ts';
+import type { StateFile } from '../services/state-file.ts';
 import { type Delivery, TargetError, type Targets } from '../services/targets.ts';
 import type { InvocableFunctions } from './invocable.ts';
 import { failureOf, type InvocationReport } from './pool.ts';
@@ -33,6 +35,13 @@ interface QueuedEvent {
   queuedAt: number;
   attempts: number;
 }
+
+/** The events queued, each with when its next attempt is due: `<data folder>/services/lambda-async.json`. */
+export interface AsyncQueueState {
+  events: (QueuedEvent & { dueAt: number })[];
+}
+
+export const emptyAsyncQueue = (): AsyncQueueState => ({ events: [] });
 
 /** The function an attempt ran, and how: what an invocation record names. */
 interface Attempt {
@@ -69,6 +78,8 @@ export class AsyncInvocations {
   readonly #retryDelayMs: number;
   readonly #timers = new Set<NodeJS.Timeout>();
   #closed = false;
+  /** Where the queue is kept, once `keep` is called (the start command); in memory before. */
+  #file: StateFile<AsyncQueueState> | undefined;
 
   constructor(options: {
     functions: InvocableFunctions;
@@ -105,7 +116,29 @@ export class AsyncInvocations {
     this.enqueue(arn, payload, source);
   };
 
-  /** Stops: events still queued are dropped (the queue is in memory). */
+  /**
+   * Keeps the queue in `file` from now on, and runs the events it holds: those a previous run accepted and had not
+   * finished (each when its next attempt is due, at once if past).
+   */
+  keep(file: StateFile<AsyncQueueState>) {
+    this.#file = file;
+    const now = Date.now();
+    for (const { dueAt, ...event } of file.read().events) {
+      this.#log(`asynchronous invocation ${event.requestId} from ${event.source}, kept from the last run, is queued`);
+      this.#later(event, Math.max(0, dueAt - now));
+    }
+  }
+
+  /** Notes `event` (due in `delayMs`) in the kept queue, or (`delayMs` undefined) takes it out. */
+  #note(event: QueuedEvent, delayMs?: number) {
+    if (!this.#file) return;
+    const state = this.#file.read();
+    const others = state.events.filter(({ requestId }) => requestId !== event.requestId);
+    const events = delayMs === undefined ? others : [...others, { ...event, dueAt: Date.now() + delayMs }];
+    this.#file.write({ events });
+  }
+
+  /** Stops: events still queued stay in the kept queue (without one, they are dropped). */
   close() {
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);
@@ -114,6 +147,7 @@ export class AsyncInvocations {
 
   #later(event: QueuedEvent, delayMs: number) {
     if (this.#closed) return;
+    this.#note(event, delayMs);
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       void this.#attempt(event);
@@ -128,6 +162,7 @@ export class AsyncInvocations {
       found = this.#functions.find(event.target);
     } catch (error) {
       if (!(error instanceof TargetError)) throw error;
+      this.#note(event);
       return this.#log(`an asynchronous invocation (${event.requestId}) is dropped: ${error.message}`);
     }
     const { pool, fn, context, qualifier } = found;
@@ -141,7 +176,9 @@ export class AsyncInvocations {
     if (this.#tooOld(event, attempt.config)) return this.#discard(event, attempt, 'EventAgeExceeded', undefined);
     event.attempts += 1;
     const report = await pool.invoke(event.payload, { requestId: event.requestId, ...(qualifier && { qualifier }) });
+    if (this.#closed) return;
     if (!failed(report)) {
+      this.#note(event);
       this.#log(`${name}: asynchronous invocation ${event.requestId} from ${event.source} succeeded`);
       return this.#record(event, attempt, 'Success', report);
     }
@@ -170,6 +207,7 @@ export class AsyncInvocations {
 
   /** The event is given up on: its record to the on-failure destination, itself to the dead-letter queue. */
   #discard(event: QueuedEvent, attempt: Attempt, condition: Condition, report: InvocationReport | undefined) {
+    this.#note(event);
     const { deadLetter } = attempt.config;
     if (condition === 'EventAgeExceeded' && report === undefined)
       this.#log(
