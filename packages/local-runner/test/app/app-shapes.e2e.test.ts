@@ -169,7 +169,11 @@ describe('rest-shapes-app: five REST APIs in one stack', () => {
       expect(response.headers.get('x-amzn-errortype')).toBe('UNAUTHORIZED');
       expect(api.invocations('CallbackAuthorizer24Function')).toBe(0);
       // The CDK's log retention function is no route's: served all the same, as every function is.
-      expect(api.functions).toContainEqual({ name: expect.stringMatching(/^LogRetention/), reached: false });
+      expect(api.functions).toContainEqual({
+        name: expect.stringMatching(/^LogRetention/),
+        lambdaName: expect.stringMatching(/^RestShapes-LogRetention/),
+        reached: false,
+      });
     });
 
     // Lambda's Node.js runtimes up to nodejs22.x take a handler that declares a callback; nodejs24.x refuses it at init
