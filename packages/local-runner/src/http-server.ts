@@ -73,6 +73,20 @@ export const hostRefusal = (host: string, { optionServesIt = true } = {}) =>
     ? `and the names given with --allowed-host, against DNS rebinding; start it with --allowed-host ${hostName(host) || 'HOST'} to serve this one`
     : 'alone here, against DNS rebinding');
 
+/**
+ * Why a local service (SQS, SNS, Lambda's Invoke, ...) refuses `request`, if it does: a host not loopback's, or a web
+ * page's request (an `Origin`: an SDK sends none, and the database refuses them too: database/loopback-only.ts).
+ * `service` names who answers in the message.
+ */
+export const sdkCallRefusal = (request: IncomingMessage, service: string) => {
+  const host = requestHost(request);
+  if (!hostIsServed(host)) return hostRefusal(host ?? '', { optionServesIt: false });
+  const { origin } = request.headers;
+  return origin === undefined
+    ? undefined
+    : `a request from a web page (Origin ${origin}): ${service} answers SDKs alone`;
+};
+
 /** How long a refused connection's remaining bytes are read and dropped, at most, before it is closed anyway. */
 const lingerMs = 5_000;
 

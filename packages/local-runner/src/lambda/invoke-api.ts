@@ -13,14 +13,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { functionNameOf } from '../app/aws-function-names.ts';
 import { localAws } from '../app/local-aws.ts';
 import { checkSignature, type SignatureRefusal } from '../gateway/sigv4.ts';
-import {
-  afterBody,
-  hostIsServed,
-  hostRefusal,
-  listenOnLoopback,
-  requestHost,
-  respondingToEveryRequest,
-} from '../http-server.ts';
+import { afterBody, listenOnLoopback, respondingToEveryRequest, sdkCallRefusal } from '../http-server.ts';
 import { ClientAbortedError, readBody } from '../request-body.ts';
 import { TargetError } from '../services/targets.ts';
 import type { AsyncInvocations } from './async-invocations.ts';
@@ -237,12 +230,7 @@ export interface InvokeApiOptions {
 export const serveInvokeApi = async (options: InvokeApiOptions) => {
   const server = createServer(async (request, response) => {
     // Loopback hosts alone, and no web page: an SDK sends no Origin (as the other local services).
-    const host = requestHost(request);
-    const refused = !hostIsServed(host)
-      ? hostRefusal(host ?? '', { optionServesIt: false })
-      : request.headers.origin === undefined
-        ? undefined
-        : `a request from a web page (Origin ${request.headers.origin}): the local Lambda answers SDKs alone`;
+    const refused = sdkCallRefusal(request, 'the local Lambda');
     if (refused)
       return afterBody(request, response, () =>
         sendError(response, new InvokeError('AccessDeniedException', 403, refused)),

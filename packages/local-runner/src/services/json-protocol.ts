@@ -8,14 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { localAws } from '../app/local-aws.ts';
 import { RunnerError } from '../errors.ts';
 import { checkSignature, type SignatureRefusal } from '../gateway/sigv4.ts';
-import {
-  afterBody,
-  hostIsServed,
-  hostRefusal,
-  listenOnLoopback,
-  requestHost,
-  respondingToEveryRequest,
-} from '../http-server.ts';
+import { afterBody, listenOnLoopback, respondingToEveryRequest, sdkCallRefusal } from '../http-server.ts';
 import { readBody } from '../request-body.ts';
 
 /** A service's answer of error `type` (its name, as the API reference lists it), with its HTTP status. */
@@ -164,12 +157,7 @@ export const serveJsonServices = async (services: JsonService[], log: (line: str
   const server = createServer(async (request, response) => {
     // Loopback hosts alone, as every server of the runner (http-server.ts).
     // Browsers are refused outright, as the database refuses them (database/loopback-only.ts): an SDK sends no Origin.
-    const host = requestHost(request);
-    const refused = !hostIsServed(host)
-      ? hostRefusal(host ?? '', { optionServesIt: false })
-      : request.headers.origin === undefined
-        ? undefined
-        : `a request from a web page (Origin ${request.headers.origin}): the local services answer SDKs alone`;
+    const refused = sdkCallRefusal(request, 'this local service');
     if (refused) {
       const refusal = { __type: 'AccessDeniedException', message: refused };
       afterBody(request, response, () => send(response, 403, refusal, refusal.__type));

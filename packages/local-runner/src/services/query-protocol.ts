@@ -11,14 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { localAws } from '../app/local-aws.ts';
 import { RunnerError } from '../errors.ts';
 import { checkSignature, type SignatureRefusal } from '../gateway/sigv4.ts';
-import {
-  afterBody,
-  hostIsServed,
-  hostRefusal,
-  listenOnLoopback,
-  requestHost,
-  respondingToEveryRequest,
-} from '../http-server.ts';
+import { afterBody, listenOnLoopback, respondingToEveryRequest, sdkCallRefusal } from '../http-server.ts';
 import { readBody } from '../request-body.ts';
 import { ServiceError } from './json-protocol.ts';
 
@@ -223,12 +216,7 @@ const answerQuery = async (
 export const serveQueryServices = async (services: QueryService[], log: (line: string) => void) => {
   const server = createServer((request, response) => {
     // Loopback hosts alone, and no web page (an SDK sends no Origin), as the JSON services (json-protocol.ts).
-    const host = requestHost(request);
-    const refused = !hostIsServed(host)
-      ? hostRefusal(host ?? '', { optionServesIt: false })
-      : request.headers.origin === undefined
-        ? undefined
-        : `a request from a web page (Origin ${request.headers.origin}): the local services answer SDKs alone`;
+    const refused = sdkCallRefusal(request, 'this local service');
     if (refused) {
       const error = new ServiceError('AccessDenied', refused, 403);
       afterBody(request, response, () => send(response, 403, errorXml(undefined, error)));
