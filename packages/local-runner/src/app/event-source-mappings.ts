@@ -8,7 +8,7 @@
 
 import { compilePattern, PatternError } from '../services/event-pattern.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
-import { evaluate, noValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
 
 /** An SQS queue's event source mapping, as its poller runs it. */
 export interface QueueMapping {
@@ -33,21 +33,9 @@ export interface QueueMapping {
 
 const refused = (source: string, why: string) => new UnsupportedTemplateError(`${source}: ${why}`);
 
-/** `value` (the property `property` of `source`) evaluated; a value the evaluator cannot know refuses the app. */
-const evaluated = (value: unknown, context: ValueContext, source: string, property: string) => {
-  if (value === undefined) return undefined;
-  try {
-    const result = evaluate(value, context);
-    return result === noValue ? undefined : result;
-  } catch (error) {
-    if (!(error instanceof UnresolvableValueError)) throw error;
-    throw refused(source, `its ${property} ${error.message} has no local value`);
-  }
-};
-
 /** A property that is one value (a string, a number, a boolean), as text; refused when it is a list or an object. */
 const text = (value: unknown, context: ValueContext, source: string, property: string) => {
-  const result = evaluated(value, context, source, property);
+  const result = evaluatedProperty(value, context, source, property);
   if (result === undefined || result === null) return undefined;
   if (typeof result === 'object') throw refused(source, `its ${property} is not one value`);
   return String(result);
@@ -67,7 +55,7 @@ const objectOf = (value: unknown) =>
 
 /** FilterCriteria's patterns ("Control which events Lambda sends to your function": `{"Filters": [{"Pattern": "..."}]}`). */
 const filtersOf = (value: unknown, context: ValueContext, source: string) => {
-  const criteria = objectOf(evaluated(value, context, source, 'FilterCriteria'));
+  const criteria = objectOf(evaluatedProperty(value, context, source, 'FilterCriteria'));
   const filters = Array.isArray(criteria.Filters) ? criteria.Filters : [];
   return filters.map((filter) => {
     const pattern = objectOf(filter).Pattern;
@@ -93,7 +81,7 @@ const sizes = (properties: Record<string, unknown>, context: ValueContext, sourc
   const fifo = arn.endsWith('.fifo');
   const batch = text(properties.BatchSize, context, source, 'BatchSize');
   const window = text(properties.MaximumBatchingWindowInSeconds, context, source, 'MaximumBatchingWindowInSeconds');
-  const scaling = objectOf(evaluated(properties.ScalingConfig, context, source, 'ScalingConfig'));
+  const scaling = objectOf(evaluatedProperty(properties.ScalingConfig, context, source, 'ScalingConfig'));
   const concurrency = text(scaling.MaximumConcurrency, context, source, 'ScalingConfig.MaximumConcurrency');
   try {
     const batchSize = integer(batch, 10, [1, fifo ? 10 : 10_000], 'BatchSize');
@@ -121,7 +109,7 @@ const mappingOf = (id: string, resource: CfnResource, context: ValueContext) => 
     return { notice: `${source}: an event source mapping of ${arn}: not served locally (only SQS queues are)` };
   const functionName = text(properties.FunctionName, context, source, 'FunctionName');
   if (functionName === undefined) throw refused(source, 'an event source mapping with no FunctionName');
-  const types = evaluated(properties.FunctionResponseTypes, context, source, 'FunctionResponseTypes');
+  const types = evaluatedProperty(properties.FunctionResponseTypes, context, source, 'FunctionResponseTypes');
   const mapping: QueueMapping = {
     source,
     functionName,

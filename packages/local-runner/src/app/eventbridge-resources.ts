@@ -7,7 +7,7 @@
 // except a target's Arn: a target the runner cannot know or does not serve (a state machine, a stream, a log group)
 // is left out, said at start by the service (see docs/services.md, "EventBridge").
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
-import { evaluate, noValue, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { evaluatedProperty, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { generatedRuleName } from './return-values.ts';
 
 /** A rule's target as the template gives it (PutTargets' Target). */
@@ -57,16 +57,8 @@ interface Reading {
 }
 
 /** `value` (the property `property`) evaluated, intrinsics resolved; a value the runner cannot know refuses the app. */
-const evaluated = (value: unknown, { context, source }: Reading, property: string) => {
-  if (value === undefined) return undefined;
-  try {
-    const result = evaluate(value, context);
-    return result === noValue ? undefined : result;
-  } catch (error) {
-    if (!(error instanceof UnresolvableValueError)) throw error;
-    throw new UnsupportedTemplateError(`${source}: its ${property} ${error.message} has no local value`);
-  }
-};
+const evaluated = (value: unknown, { context, source }: Reading, property: string) =>
+  evaluatedProperty(value, context, source, property);
 
 const textOf = (value: unknown, reading: Reading, property: string): string | undefined => {
   const result = evaluated(value, reading, property);

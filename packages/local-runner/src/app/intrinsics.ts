@@ -4,7 +4,7 @@
 // A value may be a list. A value the runner cannot know throws UnresolvableValueError naming the reference; each
 // reader says which resource and property it read, and refuses the app: never "none".
 import { RunnerError } from '../errors.ts';
-import { type CfnResource, isScalar } from './cfn.ts';
+import { type CfnResource, isScalar, UnsupportedTemplateError } from './cfn.ts';
 import { localAws } from './local-aws.ts';
 import { type Known, returnValues, type Subject } from './return-values.ts';
 
@@ -306,4 +306,19 @@ const conditionValue = (body: unknown, app: ValueContext, seen: string[]): boole
   if (fn === 'Fn::And') return operands().every(Boolean);
   if (fn === 'Fn::Or') return operands().some(Boolean);
   throw unresolvable(body, 'not a condition function');
+};
+
+/**
+ * `value`, the property `property` of the resource `source` (`Stack/LogicalId`), evaluated in `app`; undefined when
+ * absent or AWS::NoValue. A value the evaluator cannot know refuses the app, naming the resource and the property.
+ */
+export const evaluatedProperty = (value: unknown, app: ValueContext, source: string, property: string) => {
+  if (value === undefined) return undefined;
+  try {
+    const result = evaluate(value, app);
+    return result === noValue ? undefined : result;
+  } catch (error) {
+    if (!(error instanceof UnresolvableValueError)) throw error;
+    throw new UnsupportedTemplateError(`${source}: its ${property} ${error.message} has no local value`);
+  }
 };
