@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, get, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { exportJWK, type JWK } from 'jose';
 import { RunnerError } from './errors.ts';
 import { privateJwkOf, type SigningKey, signingKeyOf } from './issuer/dev-issuer.ts';
@@ -122,18 +123,16 @@ const answerWithinMs = 2_000;
 const ask = (socket: string) =>
   new Promise<Announcement | undefined>((resolve) => {
     const request = get({ socketPath: socket, path: '/', timeout: answerWithinMs }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      response.on('end', () => {
-        try {
-          resolve(announcementOf(JSON.parse(text)));
-        } catch {
-          resolve(undefined);
-        }
-      });
+      text(response).then(
+        (body) => {
+          try {
+            resolve(announcementOf(JSON.parse(body)));
+          } catch {
+            resolve(undefined);
+          }
+        },
+        () => resolve(undefined),
+      );
     });
     request.on('timeout', () => request.destroy());
     request.on('error', (error: NodeJS.ErrnoException) => {
@@ -159,18 +158,11 @@ export const runnersServing = async (projectDir = process.cwd()): Promise<(Annou
 export const askToFire = (socket: string, name: string) =>
   new Promise<{ status: number; body: { fired?: string; message?: string } }>((resolve, reject) => {
     const request = httpRequest({ socketPath: socket, path: '/fire', method: 'POST' }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      response.on('end', () => {
-        try {
-          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as { fired?: string; message?: string } });
-        } catch (error) {
-          reject(error);
-        }
-      });
+      text(response)
+        .then((body) =>
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(body) as { fired?: string; message?: string } }),
+        )
+        .catch(reject);
     });
     request.on('error', reject);
     request.end(JSON.stringify({ name }));
