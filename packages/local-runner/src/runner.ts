@@ -43,6 +43,7 @@ import {
 } from './lambda/runtime-sdk.ts';
 import { Spares } from './lambda/spares.ts';
 import { endpointVariables, type LocalEndpoints, localVariables } from './lambda/variables.ts';
+import { emptyPendingDeliveries } from './services/eventbridge.ts';
 import { startLocalServices } from './services/local-services.ts';
 import type { ScheduleClock } from './services/schedule-clock.ts';
 import type { ServiceValues } from './services/service-values.ts';
@@ -603,6 +604,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   rememberPorts(assembly.apis, urls, { base: options.port, dataDir: options.dataDir, log: options.log });
   services.local.pollQueues();
   services.asyncInvocations.keep(stateFile(options.dataDir, 'lambda-async', emptyAsyncQueue));
+  services.local.events.keep(stateFile(options.dataDir, 'events-pending', emptyPendingDeliveries));
   for (const [index, api] of assembly.apis.entries())
     if (api.kind === 'websocket') executeApi.set(domainNameOf(api.apiId).toLowerCase(), urls[index] as string);
   const poolOf = (functionId: string) => {

@@ -8,7 +8,9 @@
 // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html). Rules with a ScheduleExpression are
 // timed by the schedules' clock (scheduledRules); each firing delivers the "Scheduled Event".
 //
-// Rules and buses come from the template (read at each start); events being retried live in memory alone.
+// Rules and buses come from the template (read at each start). A delivery accepted and not done (its first attempt, or
+// a retry awaited) is kept in the data folder by the start command (`keep`), so a restart, even after SIGKILL, carries
+// on with it: EventBridge acknowledges PutEvents once the event is durable ("PutEvents", API Reference).
 import { randomUUID } from 'node:crypto';
 import { UnsupportedTemplateError } from '../app/cfn.ts';
 import type { BusSeed, EventSeeds, RuleSeed, RuleTarget } from '../app/eventbridge-resources.ts';
@@ -18,6 +20,7 @@ import { type EventEnvelope, isInputPath, targetInput } from './event-input.ts';
 import { type CompiledPattern, compilePattern, matchesPattern, PatternError } from './event-pattern.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
 import type { TimedSchedule } from './schedule-clock.ts';
+import type { StateFile } from './state-file.ts';
 import { type Delivery, TargetError, type Targets } from './targets.ts';
 
 /** A rule as served: its seed, ARN, compiled pattern, and the targets a local service takes. */
@@ -91,23 +94,58 @@ const envelopeOf = (event: Record<string, unknown>): EventEnvelope => ({
   detail: event.detail,
 });
 
+/** A delivery of an event to one rule's target, not yet done: kept (the start command's) until done or dead-lettered. */
+interface PendingDelivery {
+  id: string;
+  bus: string;
+  rule: string;
+  target: string;
+  event: EventEnvelope;
+  /** When the bus took the event (ms): its age counts from there. */
+  ingested: number;
+  /** The attempts made so far. */
+  attempt: number;
+  /** When the next attempt is due (ms). */
+  dueAt: number;
+}
+
+/** The deliveries EventBridge has accepted and not finished, kept in `<data>/services/events-pending.json`. */
+export interface PendingDeliveries {
+  pending: PendingDelivery[];
+}
+export const emptyPendingDeliveries = (): PendingDeliveries => ({ pending: [] });
+
 /** How one target is delivered to, retried, and dead-lettered. */
 interface Delivering {
   targets: Targets;
   log: (line: string) => void;
   /** Pending retry timers: cleared on close. */
   timers: Set<NodeJS.Timeout>;
+  /** Where pending deliveries are kept, once `keep` is called (the start command); in memory before. */
+  file?: StateFile<PendingDeliveries>;
+  closed: boolean;
 }
 
-const wait = (delivering: Delivering, ms: number) =>
-  new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => {
-      delivering.timers.delete(timer);
-      resolve(true);
-    }, ms);
-    delivering.timers.add(timer);
-  });
+/** Notes `delivery` as pending in the kept file, or (`done`) takes it out. */
+const note = (delivering: Delivering, delivery: PendingDelivery, done = false) => {
+  if (!delivering.file) return;
+  const others = delivering.file.read().pending.filter(({ id }) => id !== delivery.id);
+  delivering.file.write({ pending: done ? others : [...others, delivery] });
+};
 
+/** Runs `attempt` once `delivery` is due, unless EventBridge closed first (the kept file keeps it then). */
+const later = (delivering: Delivering, delivery: PendingDelivery, attempt: () => Promise<void>) => {
+  if (delivering.closed) return;
+  note(delivering, delivery);
+  const timer = setTimeout(
+    () => {
+      delivering.timers.delete(timer);
+      void attempt();
+    },
+    Math.max(0, delivery.dueAt - Date.now()),
+  );
+  delivering.timers.add(timer);
+};
 /** Sends `event` to the target's dead-letter queue, with the attributes AWS documents. */
 const deadLetter = async (
   delivering: Delivering,
@@ -147,61 +185,82 @@ const deadLetter = async (
   }
 };
 
-/** Delivers `event` to one target, retrying as its RetryPolicy says; the DLQ (or the log) takes what is left. */
-const deliverToTarget = async (
+/**
+ * Makes the next attempt of `delivery` to its target; a failure is retried as the target's RetryPolicy says (the
+ * delivery kept meanwhile), then the DLQ (or the log) takes it.
+ */
+const attemptDelivery = async (
+  delivering: Delivering,
+  rule: ServedRule,
+  target: ServedRule['targets'][number],
+  delivery: PendingDelivery,
+) => {
+  const { event, attempt } = delivery;
+  const { maximumRetryAttempts, maximumEventAgeInSeconds } = { ...defaultRetries, ...target.retryPolicy };
+  const body = targetInput(event, target, {
+    ruleArn: rule.arn,
+    ruleName: rule.seed.name,
+    ingestionTime: new Date(delivery.ingested).toISOString(),
+  });
+  try {
+    await delivering.targets.deliver(target.arn, {
+      body,
+      source: `events:rule/${rule.seed.name}`,
+      ...(target.messageGroupId !== undefined && { messageGroupId: target.messageGroupId }),
+    });
+    note(delivering, delivery, true);
+    delivering.log(
+      `EventBridge: rule ${rule.seed.name} (bus ${rule.seed.bus}): event ${String(event.id)} -> ${target.id} (${target.arn})${attempt > 0 ? ` on retry ${attempt}` : ''}`,
+    );
+    return;
+  } catch (error) {
+    const message = (error as Error).message;
+    const delay = backoff(attempt);
+    const condition =
+      attempt >= maximumRetryAttempts
+        ? 'MaximumRetryAttemptsExhausted'
+        : Date.now() + delay - delivery.ingested > maximumEventAgeInSeconds * 1000
+          ? 'MaximumEventAgeExhausted'
+          : undefined;
+    // A target's refusal (TargetError: no such resource, or its service refused the message) is the SDK's error, and
+    // retried. An input the target cannot take at all (a text that is not JSON, to a function) would fail again:
+    // not retried.
+    const failure = !(error instanceof TargetError)
+      ? { code: error instanceof SyntaxError ? 'INVALID_JSON' : 'INTERNAL_ERROR', message, attempts: attempt }
+      : condition && { code: 'SDK_CLIENT_ERROR', message, condition, attempts: attempt };
+    if (failure) {
+      await deadLetter(delivering, rule, target, event, failure);
+      note(delivering, delivery, true);
+      return;
+    }
+    delivering.log(
+      `EventBridge: rule ${rule.seed.name}: event ${String(event.id)} to ${target.id} failed (${message}): retry ${attempt + 1} in ${delay / 1000} s`,
+    );
+    const next = { ...delivery, attempt: attempt + 1, dueAt: Date.now() + delay };
+    later(delivering, next, () => attemptDelivery(delivering, rule, target, next));
+  }
+};
+
+/** Delivers `event` to one target now (kept until done), retrying as its RetryPolicy says. */
+const deliverToTarget = (
   delivering: Delivering,
   rule: ServedRule,
   target: ServedRule['targets'][number],
   event: EventEnvelope,
   ingested: Date,
 ) => {
-  const { maximumRetryAttempts, maximumEventAgeInSeconds } = { ...defaultRetries, ...target.retryPolicy };
-  const body = targetInput(event, target, {
-    ruleArn: rule.arn,
-    ruleName: rule.seed.name,
-    ingestionTime: ingested.toISOString(),
-  });
-  const delivery: Delivery = {
-    body,
-    source: `events:rule/${rule.seed.name}`,
-    ...(target.messageGroupId !== undefined && { messageGroupId: target.messageGroupId }),
+  const delivery: PendingDelivery = {
+    id: randomUUID(),
+    bus: rule.seed.bus,
+    rule: rule.seed.name,
+    target: target.id,
+    event,
+    ingested: ingested.getTime(),
+    attempt: 0,
+    dueAt: Date.now(),
   };
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await delivering.targets.deliver(target.arn, delivery);
-      delivering.log(
-        `EventBridge: rule ${rule.seed.name} (bus ${rule.seed.bus}): event ${String(event.id)} -> ${target.id} (${target.arn})${attempt > 0 ? ` on retry ${attempt}` : ''}`,
-      );
-      return;
-    } catch (error) {
-      const message = (error as Error).message;
-      const delay = backoff(attempt);
-      const condition =
-        attempt >= maximumRetryAttempts
-          ? 'MaximumRetryAttemptsExhausted'
-          : Date.now() + delay - ingested.getTime() > maximumEventAgeInSeconds * 1000
-            ? 'MaximumEventAgeExhausted'
-            : undefined;
-      // A target's refusal (TargetError: no such resource, or its service refused the message) is the SDK's error, and
-      // retried. An input the target cannot take at all (a text that is not JSON, to a function) would fail again:
-      // not retried.
-      if (!(error instanceof TargetError)) {
-        const code = error instanceof SyntaxError ? 'INVALID_JSON' : 'INTERNAL_ERROR';
-        return deadLetter(delivering, rule, target, event, { code, message, attempts: attempt });
-      }
-      if (condition)
-        return deadLetter(delivering, rule, target, event, {
-          code: 'SDK_CLIENT_ERROR',
-          message,
-          condition,
-          attempts: attempt,
-        });
-      delivering.log(
-        `EventBridge: rule ${rule.seed.name}: event ${String(event.id)} to ${target.id} failed (${message}): retry ${attempt + 1} in ${delay / 1000} s`,
-      );
-      await wait(delivering, delay);
-    }
-  }
+  note(delivering, delivery);
+  return attemptDelivery(delivering, rule, target, delivery);
 };
 
 /** Each bus by name: the default one, and the template's. */
@@ -313,7 +372,7 @@ const receiverOf =
 export const eventBridge = (targets: Targets, log: (line: string) => void) => {
   let buses = busesOf([]);
   let rules: ServedRule[] = [];
-  const delivering: Delivering = { targets, log, timers: new Set() };
+  const delivering: Delivering = { targets, log, timers: new Set(), closed: false };
 
   /** Puts `event` on `bus`: each enabled rule whose pattern matches delivers it to each of its targets. */
   const put = (bus: string, event: EventEnvelope) => {
@@ -345,7 +404,27 @@ export const eventBridge = (targets: Targets, log: (line: string) => void) => {
     scheduledRules: () =>
       rules.filter(({ seed }) => seed.scheduleExpression !== undefined).map((rule) => timedRule(rule, delivering)),
     banner: () => bannerOf(buses, rules),
+    /**
+     * Keeps pending deliveries in `file` from now on, and carries on with those a previous run left (each when due, at
+     * once if past); one whose rule or target the template no longer has is said and dropped.
+     */
+    keep: (file: StateFile<PendingDeliveries>) => {
+      delivering.file = file;
+      for (const delivery of file.read().pending) {
+        const rule = rules.find(({ seed }) => seed.bus === delivery.bus && seed.name === delivery.rule);
+        const target = rule?.targets.find(({ id }) => id === delivery.target);
+        const said = `EventBridge: event ${String(delivery.event.id)} to rule ${delivery.rule}'s target ${delivery.target} (bus ${delivery.bus}), kept from the last run`;
+        if (!rule || !target) {
+          log(`${said}, is dropped: the template no longer has that rule and target`);
+          note(delivering, delivery, true);
+          continue;
+        }
+        log(`${said}, is queued`);
+        later(delivering, delivery, () => attemptDelivery(delivering, rule, target, delivery));
+      }
+    },
     close: () => {
+      delivering.closed = true;
       for (const timer of delivering.timers) clearTimeout(timer);
       delivering.timers.clear();
     },
