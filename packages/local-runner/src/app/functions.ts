@@ -212,6 +212,12 @@ const settingNotices = (properties: Record<string, unknown>) => [
     ({ LocalMountPath: path }) =>
       `it mounts an EFS file system at ${shown(path)} on AWS: nothing is mounted there locally, so what it reads or writes there fails`,
   ),
+  // "Configuring reserved concurrency" (https://docs.aws.amazon.com/lambda/latest/dg/configuration-concurrency.html).
+  ...(properties.ReservedConcurrentExecutions === undefined
+    ? []
+    : [
+        `its ReservedConcurrentExecutions (${shown(properties.ReservedConcurrentExecutions)}) caps its concurrent invocations on AWS and throttles the rest (0: every one): locally it is not enforced, --max-workers limits its environments`,
+      ]),
 ];
 
 /**

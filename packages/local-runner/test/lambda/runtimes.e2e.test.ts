@@ -141,7 +141,7 @@ describe('served as the template has it', () => {
     );
   });
 
-  test('a VPC, an EFS mount, services its role may call: each said once at start, naming the function; the function is served', async () => {
+  test('a VPC, an EFS mount, reserved concurrency, services its role may call: each said once at start, naming the function; the function is served', async () => {
     // Its runtime's version here: one line for the runtime's functions.
     expect(
       runner.log.lines.filter((line) =>
@@ -154,6 +154,7 @@ describe('served as the template has it', () => {
     expect(notices).toEqual([
       'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
       'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
+      'NetworkedFunction: its ReservedConcurrentExecutions (2) caps its concurrent invocations on AWS and throttles the rest (0: every one): locally it is not enforced, --max-workers limits its environments',
       // SSM and SQS are served (docs/services.md): its role's ssm:GetParameter and sqs:SendMessage are not said.
       'NetworkedFunction: its role lets it call s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
     ]);
