@@ -2,7 +2,7 @@
 // - "AWS::SNS::Topic": TopicName (else generated), FifoTopic, ContentBasedDeduplication, DisplayName,
 //   SignatureVersion, KmsMasterKeyId (kept; messages are not encrypted locally), and its inline `Subscription` list;
 // - "AWS::SNS::Subscription": TopicArn, Protocol, Endpoint, RawMessageDelivery, FilterPolicy (an object or its JSON),
-//   FilterPolicyScope, RedrivePolicy, DeliveryPolicy;
+//   FilterPolicyScope, RedrivePolicy, DeliveryPolicy, SubscriptionRoleArn;
 // - "AWS::SNS::TopicPolicy": its PolicyDocument kept as each of its Topics' Policy attribute (shown, not enforced).
 // (CloudFormation template reference, https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sns-topic.html
 // and the pages beside it.) A value the evaluator cannot know leaves that resource unseeded, said at start.
@@ -45,12 +45,14 @@ const textOf = (value: unknown, context: ValueContext, where: string): string | 
 };
 
 const topicAttributes = ['FifoTopic', 'ContentBasedDeduplication', 'DisplayName', 'SignatureVersion', 'KmsMasterKeyId'];
-const subscriptionAttributes = [
+/** A subscription's attributes: the template's properties, and what SetSubscriptionAttributes takes. */
+export const subscriptionAttributes = [
   'RawMessageDelivery',
   'FilterPolicy',
   'FilterPolicyScope',
   'RedrivePolicy',
   'DeliveryPolicy',
+  'SubscriptionRoleArn',
 ];
 
 const attributesOf = (given: Record<string, unknown>, names: string[], context: ValueContext, where: string) => {

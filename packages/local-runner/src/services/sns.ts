@@ -6,6 +6,7 @@
 // topic by its ARN through Targets (the `sns` receiver: an EventBridge target, a Lambda destination).
 import { createHash, randomUUID } from 'node:crypto';
 import { localAws } from '../app/local-aws.ts';
+import { subscriptionAttributes } from '../app/sns-resources.ts';
 import { ServiceError } from './json-protocol.ts';
 import type { QueryInput, QueryService, QueryValue } from './query-protocol.ts';
 import {
@@ -58,14 +59,6 @@ const dedupWindow = 5 * 60 * 1000;
 /** "Publish": a message is at most 256 KiB. */
 const maxMessageBytes = 262_144;
 const protocols = ['sqs', 'lambda', 'http', 'https'];
-const subscriptionAttributes = [
-  'RawMessageDelivery',
-  'FilterPolicy',
-  'FilterPolicyScope',
-  'RedrivePolicy',
-  'DeliveryPolicy',
-  'SubscriptionRoleArn',
-];
 
 const invalid = (message: string) => new ServiceError('InvalidParameter', `Invalid parameter: ${message}`);
 const notFound = (what: string) => new ServiceError('NotFound', `${what} does not exist`, 404);
