@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, realpathSync, rmSync } from 'node:fs';
 import { createServer, get, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { exportJWK, type JWK } from 'jose';
 import { RunnerError } from './errors.ts';
@@ -142,16 +142,20 @@ const ask = (socket: string) =>
   });
 
 /**
- * The runners serving `projectDir` that answer (slow or stopped ones are left out, dead ones' sockets removed), each
- * with its socket.
+ * The runners serving `projectDir`, or else the nearest folder above it that one serves (a script run in the project's
+ * `test/` reaches the runner started at its root), that answer (slow or stopped ones are left out, dead ones'
+ * sockets removed), each with its socket.
  */
 export const runnersServing = async (projectDir = process.cwd()): Promise<(Announcement & { socket: string })[]> => {
-  const { folder, prefix } = socketsOf(projectDir);
-  const sockets = readdirSync(folder)
-    .filter((name) => name.startsWith(`${prefix}-`) && name.endsWith('.sock'))
-    .map((name) => join(folder, name));
-  const told = await Promise.all(sockets.map(async (socket) => ({ socket, announcement: await ask(socket) })));
-  return told.flatMap(({ socket, announcement }) => (announcement ? [{ ...announcement, socket }] : []));
+  for (let dir = realpathSync(projectDir); ; dir = dirname(dir)) {
+    const { folder, prefix } = socketsOf(dir);
+    const sockets = readdirSync(folder)
+      .filter((name) => name.startsWith(`${prefix}-`) && name.endsWith('.sock'))
+      .map((name) => join(folder, name));
+    const told = await Promise.all(sockets.map(async (socket) => ({ socket, announcement: await ask(socket) })));
+    const runners = told.flatMap(({ socket, announcement }) => (announcement ? [{ ...announcement, socket }] : []));
+    if (runners.length > 0 || dirname(dir) === dir) return runners;
+  }
 };
 
 /** Asks the runner behind `socket` to fire the schedule `name`: its answer's status and body. */

@@ -1,7 +1,7 @@
 // `cdk-local-runner env`: the variables a shell, a script or a test needs to reach the runner serving this folder with
 // the AWS SDKs and CLI unchanged: the region, the local credentials, and the endpoint variables its functions have
 // (each served service's own, and AWS_ENDPOINT_URL for the rest, which answers that they are not served). It asks the
-// runner (runner-socket.ts), run in the folder `start` was run in; `--json` prints them as one JSON object.
+// runner (runner-socket.ts), run in the folder `start` was run in or below it; `--json` prints them as one JSON object.
 // `eval "$(cdk-local-runner env)"` sets them in a POSIX shell.
 import { localAws } from '../app/local-aws.ts';
 import { RunnerError } from '../errors.ts';
@@ -17,7 +17,7 @@ try {
   const runners = await runnersServing();
   if (runners.length === 0)
     throw new RunnerError(
-      `no runner serves this folder (${process.cwd()}): run \`cdk-local-runner start\` here first, then \`env\` in this same folder`,
+      `no runner serves this folder (${process.cwd()}) or one above it: run \`cdk-local-runner start\` in the project first, then \`env\` there or below`,
     );
   if (runners.length > 1)
     throw new RunnerError(

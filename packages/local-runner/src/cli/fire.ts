@@ -16,7 +16,7 @@ try {
   const runners = await runnersServing();
   if (runners.length === 0)
     throw new RunnerError(
-      `no runner serves this folder (${process.cwd()}): run \`cdk-local-runner start\` here first, then \`fire\` in this same folder`,
+      `no runner serves this folder (${process.cwd()}) or one above it: run \`cdk-local-runner start\` in the project first, then \`fire\` there or below`,
     );
   if (runners.length > 1)
     throw new RunnerError(

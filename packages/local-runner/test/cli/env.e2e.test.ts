@@ -5,7 +5,7 @@
 // variables; this test fails if a release of either SDK stops reading one of them (aws-sdk-js-v3 issue 7203 was one
 // such release), as it would for the runner's own functions.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -125,10 +125,20 @@ print(json.dumps({"tables": tables, "greeting": greeting, "unserved": unserved})
   });
 });
 
+test("env in a folder below the one start runs in finds that runner (a script run in the project's test/)", () => {
+  const below = join(project, 'test', 'scripts');
+  mkdirSync(below, { recursive: true });
+  const run = spawnSync(process.execPath, [runnerBin, 'env', '--json'], { cwd: below, encoding: 'utf8' });
+  expect(run.stderr).toBe('');
+  expect(JSON.parse(run.stdout)).toEqual(variables);
+});
+
 test('env where no runner serves says so and how to start one', () => {
   const run = spawnSync(process.execPath, [runnerBin, 'env'], { cwd: other, encoding: 'utf8' });
   expect(run.status).toBe(1);
-  expect(run.stderr).toMatch(/no runner serves this folder .*run `cdk-local-runner start` here first/);
+  expect(run.stderr).toMatch(
+    /no runner serves this folder .* or one above it: run `cdk-local-runner start` in the project first/,
+  );
   expect(run.stdout).toBe('');
 });
 
