@@ -648,9 +648,9 @@ const receiveMessage = (store: Store, log: (line: string) => void) => async (inp
 /**
  * What the template's queues ask for that the local SQS does not do, said once at start: a queue policy (kept and shown
  * by GetQueueAttributes, not enforced) and encryption at rest (KmsMasterKeyId or SqsManagedSseEnabled: served
- * unencrypted, the messages in the clear in the data folder).
+ * unencrypted, the messages in the clear in the data folder, or in memory).
  */
-const seedNotices = (seeds: { name: string; attributes: Attributes }[]) => {
+const seedNotices = (seeds: { name: string; attributes: Attributes }[], kept: boolean) => {
   const withPolicy = seeds.filter(({ attributes }) => attributes.Policy !== undefined).map(({ name }) => name);
   const encrypted = seeds.flatMap(({ name, attributes: { KmsMasterKeyId, SqsManagedSseEnabled } }) => {
     if (KmsMasterKeyId !== undefined) return [`${name} (KMS key ${KmsMasterKeyId})`];
@@ -664,7 +664,7 @@ const seedNotices = (seeds: { name: string; attributes: Attributes }[]) => {
       : []),
     ...(encrypted.length > 0
       ? [
-          `SQS: queues encrypted on AWS are served unencrypted locally, their messages in the clear in the data folder: ${encrypted.join(', ')}`,
+          `SQS: queues encrypted on AWS are served unencrypted locally, their messages in the clear ${kept ? 'in the data folder' : 'in memory'}: ${encrypted.join(', ')}`,
         ]
       : []),
   ];
@@ -684,7 +684,7 @@ const seedQueues = (store: Store, seeds: { name: string; attributes: Attributes;
     (findQueue(state, name) as StoredQueue).seeded = fingerprint;
   }
   if (changed.length > 0) store.file.write(state);
-  return seedNotices(seeds);
+  return seedNotices(seeds, store.file.path !== undefined);
 };
 
 /**

@@ -9,17 +9,20 @@ import { RunnerError } from '../errors.ts';
 export interface StateFile<T> {
   read(): T;
   write(state: T): void;
+  /** Where the state is kept: the file, or undefined in memory. */
+  path: string | undefined;
 }
 
 /** `<dataDir>/services/<name>.json` holding a `T`, `empty()` until first written; in memory without `dataDir`. */
 export const stateFile = <T>(dataDir: string | undefined, name: string, empty: () => T): StateFile<T> => {
   if (dataDir === undefined) {
     let state = empty();
-    return { read: () => structuredClone(state), write: (next) => (state = structuredClone(next)) };
+    return { read: () => structuredClone(state), write: (next) => (state = structuredClone(next)), path: undefined };
   }
   const folder = join(dataDir, 'services');
   const file = join(folder, `${name}.json`);
   return {
+    path: file,
     read: () => {
       if (!existsSync(file)) return empty();
       try {

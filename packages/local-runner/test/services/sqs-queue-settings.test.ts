@@ -5,6 +5,9 @@
 // and encryption settings ("Encryption at rest in Amazon SQS",
 // https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-server-side-encryption.html) are kept
 // and shown by GetQueueAttributes, and the start says they are neither enforced nor applied.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
@@ -85,6 +88,20 @@ test('a KMS- or SQS-encrypted queue is served, its settings shown, and the start
     'in the clear',
   ]);
   expect(log).toContainEqual(
+    'SQS: queues encrypted on AWS are served unencrypted locally, their messages in the clear in memory: secret (KMS key alias/aws/sqs), managed (SSE-SQS)',
+  );
+});
+
+test('with a data folder, the start says the messages of an encrypted queue are in the clear there', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'local-runner-sqs-settings-'));
+  const kept: string[] = [];
+  try {
+    const onDisk = await startLocalServices({ dataDir: folder, seeds, log: (line) => kept.push(line) });
+    await onDisk.close();
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  expect(kept).toContainEqual(
     'SQS: queues encrypted on AWS are served unencrypted locally, their messages in the clear in the data folder: secret (KMS key alias/aws/sqs), managed (SSE-SQS)',
   );
 });
