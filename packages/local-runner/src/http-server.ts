@@ -3,7 +3,7 @@
 // request, whatever its bytes, without ending the process.
 import { type Server as HttpServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import type { Duplex } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 
 /**
  * Starts `server` listening on 127.0.0.1 (port 0: any free one) and resolves with its base URL,
@@ -18,11 +18,15 @@ export const listenOnLoopback = (server: Server, port = 0): Promise<string> =>
     });
   });
 
+/** What the host and Origin checks read of a request: its target and headers (an HTTP/1.1 or an HTTP/2 one). */
+type AddressedRequest = Pick<IncomingMessage, 'url' | 'headers'>;
+
 /**
  * The host a request names (RFC 9110 section 7.2): the authority of an absolute-form target, which RFC 9112 section
- * 3.2.2 says wins over `Host`, else the `Host` header; undefined when it names none (HTTP/1.0 without `Host`).
+ * 3.2.2 says wins over `Host`, else the `Host` header, else (HTTP/2, RFC 9113 section 8.3.1) its `:authority`;
+ * undefined when it names none (HTTP/1.0 without `Host`).
  */
-export const requestHost = (request: IncomingMessage): string | undefined => {
+export const requestHost = (request: AddressedRequest): string | undefined => {
   const target = request.url ?? '';
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
     try {
@@ -31,7 +35,8 @@ export const requestHost = (request: IncomingMessage): string | undefined => {
       return target;
     }
   }
-  return request.headers.host;
+  const authority = request.headers[':authority'];
+  return request.headers.host ?? (typeof authority === 'string' ? authority : undefined);
 };
 
 /**
@@ -78,7 +83,7 @@ export const hostRefusal = (host: string, { optionServesIt = true } = {}) =>
  * page's request (an `Origin`: an SDK sends none, and the database refuses them too: database/loopback-only.ts).
  * `service` names who answers in the message.
  */
-export const sdkCallRefusal = (request: IncomingMessage, service: string) => {
+export const sdkCallRefusal = (request: AddressedRequest, service: string) => {
   const host = requestHost(request);
   if (!hostIsServed(host)) return hostRefusal(host ?? '', { optionServesIt: false });
   const { origin } = request.headers;
@@ -160,7 +165,7 @@ export const respondingToEveryRequest = <T extends Server>(
  * with the connection closing, the connection would be reset, and a reset can take the answer away before the client
  * reads it (RFC 9112 section 9.6).
  */
-export const afterBody = (request: IncomingMessage, response: ServerResponse, send: () => void) => {
+export const afterBody = (request: Readable, response: { destroy(): unknown }, send: () => void) => {
   if (request.readableEnded) return send();
   request.once('error', () => response.destroy());
   request.once('end', send);

@@ -177,6 +177,14 @@ const unserved = (what: string): ReturnValues => {
 };
 
 const tableName = named('TableName', ({ id }) => id);
+/**
+ * The name of a Kinesis stream whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>`
+ * ("AWS::Kinesis::Stream" Name: "If you don't specify a name, AWS CloudFormation generates a unique physical ID and
+ * uses that ID for the stream name"), at most 128 characters; stable here.
+ */
+export const generatedStreamName = (stackName: string, id: string) =>
+  `${`${stackName}-${id}`.slice(0, 115)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
 /** A function's name: the template's FunctionName, else the one CloudFormation generates (generatedFunctionName). */
 const fnName: Getter = ({ id, stackName, text }) => known(text('FunctionName') ?? generatedFunctionName(stackName, id));
 const secret: Getter = ({ id, stackName, text }) =>
@@ -207,6 +215,7 @@ const topicName: Getter = ({ id, stackName, text }) =>
   known(text('TopicName') ?? generatedTopicName(stackName, id, text('FifoTopic') === 'true'));
 const topicArn = arnOf('sns', (name) => name, topicName);
 const ruleName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedRuleName(stackName, id));
+const streamName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedStreamName(stackName, id));
 const ruleBus = ({ text }: Subject) => (text('EventBusName') ?? 'default').replace(/^arn:.*:event-bus\//, '');
 
 /** The return values of every type the runner knows, by type. */
@@ -320,6 +329,11 @@ export const returnValues: Record<string, ReturnValues> = {
     ref: (subject) =>
       withName(ruleName(subject), (name) => (ruleBus(subject) === 'default' ? name : `${ruleBus(subject)}|${name}`)),
     attributes: { Arn: (subject) => withName(ruleName(subject), (name) => ruleArn(ruleBus(subject), name)) },
+  },
+  // Served by the local Kinesis (services/kinesis.ts): "AWS::Kinesis::Stream" Ref gives its name, Arn its ARN.
+  'AWS::Kinesis::Stream': {
+    ref: streamName,
+    attributes: { Arn: arnOf('kinesis', (name) => `stream/${name}`, streamName) },
   },
   // Served by the next issue's services: refused until then.
   'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),

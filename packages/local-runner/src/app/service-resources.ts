@@ -6,6 +6,7 @@ import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn
 import { eventSourceMappingsOf, type QueueMapping } from './event-source-mappings.ts';
 import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { kinesisSeedsOf, type StreamSeed } from './kinesis-resources.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
@@ -62,6 +63,8 @@ export interface ServiceSeeds {
   sns?: SnsSeeds;
   /** The EventBridge buses and rules (eventbridge-resources.ts); absent: none. */
   events?: EventSeeds;
+  /** The Kinesis streams (kinesis-resources.ts); absent: none. */
+  kinesis?: StreamSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -214,5 +217,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.mappings = eventSourceMappingsOf(stacks, seeds.notices);
   seeds.sns = snsSeedsOf(stacks, seeds.notices);
   seeds.events = eventSeedsOf(stacks);
+  seeds.kinesis = kinesisSeedsOf(stacks);
   return seeds;
 };

@@ -11,6 +11,7 @@ export const servedServices: readonly { prefix: string; name: string }[] = [
   { prefix: 'sqs', name: 'SQS' },
   { prefix: 'sns', name: 'SNS' },
   { prefix: 'events', name: 'EventBridge' },
+  { prefix: 'kinesis', name: 'Kinesis Data Streams' },
   { prefix: 'lambda', name: "Lambda's Invoke API" },
 ];
 

@@ -13,11 +13,15 @@
 // query string: "Authenticating Requests: Using Query Parameters (AWS Signature Version 4)",
 // https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html) is good until X-Amz-Expires seconds
 // (604,800 at most) after its date. What API Gateway says to an expired presigned URL is not documented: the runner
-// says the same as for an expired header.
+// says the same as for an expired header. Over HTTP/2 (the SDK's Kinesis client) the SDK signs `:authority` where
+// HTTP/1.1 has `host`: either names the host.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../app/local-aws.ts';
+
+/** What the check reads of a request: its headers as sent, and its method (an HTTP/1.1 or an HTTP/2 one). */
+type SignedRequest = Pick<IncomingMessage, 'rawHeaders' | 'method'>;
 
 /** The caller's identity a signed request carries to the function (`requestContext.authorizer.iam`). */
 export interface IamCaller {
@@ -81,10 +85,10 @@ export class Sha256 {
 
 /** `AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request, SignedHeaders=<a;b>, Signature=<hex>`. */
 const authorizationPattern =
-  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;-]+),\s*Signature=([0-9a-f]{64})$/;
+  /^AWS4-HMAC-SHA256 Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request,\s*SignedHeaders=([a-z0-9;:-]+),\s*Signature=([0-9a-f]{64})$/;
 
 /** The one value of header `name`, or undefined when absent or sent more than once. */
-const single = (request: IncomingMessage, name: string) => {
+const single = (request: SignedRequest, name: string) => {
   const values: string[] = [];
   for (let index = 0; index < request.rawHeaders.length; index += 2)
     if (request.rawHeaders[index]?.toLowerCase() === name) values.push(request.rawHeaders[index + 1] ?? '');
@@ -118,10 +122,10 @@ const localCaller = (accessKeyId: string): IamCaller => ({
   userId: accessKeyId,
 });
 
-/** The signed headers' values, or undefined when one is missing or sent twice (or `host` is not signed). */
-const signedHeaderValues = (request: IncomingMessage, signedList: string) => {
+/** The signed headers' values, or undefined when one is missing or sent twice (or no host, or authority, is signed). */
+const signedHeaderValues = (request: SignedRequest, signedList: string) => {
   const names = signedList.split(';');
-  if (!names.includes('host')) return undefined;
+  if (!names.includes('host') && !names.includes(':authority')) return undefined;
   const headers: Record<string, string> = {};
   for (const name of names) {
     const value = single(request, name);
@@ -157,7 +161,7 @@ interface Signed {
 type Reading = { signed: Signed } | { refused: SignatureRefusal };
 
 /** The parts of an Authorization header's signature. */
-const fromHeader = (request: IncomingMessage, authorization: string): Reading => {
+const fromHeader = (request: SignedRequest, authorization: string): Reading => {
   const signingDate = amzDate(single(request, 'x-amz-date'));
   const [, key, day = '', region = '', service = '', signedList = '', signature = ''] =
     authorizationPattern.exec(authorization) ?? [];
@@ -223,7 +227,7 @@ const outOfTime = ({ signingDate, expiresIn }: Signed, now = new Date()) => {
 
 /** The signature the runner's credentials make for the request as signed (its headers, `signingDate`). */
 const expectedSignature = async (
-  request: IncomingMessage,
+  request: SignedRequest,
   url: URL,
   body: Buffer,
   { service, signingDate, token, expiresIn }: Signed,
@@ -243,7 +247,7 @@ const expectedSignature = async (
   const toSign = {
     method: request.method ?? 'GET',
     protocol: 'http:',
-    hostname: headers.host ?? '',
+    hostname: headers.host ?? headers[':authority'] ?? '',
     path: url.pathname,
     query: queryOf(expiresIn === undefined ? url : unsigned),
     headers,
@@ -282,7 +286,7 @@ const scopeRefusal = (signed: Signed, service: string): SignatureRefusal | undef
  * as a presigned URL, within its time: its caller, or why not.
  */
 export const checkSignature = async (
-  request: IncomingMessage,
+  request: SignedRequest,
   url: URL,
   body: Buffer,
   service: string,

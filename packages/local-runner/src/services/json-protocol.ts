@@ -4,8 +4,11 @@
 // as JSON, or an error as the SDKs read it: status 400 (or the error's own), `{"__type": <name>, "message": ...}` and
 // the `x-amzn-ErrorType` header. Each service is a module giving its target prefix and its operations.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
+import type { Readable } from 'node:stream';
 import { localAws } from '../app/local-aws.ts';
+import { bothHttpVersions } from '../both-http-versions.ts';
 import { RunnerError } from '../errors.ts';
 import { checkSignature, type SignatureRefusal } from '../gateway/sigv4.ts';
 import { afterBody, listenOnLoopback, respondingToEveryRequest, sdkCallRefusal } from '../http-server.ts';
@@ -33,6 +36,8 @@ export interface JsonService {
   signingName: string;
   targetPrefix: string;
   operations: Record<string, (input: JsonInput) => unknown>;
+  /** Whether its port takes cleartext HTTP/2 besides HTTP/1.1: Kinesis's, whose SDK v3 client speaks HTTP/2. */
+  http2?: boolean;
   /** Its calls over the query protocol (a form-encoded POST naming no X-Amz-Target), if it takes them: SQS's. */
   query?: (request: IncomingMessage, body: Buffer) => Promise<QueryAnswer>;
 }
@@ -44,22 +49,33 @@ export interface QueryAnswer {
   body: string;
 }
 
+/** A call as this server reads it, over HTTP/1.1 (IncomingMessage) or HTTP/2 (Http2ServerRequest). */
+type ServiceRequest = Readable & Pick<IncomingMessage, 'url' | 'headers' | 'rawHeaders' | 'method'>;
+
+/** An answer as this server writes it, over either version. */
+interface ServiceResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+  destroy(): unknown;
+}
+
 /** A form-encoded POST naming no X-Amz-Target: a call of the query protocol (an older SQS client's). */
-const isQueryCall = (request: IncomingMessage) =>
+const isQueryCall = (request: ServiceRequest): request is IncomingMessage =>
+  request instanceof IncomingMessage &&
   request.headers['x-amz-target'] === undefined &&
   String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
 /** A request body this large is refused (the largest value either service takes is 64 KiB). */
 const bodyLimit = 1024 * 1024;
 
-const send = (response: ServerResponse, status: number, body: unknown, errorType?: string) =>
-  response
-    .writeHead(status, {
-      'Content-Type': 'application/x-amz-json-1.1',
-      'x-amzn-RequestId': randomUUID(),
-      ...(errorType && { 'x-amzn-ErrorType': errorType }),
-    })
-    .end(JSON.stringify(body));
+const send = (response: ServiceResponse, status: number, body: unknown, errorType?: string) => {
+  response.writeHead(status, {
+    'Content-Type': 'application/x-amz-json-1.1',
+    'x-amzn-RequestId': randomUUID(),
+    ...(errorType && { 'x-amzn-ErrorType': errorType }),
+  });
+  response.end(JSON.stringify(body));
+};
 
 /**
  * A refusal of the shared SigV4 check (gateway/sigv4.ts), as the JSON services name it: an unsigned call
@@ -88,7 +104,7 @@ const refusalError = (refused: SignatureRefusal): ServiceError => {
  * service's signing name (`ssm`, `secretsmanager`) and the runner's region, by the check function URLs and IAM routes
  * share (gateway/sigv4.ts). A target no service has needs only an Authorization header: it is answered NotServedLocally.
  */
-const refusedCaller = async (service: JsonService | undefined, request: IncomingMessage, body: Buffer) => {
+const refusedCaller = async (service: JsonService | undefined, request: ServiceRequest, body: Buffer) => {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (service === undefined)
     return request.headers.authorization === undefined ? refusalError({ reason: 'missing' }) : undefined;
@@ -120,7 +136,7 @@ const operationOf = (services: JsonService[], target: string) => {
 /** The answer to one call: the operation's output, or the error it threw (a ServiceError; anything else is a bug). */
 const answer = async (
   services: JsonService[],
-  request: IncomingMessage,
+  request: ServiceRequest,
   body: Buffer | undefined,
   log: (line: string) => void,
 ) => {
@@ -151,10 +167,10 @@ const answer = async (
   }
 };
 
-/** Serves `services` on loopback; resolves with the address their endpoint variables name. */
-export const serveJsonServices = async (services: JsonService[], log: (line: string) => void) => {
+/** Answers each call to `services`, over HTTP/1.1 or HTTP/2. */
+const handlerOf = (services: JsonService[], log: (line: string) => void) => {
   const query = services.find((service) => service.query !== undefined)?.query;
-  const server = createServer(async (request, response) => {
+  return async (request: ServiceRequest, response: ServiceResponse) => {
     // Loopback hosts alone, as every server of the runner (http-server.ts).
     // Browsers are refused outright, as the database refuses them (database/loopback-only.ts): an SDK sends no Origin.
     const refused = sdkCallRefusal(request, 'this local service');
@@ -167,7 +183,8 @@ export const serveJsonServices = async (services: JsonService[], log: (line: str
     try {
       if (query && body !== undefined && isQueryCall(request)) {
         const answered = await query(request, body);
-        response.writeHead(answered.status, answered.headers).end(answered.body);
+        response.writeHead(answered.status, answered.headers);
+        response.end(answered.body);
         return;
       }
       const result = await answer(services, request, body, log);
@@ -182,8 +199,20 @@ export const serveJsonServices = async (services: JsonService[], log: (line: str
       );
       send(response, 500, { __type: 'InternalFailure', message: (error as Error).message }, 'InternalFailure');
     }
-  });
-  respondingToEveryRequest(server);
+  };
+};
+
+/**
+ * Serves `services` on loopback; resolves with the address their endpoint variables name. When one takes HTTP/2, the
+ * same port takes cleartext HTTP/2 too (both-http-versions.ts).
+ */
+export const serveJsonServices = async (services: JsonService[], log: (line: string) => void) => {
+  const handle = handlerOf(services, log);
+  const server = respondingToEveryRequest(createServer(handle));
+  if (services.some((service) => service.http2)) {
+    const both = bothHttpVersions(server, createHttp2Server(handle));
+    return { url: await listenOnLoopback(both.front), close: both.close };
+  }
   const url = await listenOnLoopback(server);
   return { url, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 };

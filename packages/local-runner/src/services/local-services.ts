@@ -8,6 +8,7 @@ import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
 import { eventBridge } from './eventbridge.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
+import { emptyStreams, kinesisDataStreams } from './kinesis.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
@@ -78,12 +79,14 @@ const seedsOf = (seeds: ServiceSeeds, values: ServiceValues | undefined, key: Da
     ...subscription,
     fingerprint: print('template', subscription),
   }));
+  const streams = (seeds.kinesis ?? []).map((stream) => ({ ...stream, fingerprint: print('template', stream) }));
   return {
     parameters: [...parameters.values()],
     secrets: [...secrets.values()],
     queues,
     topics,
     subscriptions,
+    streams,
   };
 };
 
@@ -133,6 +136,7 @@ export const startLocalServices = async (options: {
   snsAddress = sns.url;
   const events = eventBridge(targets, log);
   targets.register('events', events.receive);
+  const kinesis = kinesisDataStreams(stateFile(dataDir, 'kinesis', emptyStreams));
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -141,6 +145,7 @@ export const startLocalServices = async (options: {
       ...queues.seed(chosen.queues),
       ...topics.seed(chosen.topics, chosen.subscriptions),
       ...events.seed(seeds.events),
+      ...kinesis.seed(chosen.streams),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
@@ -161,19 +166,20 @@ export const startLocalServices = async (options: {
     ...queues.service,
     query: (request: IncomingMessage, body: Buffer) => sqsQueryAnswer(queues.service, request, body),
   };
-  const servers = await serveEach([parameters.service, secrets.service, sqs, events.service], log).catch(
-    async (error) => {
-      await sns.close();
-      throw error;
-    },
-  );
+  const servers = await serveEach(
+    [parameters.service, secrets.service, sqs, events.service, kinesis.service],
+    log,
+  ).catch(async (error) => {
+    await sns.close();
+    throw error;
+  });
   const urls = {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
   } as Record<ServiceName, string>;
   address = urls.sqs;
   return {
-    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`). */
+    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`). */
     urls,
     /** The variables that point a function's SDK at each service. */
     endpoints: {
@@ -182,6 +188,7 @@ export const startLocalServices = async (options: {
       AWS_ENDPOINT_URL_SQS: urls.sqs,
       AWS_ENDPOINT_URL_SNS: urls.sns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: urls.events,
+      AWS_ENDPOINT_URL_KINESIS: urls.kinesis,
     },
     /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
@@ -204,6 +211,8 @@ export const startLocalServices = async (options: {
     },
     /** The EventBridge buses and rules, for the banner; its schedule rules, for the schedules' clock. */
     events,
+    /** The Kinesis streams, for the banner; `onAppend(streamArn, listener)` wakes a stream poller. */
+    kinesis: { streams: kinesis.streams, onAppend: kinesis.onAppend },
     close: async () => {
       await pollers?.stop();
       queues.close();
@@ -216,7 +225,7 @@ export const startLocalServices = async (options: {
 };
 
 /** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events';
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {

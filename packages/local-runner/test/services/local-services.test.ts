@@ -167,20 +167,22 @@ test('a data key that is not one is refused, naming the file and what to do', as
 test('each service listens on its own address, which serves it alone', async () => {
   const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: () => undefined });
   try {
-    const { ssm, secretsmanager, sqs, sns, events } = services.urls;
-    expect(new Set([ssm, secretsmanager, sqs, sns, events]).size).toBe(5);
+    const { ssm, secretsmanager, sqs, sns, events, kinesis } = services.urls;
+    expect(new Set([ssm, secretsmanager, sqs, sns, events, kinesis]).size).toBe(6);
     expect(services.endpoints).toEqual({
       AWS_ENDPOINT_URL_SSM: ssm,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsmanager,
       AWS_ENDPOINT_URL_SQS: sqs,
       AWS_ENDPOINT_URL_SNS: sns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: events,
+      AWS_ENDPOINT_URL_KINESIS: kinesis,
     });
     const getParameter = { target: 'AmazonSSM.GetParameter', body: '{"Name":"/app/plain"}' };
     expect(await callJsonService(ssm, getParameter)).toEqual([200, undefined]);
     expect(await callJsonService(sqs, getParameter)).toEqual([400, 'NotServedLocally']);
     expect(await callJsonService(secretsmanager, getParameter)).toEqual([400, 'NotServedLocally']);
     expect(await callJsonService(events, getParameter)).toEqual([400, 'NotServedLocally']);
+    expect(await callJsonService(kinesis, getParameter)).toEqual([400, 'NotServedLocally']);
   } finally {
     await services.close();
   }
