@@ -3,7 +3,7 @@
 // `http2.createServer` takes HTTP/2 alone (its `allowHTTP1` works over TLS only, through ALPN), so each connection is
 // read until its first bytes tell: the client connection preface (RFC 9113 section 3.4, `PRI * HTTP/2.0...`) goes to
 // an HTTP/2 server, anything else to an HTTP/1.1 one. Neither server listens itself: the front server below does.
-import type { Server as HttpServer, ServerResponse } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { createServer, type Server, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
@@ -47,22 +47,38 @@ const replaying = (socket: Socket, first: Buffer) => {
 /**
  * A server (to listen with `listenOnLoopback`) handing each connection to `http1` or `http2` by its first bytes, and
  * how to close it: the listener closed, connections not yet decided ended, HTTP/2 sessions closed once their streams
- * end, HTTP/1.1 connections once their response is sent.
+ * end, HTTP/1.1 connections once their response is sent (`http1` never listens, so its own closeIdleConnections knows
+ * none of them: each is followed here, with the number of its responses not yet sent).
  */
 export const bothHttpVersions = (http1: HttpServer, http2: Http2Server) => {
   const undecided = new Set<Socket>();
   const sessions = new Set<ServerHttp2Session>();
-  const responses = new Set<ServerResponse>();
+  const pending = new Map<Socket, number>();
   let closing = false;
   http2.on('session', (session: ServerHttp2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
   });
-  http1.prependListener('request', (_request, response: ServerResponse) => {
+  const endIfIdle = (socket: Socket) => {
+    if (closing && pending.get(socket) === 0) socket.end();
+  };
+  http1.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket;
     if (closing) response.shouldKeepAlive = false;
-    responses.add(response);
-    response.once('close', () => responses.delete(response));
+    pending.set(socket, (pending.get(socket) ?? 0) + 1);
+    response.once('close', () => {
+      if (!pending.has(socket)) return;
+      pending.set(socket, (pending.get(socket) ?? 1) - 1);
+      endIfIdle(socket);
+    });
   });
+  const toHttp1 = (socket: Socket, first: Buffer) => {
+    pending.set(socket, 0);
+    socket.once('close', () => pending.delete(socket));
+    socket.unshift(first);
+    http1.emit('connection', socket);
+    socket.resume();
+  };
   const front: Server = createServer((socket) => {
     undecided.add(socket);
     socket.on('error', () => socket.destroy());
@@ -76,13 +92,8 @@ export const bothHttpVersions = (http1: HttpServer, http2: Http2Server) => {
       socket.pause();
       socket.setTimeout(0);
       undecided.delete(socket);
-      if (version2) {
-        http2.emit('connection', replaying(socket, first));
-        return;
-      }
-      socket.unshift(first);
-      http1.emit('connection', socket);
-      socket.resume();
+      if (version2) http2.emit('connection', replaying(socket, first));
+      else toHttp1(socket, first);
     };
     socket.on('data', onData);
     socket.once('close', () => undecided.delete(socket));
@@ -93,10 +104,7 @@ export const bothHttpVersions = (http1: HttpServer, http2: Http2Server) => {
       front.close(() => resolve());
       for (const socket of undecided) socket.destroy();
       for (const session of sessions) session.close();
-      for (const response of responses)
-        if (!response.headersSent) response.shouldKeepAlive = false;
-        else response.once('finish', () => response.socket?.end());
-      http1.closeIdleConnections();
+      for (const socket of pending.keys()) endIfIdle(socket);
     });
   return { front, close };
 };

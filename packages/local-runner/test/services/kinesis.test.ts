@@ -4,6 +4,7 @@
 // DescribeStream(Summary), ListShards, ListStreams; records kept in the data folder across a restart.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as connectHttp2, type OutgoingHttpHeaders } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -21,7 +22,10 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
 import type { ServiceSeeds } from '../../src/app/service-resources.ts';
+import { serveJsonServices } from '../../src/services/json-protocol.ts';
+import { emptyStreams, kinesisDataStreams } from '../../src/services/kinesis.ts';
 import { startLocalServices } from '../../src/services/local-services.ts';
+import { stateFile } from '../../src/services/state-file.ts';
 import { signedJsonHeaders } from '../helpers/json-service-call.ts';
 
 const seeds: ServiceSeeds = {
@@ -149,6 +153,51 @@ describe('HTTP/1.1 calls on the same port (the AWS CLI, boto3)', () => {
     expect(answered).toEqual({
       status: 400,
       answer: { __type: 'ResourceNotFoundException', message: expect.stringContaining('nowhere') },
+    });
+  });
+});
+
+/** An HTTP/2 call with `headers` (unsigned): its status and answer. */
+const http2Call = (headers: OutgoingHttpHeaders) =>
+  new Promise<{ status: number; answer: unknown }>((resolve, reject) => {
+    const session = connectHttp2(services.urls.kinesis);
+    session.on('error', reject);
+    const stream = session.request({ ':method': 'POST', ':path': '/', ...headers });
+    let status = 0;
+    stream.on('response', (answered) => (status = Number(answered[':status'])));
+    const chunks: Buffer[] = [];
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      session.close();
+      resolve({ status, answer: JSON.parse(Buffer.concat(chunks).toString()) });
+    });
+    stream.end('{"StreamName":"orders"}');
+  });
+
+describe('the loopback and Origin checks hold over HTTP/2', () => {
+  // As every server of the runner (http-server.ts): a web page (an Origin) and another site's name (a DNS rebinding
+  // page: here its `:authority`, RFC 9113 section 8.3.1) are refused, 403.
+  test('a request with an Origin is refused', async () => {
+    const answered = await http2Call({
+      origin: 'http://localhost:5173',
+      'x-amz-target': 'Kinesis_20131202.ListShards',
+    });
+    expect(answered).toEqual({ status: 403, answer: expect.objectContaining({ __type: 'AccessDeniedException' }) });
+  });
+
+  test("a request naming another site's host is refused", async () => {
+    const answered = await http2Call({
+      ':authority': 'rebound.example:80',
+      'x-amz-target': 'Kinesis_20131202.ListShards',
+    });
+    expect(answered).toEqual({ status: 403, answer: expect.objectContaining({ __type: 'AccessDeniedException' }) });
+  });
+
+  test('a loopback request with no signature is refused as AWS refuses it', async () => {
+    const answered = await http2Call({ 'x-amz-target': 'Kinesis_20131202.ListShards' });
+    expect(answered).toEqual({
+      status: 400,
+      answer: expect.objectContaining({ __type: 'MissingAuthenticationTokenException' }),
     });
   });
 });
@@ -366,5 +415,86 @@ describe('the data folder', () => {
       new PutRecordCommand({ StreamName: 'orders', Data: Buffer.from('after'), PartitionKey: 'restart' }),
     );
     expect(BigInt(after.SequenceNumber ?? 0)).toBeGreaterThan(BigInt(put.SequenceNumber ?? 0));
+  });
+});
+
+describe('time: iterator expiry and retention, on a clock the test moves', () => {
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  let served: Awaited<ReturnType<typeof serveJsonServices>>;
+  let client: KinesisClient;
+  beforeAll(async () => {
+    const local = kinesisDataStreams(stateFile(undefined, 'kinesis', emptyStreams), () => now);
+    local.seed([
+      {
+        source: 'App/Short',
+        name: 'short',
+        mode: 'PROVISIONED',
+        shardCount: 1,
+        retentionHours: 24,
+        fingerprint: 'f',
+      },
+    ]);
+    served = await serveJsonServices([local.service], () => undefined);
+    client = new KinesisClient({ endpoint: served.url, region: localAws.region, credentials: localAws.credentials });
+  });
+  afterAll(async () => {
+    client.destroy();
+    await served.close();
+  });
+
+  const iterator = async (ShardIteratorType: 'TRIM_HORIZON' | 'LATEST') =>
+    (
+      await client.send(
+        new GetShardIteratorCommand({ StreamName: 'short', ShardId: 'shardId-000000000000', ShardIteratorType }),
+      )
+    ).ShardIterator;
+
+  test('an iterator is good for 5 minutes; then ExpiredIteratorException', async () => {
+    // GetShardIterator: "A shard iterator expires 5 minutes after it is returned to the requester."
+    const ShardIterator = await iterator('LATEST');
+    now += 5 * 60_000;
+    const fresh = await client.send(new GetRecordsCommand({ ShardIterator }));
+    expect(fresh.Records).toEqual([]);
+    now += 5 * 60_000 + 1;
+    // The iterator GetRecords returned is new: good for 5 minutes from its own call, not the first one's.
+    await expect(client.send(new GetRecordsCommand({ ShardIterator: fresh.NextShardIterator }))).rejects.toMatchObject({
+      name: 'ExpiredIteratorException',
+    });
+    await expect(client.send(new GetRecordsCommand({ ShardIterator }))).rejects.toMatchObject({
+      name: 'ExpiredIteratorException',
+    });
+  });
+
+  test('records older than the retention period are no longer read; TRIM_HORIZON starts after them', async () => {
+    // "Kinesis Data Streams terminology": "The retention period is the length of time that data records are
+    // accessible after they are added to the stream. A stream's retention period is set to a default of 24 hours".
+    const put = (word: string) =>
+      client.send(new PutRecordCommand({ StreamName: 'short', Data: Buffer.from(word), PartitionKey: word }));
+    await put('old');
+    now += 23 * 3_600_000;
+    await put('new');
+    const words = async () =>
+      ((await client.send(new GetRecordsCommand({ ShardIterator: await iterator('TRIM_HORIZON') }))).Records ?? []).map(
+        (record) => text(record.Data),
+      );
+    expect(await words()).toEqual(['old', 'new']);
+    now += 3_600_000 + 1;
+    expect(await words()).toEqual(['new']);
+    const behind = await client.send(
+      new GetRecordsCommand({ ShardIterator: await iterator('TRIM_HORIZON'), Limit: 1 }),
+    );
+    expect(behind.MillisBehindLatest).toBe(0);
+  });
+
+  test('MillisBehindLatest: how long ago the first record left unread arrived', async () => {
+    const ShardIterator = await iterator('LATEST');
+    await client.send(new PutRecordCommand({ StreamName: 'short', Data: Buffer.from('1'), PartitionKey: 'k' }));
+    now += 1_000;
+    await client.send(new PutRecordCommand({ StreamName: 'short', Data: Buffer.from('2'), PartitionKey: 'k' }));
+    now += 500;
+    const first = await client.send(new GetRecordsCommand({ ShardIterator, Limit: 1 }));
+    expect(first.MillisBehindLatest).toBe(500);
+    const second = await client.send(new GetRecordsCommand({ ShardIterator: first.NextShardIterator }));
+    expect(second.MillisBehindLatest).toBe(0);
   });
 });
