@@ -6,14 +6,16 @@
 // such release), as it would for the runner's own functions.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { launch } from 'test-support/launched';
 import { boto3Source } from 'test-support/python-tools';
+import { bothHttpVersions } from '../../src/both-http-versions.ts';
+import { listenOnLoopback } from '../../src/http-server.ts';
 import { parameterNames, synthesizeParametersApp } from '../fixtures/parameters-app.ts';
 import { runnerBin, startApp, stopStarted } from '../helpers/runner-process.ts';
 
@@ -67,6 +69,7 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_ENDPOINT_URL_LAMBDA: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SNS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_EVENTBRIDGE: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_KINESIS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
   });
   const exported = spawnSync('sh', ['-c', `${exportLines}\nenv`], { encoding: 'utf8', env: {} }).stdout;
   for (const [name, value] of Object.entries(variables)) expect(exported).toContain(`${name}=${value}\n`);
@@ -196,6 +199,10 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
     js: ['@aws-sdk/client-eventbridge', 'EventBridgeClient', 'ListRulesCommand', {}, 'events'],
     py: ['events', 'list_rules()', 'events'],
   },
+  AWS_ENDPOINT_URL_KINESIS: {
+    js: ['@aws-sdk/client-kinesis', 'KinesisClient', 'ListStreamsCommand', {}, 'kinesis'],
+    py: ['kinesis', 'list_streams()', 'kinesis'],
+  },
   AWS_ENDPOINT_URL_SCHEDULER: {
     js: ['@aws-sdk/client-scheduler', 'SchedulerClient', 'ListSchedulesCommand', {}, 'scheduler'],
     py: ['scheduler', 'list_schedules()', 'scheduler'],
@@ -203,31 +210,37 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
 };
 
 describe('each endpoint variable is read by each SDK, whichever else is set', () => {
-  const recorders = new Map<string, { server: Server; url: string; signedFor: string[] }>();
+  const recorders = new Map<
+    string,
+    { server: ReturnType<typeof bothHttpVersions>; url: string; signedFor: string[] }
+  >();
   let endpointNames: string[] = [];
   beforeAll(async () => {
     endpointNames = Object.keys(variables).filter((name) => name.startsWith('AWS_ENDPOINT_URL'));
     for (const name of endpointNames) {
       const signedFor: string[] = [];
       // Answers every call with an error the SDKs read as the service's: what matters is where the call went.
-      const server = createServer((request, response) => {
+      const record = (
+        request: IncomingMessage | Http2ServerRequest,
+        response: ServerResponse | Http2ServerResponse,
+      ) => {
         const scope = /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(request.headers.authorization ?? '');
         signedFor.push(scope?.[1] ?? 'unsigned');
-        request
-          .resume()
-          .on('end', () =>
-            response
-              .writeHead(400, { 'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-ErrorType': 'Recorded' })
-              .end('{"__type":"Recorded","message":"recorded"}'),
-          );
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+        request.resume().on('end', () =>
+          // Both responses take writeHead(status, headers).end(body); TypeScript cannot call the union's.
+          (response as ServerResponse)
+            .writeHead(400, { 'Content-Type': 'application/x-amz-json-1.1', 'x-amzn-ErrorType': 'Recorded' })
+            .end('{"__type":"Recorded","message":"recorded"}'),
+        );
+      };
+      // HTTP/1.1 and HTTP/2 on one port: the SDK's Kinesis client speaks HTTP/2 by default.
+      const server = bothHttpVersions(createServer(record), createHttp2Server(record));
+      const url = await listenOnLoopback(server.front);
       recorders.set(name, { server, url, signedFor });
     }
   });
   afterAll(async () => {
-    for (const { server } of recorders.values()) await new Promise((resolve) => server.close(resolve));
+    for (const { server } of recorders.values()) await server.close();
   });
 
   /** Runs `program` with env's variables, each endpoint one at its recorder; what each recorder was called for. */
