@@ -128,7 +128,7 @@ export interface Runner {
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
-  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events', string>>;
+  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 's3', string>>;
   /** The local Lambda's Invoke API (the runner's credentials: lambda/invoke-api.ts). */
   lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */

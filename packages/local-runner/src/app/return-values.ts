@@ -117,6 +117,18 @@ export const generatedFunctionName = (stackName: string, id: string) =>
 export const generatedTopicName = (stackName: string, id: string, fifo: boolean) =>
   `${`${stackName}-${id}`.slice(0, 230)}-${stableSuffix(`${stackName}/${id}`, 12)}${fifo ? '.fifo' : ''}`;
 
+/**
+ * The name of a bucket whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>`, lower case
+ * ("AWS::S3::Bucket" BucketName: "If you don't specify a name, AWS CloudFormation generates a unique ID and uses that
+ * ID for the bucket name"; the shape deployed stacks show), at most 63 characters; stable here. The local S3 serves
+ * the bucket under this name (s3-resources.ts).
+ */
+export const generatedBucketName = (stackName: string, id: string) =>
+  `${`${stackName}-${id}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '')
+    .slice(0, 50)}-${stableSuffix(`${stackName}/${id}`, 12).toLowerCase()}`;
+
 /** The name of a secret whose template gives none: `<logical id>-<random>`, as deployed stacks show; stable here. */
 export const generatedSecretName = (stackName: string, id: string) => `${id}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
@@ -205,7 +217,7 @@ const queueUrl: Getter = (subject) => {
     return { unknown: 'its URL names the port of the local SQS, known only once it serves' };
   return known(`${subject.sqsEndpoint}/${localAws.accountId}/${name.value}`);
 };
-const bucketName = named('BucketName');
+const bucketName = named('BucketName', ({ stackName, id }) => generatedBucketName(stackName, id));
 const scheduleName = named('Name', ({ stackName, id }) => generatedScheduleName(stackName, id));
 const scheduleArn: Getter = (subject) => {
   const name = scheduleName(subject);

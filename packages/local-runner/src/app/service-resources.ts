@@ -2,12 +2,15 @@
 // its Secrets Manager secrets (AWS::SecretsManager::Secret), each read into what the service is seeded with at start.
 // Their values go through the template evaluator in one place (`evaluated`); a value it cannot know leaves that
 // resource unseeded, said at start, rather than refusing an app that served before.
+
+import type { BucketSeed } from '../services/s3/index.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { eventSourceMappingsOf, type QueueMapping } from './event-source-mappings.ts';
 import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { kinesisSeedsOf, type StreamSeed } from './kinesis-resources.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
+import { bucketsOf } from './s3-resources.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
 import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
@@ -65,6 +68,8 @@ export interface ServiceSeeds {
   events?: EventSeeds;
   /** The Kinesis streams (kinesis-resources.ts); absent: none. */
   kinesis?: StreamSeed[];
+  /** The S3 buckets (s3-resources.ts); absent: none. */
+  buckets?: BucketSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -218,5 +223,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.sns = snsSeedsOf(stacks, seeds.notices);
   seeds.events = eventSeedsOf(stacks);
   seeds.kinesis = kinesisSeedsOf(stacks);
+  seeds.buckets = bucketsOf(stacks);
   return seeds;
 };

@@ -13,6 +13,7 @@ export const servedServices: readonly { prefix: string; name: string }[] = [
   { prefix: 'events', name: 'EventBridge' },
   { prefix: 'kinesis', name: 'Kinesis Data Streams' },
   { prefix: 'lambda', name: "Lambda's Invoke API" },
+  { prefix: 's3', name: 'S3' },
 ];
 
 /** The served services' names, as a sentence says them ("A, B and C"). */

@@ -225,13 +225,29 @@ const outOfTime = ({ signingDate, expiresIn }: Signed, now = new Date()) => {
   return undefined;
 };
 
+/**
+ * How a service's signatures differ from the default, S3's ("Authenticating Requests (AWS Signature Version 4)",
+ * Amazon S3 API Reference, https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-authenticating-requests.html): the
+ * path signed as given, not escaped again; payload hashes that are no SHA-256 of the body (UNSIGNED-PAYLOAD,
+ * STREAMING-...); and a presigned URL's payload hash, UNSIGNED-PAYLOAD.
+ */
+export interface SigningRules {
+  /** The path as signed, already escaped (the signer escapes none again). */
+  path: string;
+  /** Values of `x-amz-content-sha256` that stand for the payload instead of hashing it. */
+  unhashedPayloads: readonly string[];
+  /** The payload hash a presigned URL's signature covers. */
+  presignedPayload: string;
+}
+
 /** The signature the runner's credentials make for the request as signed (its headers, `signingDate`). */
 const expectedSignature = async (
   request: SignedRequest,
   url: URL,
   body: Buffer,
   { service, signingDate, token, expiresIn }: Signed,
-  headers: Record<string, string>,
+  given: Record<string, string>,
+  rules: SigningRules | undefined,
 ) => {
   const { accessKeyId, secretAccessKey } = localAws.credentials;
   const signer = new SignatureV4({
@@ -240,7 +256,11 @@ const expectedSignature = async (
     service,
     sha256: Sha256,
     applyChecksum: false,
+    uriEscapePath: rules === undefined,
   });
+  // A presigned URL's payload hash, given the signer as the header it reads one from, which it then does not sign.
+  const payload = expiresIn !== undefined && rules && !('x-amz-content-sha256' in given);
+  const headers = payload ? { ...given, 'x-amz-content-sha256': rules.presignedPayload } : given;
   const unsigned = new URL(url);
   for (const name of [...presignParameters, 'X-Amz-Signature', 'X-Amz-Security-Token'])
     unsigned.searchParams.delete(name);
@@ -248,18 +268,19 @@ const expectedSignature = async (
     method: request.method ?? 'GET',
     protocol: 'http:',
     hostname: headers.host ?? headers[':authority'] ?? '',
-    path: url.pathname,
+    path: rules?.path ?? url.pathname,
     query: queryOf(expiresIn === undefined ? url : unsigned),
     headers,
     body,
   };
-  const names = new Set(Object.keys(headers));
+  const names = new Set(Object.keys(given));
   if (expiresIn !== undefined) {
     const presigned = await signer.presign(toSign, {
       signingDate,
       expiresIn,
       signableHeaders: names,
-      unhoistableHeaders: names,
+      unhoistableHeaders: new Set(Object.keys(headers)),
+      ...(payload && { unsignableHeaders: new Set(['x-amz-content-sha256']) }),
     });
     return String(presigned.query?.['X-Amz-Signature'] ?? '');
   }
@@ -290,6 +311,7 @@ export const checkSignature = async (
   url: URL,
   body: Buffer,
   service: string,
+  rules?: SigningRules,
 ): Promise<SignatureCheck> => {
   const authorization = single(request, 'authorization');
   const presigned = authorization === undefined && url.searchParams.has('X-Amz-Signature');
@@ -304,9 +326,10 @@ export const checkSignature = async (
   const payloadHash = headers?.['x-amz-content-sha256'];
   const bodyHash = createHash('sha256').update(body).digest('hex');
   const dayMatches = basicDate(signed.signingDate).slice(0, 8) === signed.day;
-  if (!headers || !dayMatches || (payloadHash !== undefined && payloadHash !== bodyHash))
+  const hashed = payloadHash === undefined || !rules?.unhashedPayloads.includes(payloadHash);
+  if (!headers || !dayMatches || (payloadHash !== undefined && hashed && payloadHash !== bodyHash))
     return { refused: { reason: 'invalid', message: signatureMismatch } };
-  const expected = await expectedSignature(request, url, body, signed, headers);
+  const expected = await expectedSignature(request, url, body, signed, headers, rules);
   const { signature } = signed;
   if (expected.length !== signature.length || !timingSafeEqual(Buffer.from(expected), Buffer.from(signature)))
     return { refused: { reason: 'invalid', message: signatureMismatch } };

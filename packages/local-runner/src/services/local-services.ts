@@ -12,6 +12,7 @@ import { emptyStreams, kinesisDataStreams } from './kinesis.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
+import { simpleStorageService } from './s3/index.ts';
 import { emptyClock, ScheduleClock } from './schedule-clock.ts';
 import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
@@ -137,6 +138,7 @@ export const startLocalServices = async (options: {
   const events = eventBridge(targets, log);
   targets.register('events', events.receive);
   const kinesis = kinesisDataStreams(stateFile(dataDir, 'kinesis', emptyStreams));
+  const s3 = simpleStorageService(dataDir, log);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -146,6 +148,7 @@ export const startLocalServices = async (options: {
       ...topics.seed(chosen.topics, chosen.subscriptions),
       ...events.seed(seeds.events),
       ...kinesis.seed(chosen.streams),
+      ...s3.seed(seeds.buckets ?? []),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
@@ -173,13 +176,18 @@ export const startLocalServices = async (options: {
     await sns.close();
     throw error;
   });
+  const s3Server = await s3.serve().catch(async (error) => {
+    await Promise.all([...servers.map((server) => server.close()), sns.close()]);
+    throw error;
+  });
   const urls = {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
+    s3: s3Server.url,
   } as Record<ServiceName, string>;
   address = urls.sqs;
   return {
-    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`). */
+    /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`, `s3`). */
     urls,
     /** The variables that point a function's SDK at each service. */
     endpoints: {
@@ -189,6 +197,7 @@ export const startLocalServices = async (options: {
       AWS_ENDPOINT_URL_SNS: urls.sns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: urls.events,
       AWS_ENDPOINT_URL_KINESIS: urls.kinesis,
+      AWS_ENDPOINT_URL_S3: urls.s3,
     },
     /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
@@ -213,19 +222,23 @@ export const startLocalServices = async (options: {
     events,
     /** The Kinesis streams, for the banner; `onAppend(streamArn, listener)` wakes a stream poller. */
     kinesis: { streams: kinesis.streams, onAppend: kinesis.onAppend },
+    /** Calls `listener` after each change the local S3 stores (s3-change.ts); returns what stops it. */
+    onChange: s3.onChange,
+    /** The local S3's buckets, for the banner. */
+    buckets: s3.buckets,
     close: async () => {
       await pollers?.stop();
       queues.close();
       clock.stop();
       events.close();
-      await Promise.all([...servers.map((server) => server.close()), sns.close()]);
+      await Promise.all([...servers.map((server) => server.close()), sns.close(), s3Server.close()]);
       await topics.settled();
     },
   };
 };
 
 /** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis';
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {

@@ -70,6 +70,7 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_ENDPOINT_URL_SNS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_EVENTBRIDGE: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_KINESIS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_S3: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
   });
   const exported = spawnSync('sh', ['-c', `${exportLines}\nenv`], { encoding: 'utf8', env: {} }).stdout;
   for (const [name, value] of Object.entries(variables)) expect(exported).toContain(`${name}=${value}\n`);
@@ -113,7 +114,7 @@ const boto3Path = typeof boto3 === 'object' ? { PYTHONPATH: boto3.folder } : {};
 tables = boto3.client("dynamodb").list_tables()["TableNames"]
 greeting = boto3.client("ssm").get_parameter(Name=${JSON.stringify(parameterNames.greeting)})["Parameter"]["Value"]
 try:
-    boto3.client("s3").list_buckets()
+    boto3.client("kms").list_keys()
     unserved = "answered"
 except Exception as error:
     unserved = getattr(error, "response", {}).get("Error", {}).get("Code", str(error))
@@ -163,7 +164,7 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
       { ConnectionId: 'probe' },
       'execute-api',
     ],
-    py: ['s3', 'list_buckets()', 's3'],
+    py: ['kms', 'list_keys()', 'kms'],
   },
   AWS_ENDPOINT_URL_DYNAMODB: {
     js: ['@aws-sdk/client-dynamodb', 'DynamoDBClient', 'ListTablesCommand', {}, 'dynamodb'],
@@ -202,6 +203,10 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
   AWS_ENDPOINT_URL_KINESIS: {
     js: ['@aws-sdk/client-kinesis', 'KinesisClient', 'ListStreamsCommand', {}, 'kinesis'],
     py: ['kinesis', 'list_streams()', 'kinesis'],
+  },
+  AWS_ENDPOINT_URL_S3: {
+    js: ['@aws-sdk/client-s3', 'S3Client', 'ListBucketsCommand', {}, 's3'],
+    py: ['s3', 'list_buckets()', 's3'],
   },
   AWS_ENDPOINT_URL_SCHEDULER: {
     js: ['@aws-sdk/client-scheduler', 'SchedulerClient', 'ListSchedulesCommand', {}, 'scheduler'],

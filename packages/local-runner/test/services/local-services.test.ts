@@ -167,8 +167,8 @@ test('a data key that is not one is refused, naming the file and what to do', as
 test('each service listens on its own address, which serves it alone', async () => {
   const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: () => undefined });
   try {
-    const { ssm, secretsmanager, sqs, sns, events, kinesis } = services.urls;
-    expect(new Set([ssm, secretsmanager, sqs, sns, events, kinesis]).size).toBe(6);
+    const { ssm, secretsmanager, sqs, sns, events, kinesis, s3 } = services.urls;
+    expect(new Set([ssm, secretsmanager, sqs, sns, events, kinesis, s3]).size).toBe(7);
     expect(services.endpoints).toEqual({
       AWS_ENDPOINT_URL_SSM: ssm,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsmanager,
@@ -176,6 +176,7 @@ test('each service listens on its own address, which serves it alone', async () 
       AWS_ENDPOINT_URL_SNS: sns,
       AWS_ENDPOINT_URL_EVENTBRIDGE: events,
       AWS_ENDPOINT_URL_KINESIS: kinesis,
+      AWS_ENDPOINT_URL_S3: s3,
     });
     const getParameter = { target: 'AmazonSSM.GetParameter', body: '{"Name":"/app/plain"}' };
     expect(await callJsonService(ssm, getParameter)).toEqual([200, undefined]);
