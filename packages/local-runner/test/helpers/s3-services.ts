@@ -25,7 +25,7 @@ export const startS3 = async (buckets: BucketSeed[], dataDir?: string, config: S
 };
 
 /** A client of the SDK v3 for the S3 at `endpoint`, with the runner's credentials. */
-const s3Client = (endpoint: string, config: S3ClientConfig = {}) =>
+export const s3Client = (endpoint: string, config: S3ClientConfig = {}) =>
   new S3Client({
     region: localAws.region,
     credentials: localAws.credentials,

@@ -1,0 +1,289 @@
+// The local S3's object operations beyond the plain PUT and GET, as the SDK for JavaScript v3 calls them: multipart
+// uploads ("Uploading and copying objects using multipart upload", Amazon S3 User Guide,
+// https://docs.aws.amazon.com/AmazonS3/latest/userguide/mpuoverview.html), ranges and conditional requests
+// ("GetObject", https://docs.aws.amazon.com/AmazonS3/latest/API/API_GetObject.html), CopyObject
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html), versioning ("Retaining multiple versions of
+// objects with S3 Versioning", https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html), and
+// virtual-hosted style addressing ("Virtual hosting of buckets", https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html).
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectVersionsCommand,
+  ListPartsCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import type { ObjectChange } from '../../src/services/s3-change.ts';
+import { s3Client, startS3 } from '../helpers/s3-services.ts';
+
+let s3: Awaited<ReturnType<typeof startS3>>;
+const changes: ObjectChange[] = [];
+beforeAll(async () => {
+  s3 = await startS3([
+    { source: 'App/Plain', name: 'plain' },
+    { source: 'App/Versioned', name: 'versioned', versioning: 'Enabled' },
+  ]);
+  s3.services.onChange((change) => changes.push(change));
+});
+afterAll(() => s3?.close());
+
+const bytes = (size: number, fill: number) => Buffer.alloc(size, fill);
+const md5 = (data: Buffer) => createHash('md5').update(data).digest();
+const bodyOf = async (output: { Body?: { transformToByteArray(): Promise<Uint8Array> } }) =>
+  Buffer.from((await output.Body?.transformToByteArray()) ?? []);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+// "Amazon S3 multipart upload limits": parts of at least 5 MiB but the last; the ETag of the whole is the MD5 of
+// the parts' MD5s, `-<parts>` (what deployed S3 answers; "Checking object integrity" describes it).
+test('a multipart upload (parts sent whole and streamed) is the parts joined, its ETag and checksum as S3s', async () => {
+  const parts = [bytes(5 * 1024 * 1024, 1), bytes(5 * 1024 * 1024 + 17, 2), bytes(12_345, 3)];
+  const { UploadId } = await s3.client.send(
+    new CreateMultipartUploadCommand({
+      Bucket: 'plain',
+      Key: 'big/object',
+      ContentType: 'video/mp4',
+      ChecksumAlgorithm: 'CRC32',
+    }),
+  );
+  const uploaded = [];
+  for (const [index, part] of parts.entries())
+    uploaded.push(
+      await s3.client.send(
+        new UploadPartCommand({
+          Bucket: 'plain',
+          Key: 'big/object',
+          UploadId,
+          PartNumber: index + 1,
+          // The second streamed: aws-chunked, its checksum in a trailer.
+          Body: index === 1 ? Readable.from([part.subarray(0, 70_000), part.subarray(70_000)]) : part,
+          ContentLength: part.length,
+          ChecksumAlgorithm: 'CRC32',
+        }),
+      ),
+    );
+  const listed = await s3.client.send(new ListPartsCommand({ Bucket: 'plain', Key: 'big/object', UploadId }));
+  expect(listed.Parts?.map(({ PartNumber, Size }) => [PartNumber, Size])).toEqual(
+    parts.map((p, i) => [i + 1, p.length]),
+  );
+  const done = await s3.client.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: 'plain',
+      Key: 'big/object',
+      UploadId,
+      MultipartUpload: {
+        Parts: uploaded.map(({ ETag, ChecksumCRC32 }, i) => ({ PartNumber: i + 1, ETag, ChecksumCRC32 })),
+      },
+    }),
+  );
+  const eTag = `"${createHash('md5')
+    .update(Buffer.concat(parts.map(md5)))
+    .digest('hex')}-3"`;
+  expect(done).toMatchObject({ ETag: eTag, ChecksumCRC32: expect.stringMatching(/-3$/) });
+  const got = await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'big/object' }));
+  expect({ same: (await bodyOf(got)).equals(Buffer.concat(parts)), type: got.ContentType, eTag: got.ETag }).toEqual({
+    same: true,
+    type: 'video/mp4',
+    eTag,
+  });
+  const second = await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'big/object', PartNumber: 2 }));
+  expect((await bodyOf(second)).equals(parts[1] as Buffer)).toBe(true);
+  expect(second.PartsCount).toBe(3);
+  expect(changes.filter((c) => c.key === 'big/object').map((c) => [c.eventName, c.size])).toEqual([
+    ['ObjectCreated:CompleteMultipartUpload', parts.reduce((sum, p) => sum + p.length, 0)],
+  ]);
+}, 60_000);
+
+test('a part under 5 MiB but the last is refused EntityTooSmall; parts out of order InvalidPartOrder', async () => {
+  const { UploadId } = await s3.client.send(new CreateMultipartUploadCommand({ Bucket: 'plain', Key: 'small-parts' }));
+  const one = await s3.client.send(
+    new UploadPartCommand({ Bucket: 'plain', Key: 'small-parts', UploadId, PartNumber: 1, Body: 'one' }),
+  );
+  const two = await s3.client.send(
+    new UploadPartCommand({ Bucket: 'plain', Key: 'small-parts', UploadId, PartNumber: 2, Body: 'two' }),
+  );
+  const complete = (Parts: { PartNumber: number; ETag: string | undefined }[]) =>
+    failure(
+      s3.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: 'plain',
+          Key: 'small-parts',
+          UploadId,
+          MultipartUpload: { Parts },
+        }),
+      ),
+    );
+  expect(
+    await complete([
+      { PartNumber: 2, ETag: two.ETag },
+      { PartNumber: 1, ETag: one.ETag },
+    ]),
+  ).toMatchObject({
+    name: 'InvalidPartOrder',
+  });
+  expect(
+    await complete([
+      { PartNumber: 1, ETag: one.ETag },
+      { PartNumber: 2, ETag: two.ETag },
+    ]),
+  ).toMatchObject({
+    name: 'EntityTooSmall',
+    $metadata: { httpStatusCode: 400 },
+  });
+  expect(await complete([{ PartNumber: 1, ETag: '"0123"' }])).toMatchObject({ name: 'InvalidPart' });
+  expect(
+    await failure(s3.client.send(new ListPartsCommand({ Bucket: 'plain', Key: 'small-parts', UploadId: 'nope' }))),
+  ).toMatchObject({ name: 'NoSuchUpload', $metadata: { httpStatusCode: 404 } });
+});
+
+test('ranges: first-last, from, the last n bytes; one past the end is 416 InvalidRange', async () => {
+  await s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'digits', Body: '0123456789' }));
+  const range = async (Range: string) => {
+    const got = await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'digits', Range }));
+    return [(await bodyOf(got)).toString(), got.ContentRange, got.$metadata.httpStatusCode];
+  };
+  expect(await range('bytes=2-4')).toEqual(['234', 'bytes 2-4/10', 206]);
+  expect(await range('bytes=7-')).toEqual(['789', 'bytes 7-9/10', 206]);
+  expect(await range('bytes=-3')).toEqual(['789', 'bytes 7-9/10', 206]);
+  expect(await range('bytes=8-100')).toEqual(['89', 'bytes 8-9/10', 206]);
+  expect(
+    await failure(s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'digits', Range: 'bytes=10-' }))),
+  ).toMatchObject({
+    name: 'InvalidRange',
+    $metadata: { httpStatusCode: 416 },
+  });
+});
+
+test('conditions: If-Match false is 412, If-None-Match true is 304; If-None-Match: * refuses an overwrite', async () => {
+  const { ETag } = await s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'conditional', Body: 'v1' }));
+  const matched = await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'conditional', IfMatch: ETag }));
+  expect((await bodyOf(matched)).toString()).toBe('v1');
+  expect(
+    await failure(s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'conditional', IfMatch: '"other"' }))),
+  ).toMatchObject({ name: 'PreconditionFailed', $metadata: { httpStatusCode: 412 } });
+  expect(
+    await failure(s3.client.send(new HeadObjectCommand({ Bucket: 'plain', Key: 'conditional', IfNoneMatch: ETag }))),
+  ).toMatchObject({ $metadata: { httpStatusCode: 304 } });
+  const later = new Date(Date.now() + 60_000);
+  expect(
+    await failure(
+      s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'conditional', IfModifiedSince: later })),
+    ),
+  ).toMatchObject({ $metadata: { httpStatusCode: 304 } });
+  // "Conditional writes" (Amazon S3 User Guide, https://docs.aws.amazon.com/AmazonS3/latest/userguide/conditional-writes.html).
+  expect(
+    await failure(
+      s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'conditional', Body: 'v2', IfNoneMatch: '*' })),
+    ),
+  ).toMatchObject({ name: 'PreconditionFailed', $metadata: { httpStatusCode: 412 } });
+});
+
+test("CopyObject keeps the metadata (COPY) or takes the request's (REPLACE); a copy onto itself must change some", async () => {
+  await s3.client.send(
+    new PutObjectCommand({
+      Bucket: 'plain',
+      Key: 'source file',
+      Body: 'copied bytes',
+      ContentType: 'text/plain',
+      Metadata: { a: '1' },
+    }),
+  );
+  const copied = await s3.client.send(
+    new CopyObjectCommand({ Bucket: 'versioned', Key: 'copy', CopySource: 'plain/source%20file' }),
+  );
+  expect(copied.CopyObjectResult?.ETag).toBe(`"${createHash('md5').update('copied bytes').digest('hex')}"`);
+  const got = await s3.client.send(new GetObjectCommand({ Bucket: 'versioned', Key: 'copy' }));
+  expect([(await bodyOf(got)).toString(), got.ContentType, got.Metadata]).toEqual([
+    'copied bytes',
+    'text/plain',
+    { a: '1' },
+  ]);
+  await s3.client.send(
+    new CopyObjectCommand({
+      Bucket: 'plain',
+      Key: 'source file',
+      CopySource: 'plain/source%20file',
+      MetadataDirective: 'REPLACE',
+      Metadata: { b: '2' },
+    }),
+  );
+  const replaced = await s3.client.send(new HeadObjectCommand({ Bucket: 'plain', Key: 'source file' }));
+  expect(replaced.Metadata).toEqual({ b: '2' });
+  expect(
+    await failure(
+      s3.client.send(new CopyObjectCommand({ Bucket: 'plain', Key: 'source file', CopySource: 'plain/source%20file' })),
+    ),
+  ).toMatchObject({ name: 'InvalidRequest', $metadata: { httpStatusCode: 400 } });
+  expect(changes.filter((c) => c.eventName === 'ObjectCreated:Copy').map((c) => [c.bucket, c.key])).toEqual([
+    ['versioned', 'copy'],
+    ['plain', 'source file'],
+  ]);
+});
+
+test('a versioned bucket keeps every version; a delete puts a marker; an old version is read by its id', async () => {
+  const first = await s3.client.send(new PutObjectCommand({ Bucket: 'versioned', Key: 'doc', Body: 'one' }));
+  const second = await s3.client.send(new PutObjectCommand({ Bucket: 'versioned', Key: 'doc', Body: 'two' }));
+  expect(first.VersionId).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  expect(second.VersionId).not.toBe(first.VersionId);
+  const deleted = await s3.client.send(new DeleteObjectCommand({ Bucket: 'versioned', Key: 'doc' }));
+  expect(deleted.DeleteMarker).toBe(true);
+  expect(await failure(s3.client.send(new GetObjectCommand({ Bucket: 'versioned', Key: 'doc' })))).toMatchObject({
+    name: 'NoSuchKey',
+  });
+  const old = await s3.client.send(
+    new GetObjectCommand({ Bucket: 'versioned', Key: 'doc', VersionId: first.VersionId }),
+  );
+  expect([(await bodyOf(old)).toString(), old.VersionId]).toEqual(['one', first.VersionId]);
+  const versions = await s3.client.send(new ListObjectVersionsCommand({ Bucket: 'versioned', Prefix: 'doc' }));
+  expect(versions.Versions?.map(({ VersionId, IsLatest }) => [VersionId, IsLatest])).toEqual([
+    [second.VersionId, false],
+    [first.VersionId, false],
+  ]);
+  expect(versions.DeleteMarkers?.map(({ VersionId, IsLatest }) => [VersionId, IsLatest])).toEqual([
+    [deleted.VersionId, true],
+  ]);
+  expect(changes.filter((c) => c.key === 'doc').map((c) => c.eventName)).toEqual([
+    'ObjectCreated:Put',
+    'ObjectCreated:Put',
+    'ObjectRemoved:DeleteMarkerCreated',
+  ]);
+  // Removing the marker (by its version) brings the object back.
+  await s3.client.send(new DeleteObjectCommand({ Bucket: 'versioned', Key: 'doc', VersionId: deleted.VersionId }));
+  expect(
+    (await bodyOf(await s3.client.send(new GetObjectCommand({ Bucket: 'versioned', Key: 'doc' })))).toString(),
+  ).toBe('two');
+});
+
+test('virtual-hosted style: <bucket>.localhost names the bucket, the path the key', async () => {
+  await s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'hosted/key.txt', Body: 'by host' }));
+  const port = new URL(s3.services.urls.s3).port;
+  // Signed by a client addressing the bucket by host (forcePathStyle off, an endpoint naming localhost).
+  const hosted = s3Client(`http://localhost:${port}`, { forcePathStyle: false });
+  const sent: string[] = [];
+  hosted.middlewareStack.add(
+    (next) => async (args) => {
+      const { hostname, path } = args.request as { hostname: string; path: string };
+      sent.push(`${hostname}${path}`);
+      // Node resolves plain `localhost` alone: the request goes to 127.0.0.1, its Host header naming the bucket.
+      (args.request as { hostname: string }).hostname = '127.0.0.1';
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low' },
+  );
+  try {
+    const got = await hosted.send(new GetObjectCommand({ Bucket: 'plain', Key: 'hosted/key.txt' }));
+    expect([sent, (await bodyOf(got)).toString()]).toEqual([['plain.localhost/hosted/key.txt'], 'by host']);
+  } finally {
+    hosted.destroy();
+  }
+});
