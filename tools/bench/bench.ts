@@ -22,6 +22,7 @@ import { measureFunctionUrl } from './function-url.ts';
 import { measureHandlerEdits } from './handler-edit.ts';
 import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
+import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 import { measureWebSocket } from './websocket-scenario.ts';
@@ -300,6 +301,12 @@ const delivery = await measureEventDelivery(scratch);
 const latencyRow = (samples: number[]) =>
   `p50 ${median(samples).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (${samples.length} one at a time, the function warm)`;
 
+// 4c'. The local S3: objects a second in and out.
+progress('S3: PutObject and GetObject at 1 KB and 1 MB');
+const s3Objects = await measureS3Objects(scratch);
+const s3Row = (size: '1 KB' | '1 MB') =>
+  `${s3Objects.perSecond[size].put.toFixed(0)} in, ${s3Objects.perSecond[size].get.toFixed(0)} out`;
+
 // 4d. A handler's edit under `start --watch`: from the save to the new answer.
 progress("a handler's edits under start --watch");
 const handlerEdits = await measureHandlerEdits(5);
@@ -528,6 +535,8 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | PutEvents to the start of the rule's target function | ${latencyRow(delivery.putToStartMs)} |
 | messages a second through a queue to its function, batch size 1 | ${delivery.perSecond[1].toFixed(0)} |
 | messages a second through a queue to its function, batch size 10 | ${delivery.perSecond[10].toFixed(0)} |
+| S3 objects a second, 1 KB (PutObject in, GetObject out; SDK v3, 8 in flight, a data folder on disk) | ${s3Row('1 KB')} |
+| S3 objects a second, 1 MB (the same) | ${s3Row('1 MB')} |
 | a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no

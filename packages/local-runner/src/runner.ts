@@ -144,6 +144,8 @@ export interface Runner {
   topics: () => TopicListing[];
   /** The EventBridge buses and rules, each rule with its targets: the banner's lines. */
   eventBridge: () => string[];
+  /** The local S3's buckets (services/s3/), served at `serviceUrls.s3`: name, and `Stack/id` when the template has it. */
+  buckets: () => { name: string; source?: string | undefined }[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -644,6 +646,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     schedules: services.local.clock,
     topics: services.local.topics,
     eventBridge: () => services.local.events.banner(),
+    buckets: services.local.buckets,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

@@ -179,6 +179,16 @@ const eventBridgeLines = (api: Runner) => {
   ];
 };
 
+/** The buckets (the local S3, the runner's credentials; path-style, or `<bucket>.localhost`). */
+const bucketLines = (api: Runner) => {
+  const buckets = api.buckets();
+  if (buckets.length === 0) return [];
+  return [
+    `S3: ${api.serviceUrls.s3} (the runner's credentials, local/local)`,
+    ...buckets.map(({ name, source }) => `  bucket ${name}${source ? ` (${source})` : ''}`),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -271,6 +281,7 @@ const banner = async (
     ...scheduleLines(api),
     ...topicLines(api),
     ...eventBridgeLines(api),
+    ...bucketLines(api),
     ...(unreached.length > 0
       ? [
           "Functions no API reaches (`npx cdk-local-runner invoke NAME`; Lambda's Invoke takes the name after it):",

@@ -16,9 +16,11 @@ import {
   HeadObjectCommand,
   ListObjectVersionsCommand,
   ListPartsCommand,
+  PutBucketCorsCommand,
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { ObjectChange } from '../../src/services/s3-change.ts';
 import { s3Client, startS3 } from '../helpers/s3-services.ts';
@@ -286,4 +288,92 @@ test('virtual-hosted style: <bucket>.localhost names the bucket, the path the ke
   } finally {
     hosted.destroy();
   }
+});
+
+// "Authenticating Requests: Using Query Parameters (AWS Signature Version 4)"
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html): a presigned URL is good for
+// X-Amz-Expires seconds after X-Amz-Date; "Error responses": AccessDenied, InvalidAccessKeyId, SignatureDoesNotMatch.
+test('a presigned URL works until it expires, then AccessDenied; unsigned, another key, a changed URL refused', async () => {
+  await s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'signed.txt', Body: 'signed' }));
+  const get = new GetObjectCommand({ Bucket: 'plain', Key: 'signed.txt' });
+  const fresh = await getSignedUrl(s3.client, get, { expiresIn: 60 });
+  expect(await (await fetch(fresh)).text()).toBe('signed');
+  const old = await getSignedUrl(s3.client, get, { expiresIn: 60, signingDate: new Date(Date.now() - 3_600_000) });
+  const expired = await fetch(old);
+  expect([expired.status, await expired.text()]).toEqual([
+    403,
+    expect.stringMatching(
+      /<Code>AccessDenied<\/Code><Message>Request has expired<\/Message><X-Amz-Expires>60<\/X-Amz-Expires>/,
+    ),
+  ]);
+  const unsigned = await fetch(`${s3.services.urls.s3}/plain/signed.txt`);
+  expect([unsigned.status, await unsigned.text()]).toEqual([403, expect.stringContaining('<Code>AccessDenied</Code>')]);
+  const changed = await fetch(fresh.replace('signed.txt', 'other.txt'));
+  expect([changed.status, await changed.text()]).toEqual([
+    403,
+    expect.stringContaining('<Code>SignatureDoesNotMatch</Code>'),
+  ]);
+  const stranger = s3Client(s3.services.urls.s3, {
+    credentials: { accessKeyId: 'AKIDSTRANGER', secretAccessKey: 'x' },
+  });
+  try {
+    expect(await failure(stranger.send(get))).toMatchObject({
+      name: 'InvalidAccessKeyId',
+      $metadata: { httpStatusCode: 403 },
+    });
+  } finally {
+    stranger.destroy();
+  }
+});
+
+// "How does Amazon S3 evaluate the CORS configuration on a bucket?" (https://docs.aws.amazon.com/AmazonS3/latest/userguide/cors.html):
+// the first rule whose AllowedOrigin, AllowedMethod and AllowedHeader match the preflight answers it; none: 403.
+test('a preflight is answered by the first rule that matches; a bucket with no CORS rules refuses it', async () => {
+  await s3.client.send(
+    new PutBucketCorsCommand({
+      Bucket: 'versioned',
+      CORSConfiguration: {
+        CORSRules: [
+          {
+            AllowedOrigins: ['http://*.example.localhost'],
+            AllowedMethods: ['GET'],
+            AllowedHeaders: ['x-amz-*'],
+            MaxAgeSeconds: 30,
+          },
+          { AllowedOrigins: ['*'], AllowedMethods: ['GET', 'PUT'], ExposeHeaders: ['ETag'] },
+        ],
+      },
+    }),
+  );
+  const preflight = (bucket: string, origin: string, method: string, headers?: string) =>
+    fetch(`${s3.services.urls.s3}/${bucket}/object`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: origin,
+        'Access-Control-Request-Method': method,
+        ...(headers && { 'Access-Control-Request-Headers': headers }),
+      },
+    });
+  const first = await preflight('versioned', 'http://app.example.localhost', 'GET', 'x-amz-date');
+  expect([
+    first.status,
+    first.headers.get('access-control-allow-origin'),
+    first.headers.get('access-control-max-age'),
+  ]).toEqual([200, 'http://app.example.localhost', '30']);
+  const second = await preflight('versioned', 'http://app.example.localhost', 'PUT');
+  expect([
+    second.status,
+    second.headers.get('access-control-allow-origin'),
+    second.headers.get('access-control-allow-methods'),
+  ]).toEqual([200, '*', 'GET, PUT']);
+  const headerRefused = await preflight('versioned', 'http://app.example.localhost', 'PUT', 'x-custom');
+  expect([headerRefused.status, await headerRefused.text()]).toEqual([
+    403,
+    expect.stringContaining('<Code>AccessForbidden</Code>'),
+  ]);
+  const noRules = await preflight('plain', 'http://localhost:3000', 'GET');
+  expect([noRules.status, await noRules.text()]).toEqual([
+    403,
+    expect.stringContaining('CORS is not enabled for this bucket'),
+  ]);
 });

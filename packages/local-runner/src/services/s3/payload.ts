@@ -90,7 +90,7 @@ const trailersOf = (body: Buffer, from: number) => {
 };
 
 /** The bytes of an `aws-chunked` body, and its trailing headers; chunk signatures checked when `signing` is given. */
-const decodeChunked = (body: Buffer, signing: ChunkSigning | undefined) => {
+export const decodeChunked = (body: Buffer, signing: ChunkSigning | undefined) => {
   const parts: Buffer[] = [];
   let at = 0;
   let previous = signing?.seed ?? '';

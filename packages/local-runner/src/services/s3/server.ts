@@ -105,12 +105,38 @@ const chunkSigning = (request: IncomingMessage): ChunkSigning | undefined => {
   return { seed, date: String(request.headers['x-amz-date'] ?? ''), scope, key };
 };
 
+/** `20240101T000000Z` as a Date; undefined when it is not one. */
+const basicDate = (text: string | null) => {
+  const [, y, mo, d, h, mi, sec] = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(text ?? '') ?? [];
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+};
+
+/**
+ * A presigned URL past its time, refused as S3 refuses it (403 AccessDenied, "Request has expired", with its
+ * X-Amz-Expires, Expires and ServerTime), before its signature is checked.
+ */
+const checkExpiry = (query: URLSearchParams) => {
+  const date = basicDate(query.get('X-Amz-Date'));
+  const seconds = Number(query.get('X-Amz-Expires'));
+  if (!date || !Number.isInteger(seconds) || seconds < 1) return;
+  const expires = new Date(date.getTime() + seconds * 1000);
+  const now = new Date();
+  if (now > expires)
+    throw new S3Error(403, 'AccessDenied', 'Request has expired', {
+      'X-Amz-Expires': String(seconds),
+      Expires: expires.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      ServerTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    });
+};
+
 /** The request, read and checked: its call, or the refusal to answer with. */
 const callOf = async (request: IncomingMessage, body: Buffer, requestId: string): Promise<S3Call> => {
   const host = requestHost(request);
   const { path, query } = targetOf(request);
   const { bucket, key, decoded } = addressOf(host, path);
   const url = new URL(`http://local${path.startsWith('/') ? '' : '/'}${path}${query === '' ? '' : `?${query}`}`);
+  if (request.headers.authorization === undefined) checkExpiry(url.searchParams);
   const checked = await checkSignature(request, url, body, 's3', {
     path: s3Encoded(decoded),
     unhashedPayloads: streamingPayloads,
