@@ -155,8 +155,8 @@ describe('served as the template has it', () => {
       'NetworkedFunction: it runs in a VPC (VpcConfig) on AWS: locally it reaches what this machine reaches, not the VPC',
       'NetworkedFunction: it mounts an EFS file system at /mnt/data on AWS: nothing is mounted there locally, so what it reads or writes there fails',
       'NetworkedFunction: its ReservedConcurrentExecutions (2) caps its concurrent invocations on AWS and throttles the rest (0: every one): locally it is not enforced, --max-workers limits its environments',
-      // SSM and SQS are served (docs/services.md): its role's ssm:GetParameter and sqs:SendMessage are not said.
-      'NetworkedFunction: its role lets it call s3, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
+      // SSM, SQS and S3 are served (docs/services.md): its role's ssm:GetParameter, sqs:SendMessage and s3:GetObject are not said.
+      'NetworkedFunction: its role lets it call kms, which the runner does not serve: locally those calls fail at once (NotServedLocally), unless --env-vars points AWS_ENDPOINT_URL elsewhere',
     ]);
     expect((await get(runner.api, '/networked')).status).toBe(200);
   });
