@@ -3,7 +3,7 @@
 // asserted by the tests.
 import { execFile, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FunctionDefinition } from 'cdk-local-runner';
@@ -109,6 +109,8 @@ const textbookEventSchema = JSON.parse(
   // The textbook compiles the schema as written; Ajv knows no int64/int32 formats, so they go.
   (key, value) => (key === 'format' ? undefined : value),
 );
+// The machine's load when the run starts and ends (one-minute averages): figures from a busy machine read otherwise.
+const loadAtStart = loadavg()[0] ?? 0;
 const floorModule = join(scratch, 'floor', 'index.mjs');
 mkdirSync(join(scratch, 'floor'));
 writeFileSync(floorModule, 'export const handler = async () => ({ statusCode: 200, body: \'{"hello":"world"}\' });\n');
@@ -474,7 +476,8 @@ const targetRows = [
 const report = `# Benchmarks
 
 Written by \`npm run bench\` (tools/bench/bench.ts) on ${new Date().toISOString().slice(0, 10)}: one run, this machine,
-Node ${process.versions.node}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB.
+Node ${process.versions.node}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB,
+load average ${loadAtStart.toFixed(1)} at the start and ${(loadavg()[0] ?? 0).toFixed(1)} at the end (one minute; other work on the machine counts).
 Every figure is measured against the real synthesized bundles (\`cdk synth\` into a scratch folder) and dynalite. They
 are local figures: Lambda's own machines differ, but what a bundle loads and computes is paid there too.
 
