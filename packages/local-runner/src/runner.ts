@@ -92,6 +92,8 @@ export interface RunnerOptions {
    * (`--async-retry-delay`: lambda/async-invocations.ts); AWS's, about a minute, by default.
    */
   asyncRetryDelayMs?: number;
+  /** State machines' Wait states and Retry intervals pass at once (`--skip-waits`: services/states/). */
+  skipWaits?: boolean;
   log: (line: string) => void;
   /**
    * Takes each line a function (by name: ServedFunction) writes to its log (as CloudWatch Logs gets it); without it,
@@ -128,7 +130,7 @@ export interface Runner {
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
-  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 's3', string>>;
+  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 's3' | 'states', string>>;
   /** The local Lambda's Invoke API (the runner's credentials: lambda/invoke-api.ts). */
   lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
@@ -146,6 +148,8 @@ export interface Runner {
   eventBridge: () => string[];
   /** The local S3's buckets (services/s3/), served at `serviceUrls.s3`: name, and `Stack/id` when the template has it. */
   buckets: () => { name: string; source?: string | undefined }[];
+  /** The template's state machines, served by the local Step Functions at `serviceUrls.states`: the banner's. */
+  stateMachines: () => { name: string; arn: string; type: string; source: string }[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -292,7 +296,7 @@ const neutralIssuer: IssuerIdentity = { issuer: 'urn:local-runner:issuer', audie
 const startEndpoints = async (
   assembly: Assembly,
   signingKey: SigningKey,
-  options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log' | 'asyncRetryDelayMs'>,
+  options: Pick<RunnerOptions, 'dataDir' | 'serviceValues' | 'log' | 'asyncRetryDelayMs' | 'skipWaits'>,
   functions: InvocableFunctions,
 ) => {
   const jwks = await serveJwks(() => [signingKey.publicJwk]);
@@ -314,6 +318,7 @@ const startEndpoints = async (
     log: options.log,
     targets,
     invoke: functions.invoke,
+    ...(options.skipWaits && { skipWaits: true }),
   }).catch(async (error: unknown) => {
     asyncInvocations.close();
     await Promise.all([jwks.close(), unserved.close(), lambda.close()]);
@@ -378,6 +383,7 @@ export const startServices = async (
     await closeEndpoints();
     throw error;
   }
+  local.useDatabase(database.endpoint);
   // Each notice said once, however many reloads would say it again.
   const said = new Set<string>();
   const sayOnce = (key: string, line: string) => {
@@ -647,6 +653,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     topics: services.local.topics,
     eventBridge: () => services.local.events.banner(),
     buckets: services.local.buckets,
+    stateMachines: () => services.local.stateMachines(),
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

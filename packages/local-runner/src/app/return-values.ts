@@ -182,12 +182,6 @@ const qualified =
     return known(`${functionArn(fn)}:${name}`);
   };
 
-/** What no local service serves yet: every value refused, saying so. */
-const unserved = (what: string): ReturnValues => {
-  const why = unknown(`no local service serves ${what} yet`);
-  return { ref: why, attributes: {}, others: why };
-};
-
 const tableName = named('TableName', ({ id }) => id);
 /**
  * The name of a Kinesis stream whose template gives none: CloudFormation generates `<stack>-<logical id>-<random>`
@@ -229,6 +223,20 @@ const topicArn = arnOf('sns', (name) => name, topicName);
 const ruleName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedRuleName(stackName, id));
 const streamName: Getter = ({ id, stackName, text }) => known(text('Name') ?? generatedStreamName(stackName, id));
 const ruleBus = ({ text }: Subject) => (text('EventBusName') ?? 'default').replace(/^arn:.*:event-bus\//, '');
+
+/**
+ * The name of a state machine whose template gives none: CloudFormation generates `<logical id>-<random>`
+ * ("AWS::StepFunctions::StateMachine" StateMachineName: "If you don't specify a name, AWS CloudFormation generates a
+ * unique physical ID"; the shape deployed stacks show), at most 80 characters; stable here.
+ */
+export const generatedStateMachineName = (stackName: string, id: string) =>
+  `${id.slice(0, 67)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
+
+/** "AWS::StepFunctions::StateMachine" Arn: `arn:aws:states:<region>:<account>:stateMachine:<name>`. */
+export const stateMachineArn = (name: string) =>
+  `arn:${localAws.partition}:states:${localAws.region}:${localAws.accountId}:stateMachine:${name}`;
+const stateMachineName: Getter = ({ id, stackName, text }) =>
+  known(text('StateMachineName') ?? generatedStateMachineName(stackName, id));
 
 /** The return values of every type the runner knows, by type. */
 export const returnValues: Record<string, ReturnValues> = {
@@ -347,8 +355,14 @@ export const returnValues: Record<string, ReturnValues> = {
     ref: streamName,
     attributes: { Arn: arnOf('kinesis', (name) => `stream/${name}`, streamName) },
   },
-  // Served by the next issue's services: refused until then.
-  'AWS::StepFunctions::StateMachine': unserved('Step Functions state machines (their ARN)'),
+  // Served by the local Step Functions (services/states/): Ref is the state machine's ARN ("Return values").
+  'AWS::StepFunctions::StateMachine': {
+    ref: (subject) => withName(stateMachineName(subject), stateMachineArn),
+    attributes: {
+      Arn: (subject) => withName(stateMachineName(subject), stateMachineArn),
+      Name: stateMachineName,
+    },
+  },
 };
 
 const withName = (name: Known, value: (name: string) => string): Known =>

@@ -14,6 +14,7 @@ import { bucketsOf } from './s3-resources.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
 import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
+import { type StateMachineSeed, stateMachinesOf } from './state-machine-resources.ts';
 
 /** A parameter as the template declares it. */
 interface ParameterSeed {
@@ -70,6 +71,8 @@ export interface ServiceSeeds {
   kinesis?: StreamSeed[];
   /** The S3 buckets (s3-resources.ts); absent: none. */
   buckets?: BucketSeed[];
+  /** The Step Functions state machines (state-machine-resources.ts); absent: none. */
+  stateMachines?: StateMachineSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -224,5 +227,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.events = eventSeedsOf(stacks);
   seeds.kinesis = kinesisSeedsOf(stacks);
   seeds.buckets = bucketsOf(stacks);
+  seeds.stateMachines = stateMachinesOf(stacks, seeds.notices);
   return seeds;
 };

@@ -12,6 +12,7 @@ export const servedServices: readonly { prefix: string; name: string }[] = [
   { prefix: 'sns', name: 'SNS' },
   { prefix: 'events', name: 'EventBridge' },
   { prefix: 'kinesis', name: 'Kinesis Data Streams' },
+  { prefix: 'states', name: 'Step Functions' },
   { prefix: 'lambda', name: "Lambda's Invoke API" },
   { prefix: 's3', name: 'S3' },
 ];

@@ -50,6 +50,10 @@ export const options = {
     default: '60',
     help: "how long an asynchronous invocation that failed waits for its first retry; the second waits twice as long (Lambda's: about one minute, then two: docs: functions)",
   },
+  'skip-waits': {
+    type: 'boolean',
+    help: "state machines' Wait states and Retry intervals pass at once (docs: step-functions)",
+  },
   'env-vars': {
     type: 'string',
     placeholder: 'FILE',

@@ -189,6 +189,16 @@ const bucketLines = (api: Runner) => {
   ];
 };
 
+/** The state machines (the local Step Functions, the runner's credentials). */
+const stateMachineLines = (api: Runner) => {
+  const machines = api.stateMachines();
+  if (machines.length === 0) return [];
+  return [
+    `Step Functions: ${api.serviceUrls.states} (the runner's credentials, local/local)`,
+    ...machines.map(({ name, arn, type }) => `  state machine ${name} (${type}): ${arn}`),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -282,6 +292,7 @@ const banner = async (
     ...topicLines(api),
     ...eventBridgeLines(api),
     ...bucketLines(api),
+    ...stateMachineLines(api),
     ...(unreached.length > 0
       ? [
           "Functions no API reaches (`npx cdk-local-runner invoke NAME`; Lambda's Invoke takes the name after it):",
@@ -322,6 +333,7 @@ export const serve = async (parent: number) => {
       'max-workers',
       'idle-timeout',
       'async-retry-delay',
+      'skip-waits',
       'env-vars',
       'service-values',
       'app',
@@ -361,6 +373,7 @@ export const serve = async (parent: number) => {
       maxWorkers: maxWorkersOf(values['max-workers'], log),
       idleTimeoutMs: idleTimeoutOf(values['idle-timeout']),
       asyncRetryDelayMs: wholeNumber(values['async-retry-delay'] ?? '60', '--async-retry-delay') * 1000,
+      ...(values['skip-waits'] && { skipWaits: true }),
       tokenIssuer: config.tokenIssuer,
       ...(envVars && { envVars }),
       ...(serviceValues && { serviceValues }),

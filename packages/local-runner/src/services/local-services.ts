@@ -23,6 +23,7 @@ import { emptySigning, loadSnsSigningKey } from './sns-signing.ts';
 import { emptyQueues, queueArn, simpleQueueService } from './sqs.ts';
 import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
+import { stepFunctions } from './states/step-functions.ts';
 import { type Invoker, Targets } from './targets.ts';
 
 /** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
@@ -101,6 +102,8 @@ export const startLocalServices = async (options: {
   targets?: Targets;
   /** How a service runs a function synchronously (an event source mapping's poller); by default, none is served. */
   invoke?: Invoker;
+  /** State machines' Wait states and Retry intervals pass at once (--skip-waits). */
+  skipWaits?: boolean;
 }) => {
   const { dataDir, log, targets = new Targets() } = options;
   const key = loadDataKey(dataDir);
@@ -139,6 +142,16 @@ export const startLocalServices = async (options: {
   targets.register('events', events.receive);
   const kinesis = kinesisDataStreams(stateFile(dataDir, 'kinesis', emptyStreams));
   const s3 = simpleStorageService(dataDir, log);
+  // Step Functions calls the other services over their endpoints (the database's, once the runner gives it).
+  let databaseEndpoint: string | undefined;
+  let urls = {} as Record<ServiceName, string>;
+  const states = stepFunctions({
+    log,
+    invoke: () => options.invoke,
+    endpoints: () => ({ ...urls, ...(databaseEndpoint !== undefined && { dynamodb: databaseEndpoint }) }),
+    skipWaits: options.skipWaits ?? false,
+  });
+  targets.register('states', states.receive);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -149,6 +162,7 @@ export const startLocalServices = async (options: {
       ...events.seed(seeds.events),
       ...kinesis.seed(chosen.streams),
       ...s3.seed(seeds.buckets ?? []),
+      ...states.seed(seeds.stateMachines ?? []),
     ];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
@@ -170,7 +184,7 @@ export const startLocalServices = async (options: {
     query: (request: IncomingMessage, body: Buffer) => sqsQueryAnswer(queues.service, request, body),
   };
   const servers = await serveEach(
-    [parameters.service, secrets.service, sqs, events.service, kinesis.service],
+    [parameters.service, secrets.service, sqs, events.service, kinesis.service, states.service],
     log,
   ).catch(async (error) => {
     await sns.close();
@@ -180,7 +194,7 @@ export const startLocalServices = async (options: {
     await Promise.all([...servers.map((server) => server.close()), sns.close()]);
     throw error;
   });
-  const urls = {
+  urls = {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
     s3: s3Server.url,
@@ -198,6 +212,7 @@ export const startLocalServices = async (options: {
       AWS_ENDPOINT_URL_EVENTBRIDGE: urls.events,
       AWS_ENDPOINT_URL_KINESIS: urls.kinesis,
       AWS_ENDPOINT_URL_S3: urls.s3,
+      AWS_ENDPOINT_URL_SFN: urls.states,
     },
     /** The template's queues, with their URLs and the functions their enabled mappings feed: the banner's. */
     queues: () =>
@@ -226,7 +241,14 @@ export const startLocalServices = async (options: {
     onChange: s3.onChange,
     /** The local S3's buckets, for the banner. */
     buckets: s3.buckets,
+    /** The state machines, for the banner. */
+    stateMachines: states.machines,
+    /** The database's endpoint, once it serves: state machines' DynamoDB tasks call it. */
+    useDatabase: (endpoint: string) => {
+      databaseEndpoint = endpoint;
+    },
     close: async () => {
+      await states.close();
       await pollers?.stop();
       queues.close();
       clock.stop();
@@ -238,7 +260,7 @@ export const startLocalServices = async (options: {
 };
 
 /** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3';
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3' | 'states';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {

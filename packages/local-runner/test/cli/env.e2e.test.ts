@@ -71,6 +71,7 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_ENDPOINT_URL_EVENTBRIDGE: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_KINESIS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_S3: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_SFN: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
   });
   const exported = spawnSync('sh', ['-c', `${exportLines}\nenv`], { encoding: 'utf8', env: {} }).stdout;
   for (const [name, value] of Object.entries(variables)) expect(exported).toContain(`${name}=${value}\n`);
@@ -207,6 +208,10 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
   AWS_ENDPOINT_URL_S3: {
     js: ['@aws-sdk/client-s3', 'S3Client', 'ListBucketsCommand', {}, 's3'],
     py: ['s3', 'list_buckets()', 's3'],
+  },
+  AWS_ENDPOINT_URL_SFN: {
+    js: ['@aws-sdk/client-sfn', 'SFNClient', 'ListStateMachinesCommand', {}, 'states'],
+    py: ['stepfunctions', 'list_state_machines()', 'states'],
   },
   AWS_ENDPOINT_URL_SCHEDULER: {
     js: ['@aws-sdk/client-scheduler', 'SchedulerClient', 'ListSchedulesCommand', {}, 'scheduler'],

@@ -167,8 +167,8 @@ test('a data key that is not one is refused, naming the file and what to do', as
 test('each service listens on its own address, which serves it alone', async () => {
   const services = await startLocalServices({ dataDir, seeds: seeds('two', 24), log: () => undefined });
   try {
-    const { ssm, secretsmanager, sqs, sns, events, kinesis, s3 } = services.urls;
-    expect(new Set([ssm, secretsmanager, sqs, sns, events, kinesis, s3]).size).toBe(7);
+    const { ssm, secretsmanager, sqs, sns, events, kinesis, s3, states } = services.urls;
+    expect(new Set([ssm, secretsmanager, sqs, sns, events, kinesis, s3, states]).size).toBe(8);
     expect(services.endpoints).toEqual({
       AWS_ENDPOINT_URL_SSM: ssm,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsmanager,
@@ -177,6 +177,7 @@ test('each service listens on its own address, which serves it alone', async () 
       AWS_ENDPOINT_URL_EVENTBRIDGE: events,
       AWS_ENDPOINT_URL_KINESIS: kinesis,
       AWS_ENDPOINT_URL_S3: s3,
+      AWS_ENDPOINT_URL_SFN: states,
     });
     const getParameter = { target: 'AmazonSSM.GetParameter', body: '{"Name":"/app/plain"}' };
     expect(await callJsonService(ssm, getParameter)).toEqual([200, undefined]);
@@ -184,6 +185,7 @@ test('each service listens on its own address, which serves it alone', async () 
     expect(await callJsonService(secretsmanager, getParameter)).toEqual([400, 'NotServedLocally']);
     expect(await callJsonService(events, getParameter)).toEqual([400, 'NotServedLocally']);
     expect(await callJsonService(kinesis, getParameter)).toEqual([400, 'NotServedLocally']);
+    expect(await callJsonService(states, getParameter)).toEqual([400, 'NotServedLocally']);
   } finally {
     await services.close();
   }

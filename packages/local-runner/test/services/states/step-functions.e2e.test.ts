@@ -1,0 +1,194 @@
+// Step Functions as a user's SDK and an app's functions reach it, on the whole runner serving a CDK app
+// (fixtures/state-machine-app.ts) with waits skipped (--skip-waits): each state type in JSONPath ("State machine
+// structure in Amazon States Language", https://docs.aws.amazon.com/step-functions/latest/dg/statemachine-structure.html;
+// Amazon States Language specification, https://states-language.net/spec.html) and in JSONata with variables
+// ("Transforming data with JSONata in Step Functions", https://docs.aws.amazon.com/step-functions/latest/dg/transforming-data.html;
+// "Passing data between states with variables", https://docs.aws.amazon.com/step-functions/latest/dg/workflow-variables.html),
+// a Retry succeeding on the third try and a Catch ("Handling errors in Step Functions workflows",
+// https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html), and a `.waitForTaskToken` task
+// completed by a function calling SendTaskSuccess ("Wait for a Callback with Task Token",
+// https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token); the history's
+// event types as the API names them ("HistoryEvent", https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  ListStateMachinesCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StartSyncExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../../src/app/local-aws.ts';
+import { stateMachineArn } from '../../../src/app/return-values.ts';
+import { type Runner, startRunner } from '../../../src/runner.ts';
+import { stateMachineApp, synthesizeStateMachineApp } from '../../fixtures/state-machine-app.ts';
+
+/** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
+const installedPackages = join(
+  dirname(fileURLToPath(import.meta.resolve('@aws-sdk/client-sfn/package.json'))),
+  '../..',
+);
+
+let dataDir = '';
+let assembly = '';
+let runner: Runner | undefined;
+let sfn: SFNClient;
+const log: string[] = [];
+/** Who waits for the next log line. */
+const waiters = new Set<() => void>();
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'step-functions-e2e-'));
+  assembly = synthesizeStateMachineApp();
+  runner = await startRunner({
+    cloudAssemblyDir: assembly,
+    port: 0,
+    dataDir,
+    maxWorkers: 1,
+    runtimeSdk: installedPackages,
+    skipWaits: true,
+    log: (line) => {
+      log.push(line);
+      for (const wake of waiters) wake();
+    },
+    functionLog: (fn, line) => log.push(`${fn}: ${line}`),
+  });
+  // StartSyncExecution's endpoint trait prefixes the host with `sync-`: a local endpoint takes none
+  // (docs/step-functions.md).
+  sfn = new SFNClient({
+    region: localAws.region,
+    credentials: localAws.credentials,
+    endpoint: runner.serviceUrls.states,
+    disableHostPrefix: true,
+  });
+}, 180_000);
+afterAll(async () => {
+  sfn?.destroy();
+  await runner?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
+}, 60_000);
+
+/** The log line saying that `execution` ended, once it has. */
+const ended = (execution: string) =>
+  new Promise<string>((resolve) => {
+    const look = () => {
+      const found = log.find(
+        (line) => line.includes(` ${execution}: execution `) && !line.endsWith('started (STANDARD)'),
+      );
+      if (!found || found.includes('execution started')) return;
+      waiters.delete(look);
+      resolve(found);
+    };
+    waiters.add(look);
+    look();
+  });
+
+/** Starts an execution of `machine` named `name` and answers DescribeExecution once it has ended. */
+const run = async (machine: string, name: string, input: unknown) => {
+  const { executionArn } = await sfn.send(
+    new StartExecutionCommand({ stateMachineArn: stateMachineArn(machine), name, input: JSON.stringify(input) }),
+  );
+  await ended(name);
+  return sfn.send(new DescribeExecutionCommand({ executionArn }));
+};
+
+const historyOf = async (executionArn: string | undefined) =>
+  (await sfn.send(new GetExecutionHistoryCommand({ executionArn }))).events ?? [];
+
+test('the template’s state machines are listed, each by the name it gives and its type', async () => {
+  const { stateMachines = [] } = await sfn.send(new ListStateMachinesCommand({}));
+  const listed = Object.fromEntries(stateMachines.map(({ name, type }) => [name, type]));
+  expect(listed).toEqual({
+    [stateMachineApp.everyState]: 'STANDARD',
+    [stateMachineApp.jsonata]: 'EXPRESS',
+    [stateMachineApp.retrying]: 'STANDARD',
+    [stateMachineApp.catching]: 'STANDARD',
+    [stateMachineApp.callback]: 'STANDARD',
+  });
+});
+
+test('every state type in JSONPath: an hour’s Wait skipped, Parallel and Map results, each state logged', async () => {
+  const described = await run(stateMachineApp.everyState, 'every-state', { plant: 'fern' });
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual({
+    plant: 'fern',
+    given: { value: 21 },
+    items: ['fern', 'ivy'],
+    doubled: { value: 42 },
+    both: [{ text: 'doubled to 42' }, { count: 2 }],
+    each: [{ label: '0:fern' }, { label: '1:ivy' }],
+  });
+  const types = (await historyOf(described.executionArn)).map(({ type }) => type);
+  for (const type of [
+    'ExecutionStarted',
+    'PassStateEntered',
+    'TaskStateEntered',
+    'TaskScheduled',
+    'TaskStarted',
+    'TaskSucceeded',
+    'ChoiceStateEntered',
+    'WaitStateEntered',
+    'ParallelStateStarted',
+    'ParallelStateSucceeded',
+    'MapStateStarted',
+    'MapIterationStarted',
+    'MapIterationSucceeded',
+    'MapStateSucceeded',
+    'SucceedStateEntered',
+    'ExecutionSucceeded',
+  ])
+    expect(types).toContain(type);
+  const said = log.filter((line) => line.includes('EveryState every-state:'));
+  expect(said).toEqual(expect.arrayContaining([expect.stringContaining('Double (Task) succeeded -> Keep')]));
+  expect(said).toEqual(expect.arrayContaining([expect.stringContaining('Pause (Wait) would wait 3600 s')]));
+});
+
+test('JSONata with variables, run synchronously: Assign, Arguments, Output, Condition, Items', async () => {
+  const answer = await sfn.send(
+    new StartSyncExecutionCommand({
+      stateMachineArn: stateMachineArn(stateMachineApp.jsonata),
+      input: JSON.stringify({ plant: 'fern', prices: [2, 3, 4] }),
+    }),
+  );
+  expect(answer.status).toBe('SUCCEEDED');
+  expect(JSON.parse(answer.output ?? '')).toEqual({ plant: 'FERN', doubled: 18, taxed: [4, 6, 8] });
+  const small = await sfn.send(
+    new StartSyncExecutionCommand({
+      stateMachineArn: stateMachineArn(stateMachineApp.jsonata),
+      input: JSON.stringify({ plant: 'ivy', prices: [1, 2] }),
+    }),
+  );
+  expect([small.status, small.error, small.cause]).toEqual(['FAILED', 'Small', 'only 6']);
+});
+
+test('a Retry succeeds on the third try, its 30 s and 60 s back-off skipped', async () => {
+  const described = await run(stateMachineApp.retrying, 'third-try', {});
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '').Payload).toEqual({ attempts: 3 });
+  const events = await historyOf(described.executionArn);
+  expect(events.filter(({ type }) => type === 'TaskFailed').map((e) => e.taskFailedEventDetails?.error)).toEqual([
+    'Flaky',
+    'Flaky',
+  ]);
+  expect(events.filter(({ type }) => type === 'TaskScheduled')).toHaveLength(3);
+  expect(log).toEqual(expect.arrayContaining([expect.stringContaining('Flaky (Task) failed: Flaky: retry 2 of 5')]));
+});
+
+test('a Catch puts the error output where its ResultPath says and moves on', async () => {
+  const described = await run(stateMachineApp.catching, 'caught', { order: 'o-7' });
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual({ refunded: 'o-7', why: 'Declined' });
+});
+
+test('a .waitForTaskToken task waits until the function it invoked calls SendTaskSuccess', async () => {
+  const described = await run(stateMachineApp.callback, 'approval', {});
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual({ approved: true, by: 'function' });
+  const types = (await historyOf(described.executionArn)).map(({ type }) => type);
+  expect(types).toEqual(expect.arrayContaining(['TaskScheduled', 'TaskStarted', 'TaskSubmitted', 'TaskSucceeded']));
+});
