@@ -9,6 +9,12 @@ import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn
 import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
 import { generatedStateMachineName, stateMachineArn } from './return-values.ts';
 
+/**
+ * What a queue's URL (`Ref` of an AWS::SQS::Queue) names in a definition while the template is read: the local SQS's
+ * address is known only once it listens, and the service puts it in place of this mark (services/states/).
+ */
+export const queueEndpointMark = 'http://local-sqs.invalid';
+
 export interface StateMachineSeed {
   /** `Stack/LogicalId`. */
   source: string;
@@ -66,8 +72,9 @@ const definitionOf = (resource: CfnResource, context: ValueContext, source: stri
   return definition;
 };
 
-const stateMachineOf = (id: string, resource: CfnResource, context: ValueContext, notices: string[]) => {
-  const source = `${context.stackName}/${id}`;
+const stateMachineOf = (id: string, resource: CfnResource, stack: ValueContext, notices: string[]) => {
+  const source = `${stack.stackName}/${id}`;
+  const context = { ...stack, sqsEndpoint: queueEndpointMark };
   const properties = props(resource);
   const given = evaluatedProperty(properties.StateMachineName, context, source, 'StateMachineName');
   const name = given === undefined ? generatedStateMachineName(context.stackName, id) : String(given);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { UnsupportedTemplateError } from '../../app/cfn.ts';
 import { localAws } from '../../app/local-aws.ts';
-import type { StateMachineSeed } from '../../app/state-machine-resources.ts';
+import { queueEndpointMark, type StateMachineSeed } from '../../app/state-machine-resources.ts';
 import { type JsonInput, type JsonService, ServiceError } from '../json-protocol.ts';
 import { type Delivery, type Invoker, TargetError } from '../targets.ts';
 import { ExecutionStopped, StatesError } from './errors.ts';
@@ -106,6 +106,14 @@ export interface StepFunctionsOptions {
 
 export const stepFunctions = (options: StepFunctionsOptions) => {
   let machines = new Map<string, StateMachineSeed>();
+  /** A machine with the local SQS's address in its queue URLs, once it listens (queueEndpointMark). */
+  const served = (seed: StateMachineSeed): StateMachineSeed => {
+    const text = JSON.stringify(seed.definition);
+    const sqs = options.endpoints().sqs;
+    return text.includes(queueEndpointMark) && sqs !== undefined
+      ? { ...seed, definition: JSON.parse(text.replaceAll(queueEndpointMark, sqs)) as Record<string, unknown> }
+      : seed;
+  };
   const executions = new Map<string, Execution>();
   const tokens = new TaskTokens();
   const finished = async (arn: string): Promise<FinishedExecution> => {
@@ -227,7 +235,7 @@ export const stepFunctions = (options: StepFunctionsOptions) => {
   const machineOf = (arn: string) => {
     const machine = machines.get(arn);
     if (!machine) throw new ServiceError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${arn}'`);
-    return machine;
+    return served(machine);
   };
   const executionOf = (arn: string) => {
     const execution = executions.get(arn);
@@ -367,7 +375,7 @@ export const stepFunctions = (options: StepFunctionsOptions) => {
     receive: async (arn: string, delivery: Delivery) => {
       const machine = machines.get(arn);
       if (!machine) throw new TargetError(`${arn}: no state machine of that ARN is served`);
-      const execution = start(machine, undefined, delivery.body);
+      const execution = start(served(machine), undefined, delivery.body);
       options.log(`Step Functions ${machine.name}: execution ${execution.name} started by ${delivery.source}`);
     },
     close: async () => {

@@ -176,7 +176,17 @@ const optimizedPrefixes: Record<string, string> = {
   states: 'StepFunctions',
 };
 
-/** A wire call whose service error is the task's error, named `<prefix>.<type>`. */
+/** `record`'s keys with their first letter changed by `change` (one level: the API's members). */
+const rekeyed = (record: Record<string, unknown>, change: (first: string) => string) =>
+  Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [`${change(key.slice(0, 1))}${key.slice(1)}`, value]),
+  );
+
+/**
+ * A wire call whose service error is the task's error, named `<prefix>.<type>`. Step Functions' own API names its
+ * members in camel case (`stateMachineArn`); a task writes them, and reads its answer, in Pascal case
+ * (`StateMachineArn`, `ExecutionArn`), as for every other service.
+ */
 const wired = async (
   services: TaskServices,
   service: WireService,
@@ -185,7 +195,14 @@ const wired = async (
   prefix: string,
 ) => {
   try {
-    return await wireCall(services.endpoints(), service, action, input);
+    if (service !== 'states') return await wireCall(services.endpoints(), service, action, input);
+    const answer = await wireCall(
+      services.endpoints(),
+      service,
+      action,
+      rekeyed(input, (c) => c.toLowerCase()),
+    );
+    return rekeyed(answer, (c) => c.toUpperCase());
   } catch (error) {
     if (error instanceof WireError) throw new StatesError(`${prefix}.${error.type}`, error.message);
     throw error;
@@ -194,9 +211,9 @@ const wired = async (
 
 /** `states:startExecution.sync` (Output as text) or `.sync:2` (Output as JSON): the child's end; a failure fails the task. */
 const startedSync = async (services: TaskServices, started: Record<string, unknown>, pattern: string) => {
-  const finished = await services.finished(String(started.executionArn));
-  if (finished.status !== 'SUCCEEDED') throw new StatesError('States.TaskFailed', JSON.stringify(finished));
-  return pattern === 'sync:2' ? { ...finished, output: safeJson(String(finished.output)) } : finished;
+  const finished = rekeyed(await services.finished(String(started.ExecutionArn)), (c) => c.toUpperCase());
+  if (finished.Status !== 'SUCCEEDED') throw new StatesError('States.TaskFailed', JSON.stringify(finished));
+  return pattern === 'sync:2' ? { ...finished, Output: safeJson(String(finished.Output)) } : finished;
 };
 
 const optimizedCall = async (

@@ -16,11 +16,13 @@ import { fileURLToPath } from 'node:url';
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
+  ListExecutionsCommand,
   ListStateMachinesCommand,
   SFNClient,
   StartExecutionCommand,
   StartSyncExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
@@ -37,6 +39,7 @@ let dataDir = '';
 let assembly = '';
 let runner: Runner | undefined;
 let sfn: SFNClient;
+let sqs: SQSClient;
 const log: string[] = [];
 /** Who waits for the next log line. */
 const waiters = new Set<() => void>();
@@ -65,9 +68,11 @@ beforeAll(async () => {
     endpoint: runner.serviceUrls.states,
     disableHostPrefix: true,
   });
+  sqs = new SQSClient({ region: localAws.region, credentials: localAws.credentials, endpoint: runner.serviceUrls.sqs });
 }, 180_000);
 afterAll(async () => {
   sfn?.destroy();
+  sqs?.destroy();
   await runner?.close();
   rmSync(dataDir, { recursive: true, force: true });
   if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
@@ -109,6 +114,8 @@ test('the template’s state machines are listed, each by the name it gives and 
     [stateMachineApp.retrying]: 'STANDARD',
     [stateMachineApp.catching]: 'STANDARD',
     [stateMachineApp.callback]: 'STANDARD',
+    [stateMachineApp.integrations]: 'STANDARD',
+    [stateMachineApp.onStored]: 'STANDARD',
   });
 });
 
@@ -191,4 +198,54 @@ test('a .waitForTaskToken task waits until the function it invoked calls SendTas
   expect(JSON.parse(described.output ?? '')).toEqual({ approved: true, by: 'function' });
   const types = (await historyOf(described.executionArn)).map(({ type }) => type);
   expect(types).toEqual(expect.arrayContaining(['TaskScheduled', 'TaskStarted', 'TaskSubmitted', 'TaskSucceeded']));
+});
+
+// "Integrating services with Step Functions" (https://docs.aws.amazon.com/step-functions/latest/dg/integrate-services.html):
+// the optimized integrations of DynamoDB, SQS, SNS, EventBridge and Step Functions (`.sync:2`,
+// https://docs.aws.amazon.com/step-functions/latest/dg/connect-stepfunctions.html) and an AWS SDK integration, each
+// answered by the local service over its own endpoint.
+test('tasks call the served services: DynamoDB, SQS, SNS, EventBridge, an SDK integration and a child execution', async () => {
+  const described = await run(stateMachineApp.integrations, 'integrated', { id: 'p-1' });
+  expect([described.status, described.error, described.cause]).toEqual(['SUCCEEDED', undefined, undefined]);
+  const output = JSON.parse(described.output ?? '');
+  const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: stateMachineApp.queue }));
+  expect(output).toEqual({
+    id: 'p-1',
+    read: { name: 'fern' },
+    queued: { messageId: expect.any(String) },
+    published: { published: expect.any(String) },
+    announced: { failed: 0 },
+    found: { url: QueueUrl },
+    child: { output: { refunded: 'o-9', why: 'Declined' } },
+  });
+  const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
+  expect(Messages.map(({ MessageId, Body }) => [MessageId, JSON.parse(Body ?? '')])).toEqual([
+    [output.queued.messageId, { id: 'p-1', name: 'fern' }],
+  ]);
+});
+
+// "Amazon EventBridge targets" (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-targets.html): a rule
+// whose target is a state machine starts an execution, its input the event.
+test('the event a task puts on the bus starts the state machine its rule targets', async () => {
+  const started = new Promise<void>((resolve) => {
+    const look = () => {
+      if (!log.some((line) => line.startsWith(`Step Functions ${stateMachineApp.onStored}: execution`))) return;
+      waiters.delete(look);
+      resolve();
+    };
+    waiters.add(look);
+    look();
+  });
+  await run(stateMachineApp.integrations, 'announced', { id: 'p-2' });
+  await started;
+  const { executions = [] } = await sfn.send(
+    new ListExecutionsCommand({ stateMachineArn: stateMachineArn(stateMachineApp.onStored) }),
+  );
+  const [{ executionArn } = {}] = executions;
+  const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+  expect(JSON.parse(execution.input ?? '')).toMatchObject({
+    source: 'plant.workflow',
+    'detail-type': 'Plant Stored',
+    detail: { name: 'fern' },
+  });
 });
