@@ -24,6 +24,7 @@ import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
 import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
+import { measureStepFunctions } from './step-functions.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 import { measureWebSocket } from './websocket-scenario.ts';
 
@@ -308,6 +309,9 @@ progress('S3: PutObject and GetObject at 1 KB and 1 MB');
 const s3Objects = await measureS3Objects(scratch);
 const s3Row = (size: '1 KB' | '1 MB') =>
   `${s3Objects.perSecond[size].put.toFixed(0)} in, ${s3Objects.perSecond[size].get.toFixed(0)} out`;
+// 4c''. Step Functions: an express state machine of three states, run synchronously.
+progress('Step Functions: an express execution of three states');
+const stepFunctions = await measureStepFunctions(scratch);
 
 // 4d. A handler's edit under `start --watch`: from the save to the new answer.
 progress("a handler's edits under start --watch");
@@ -540,6 +544,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | messages a second through a queue to its function, batch size 10 | ${delivery.perSecond[10].toFixed(0)} |
 | S3 objects a second, 1 KB (PutObject in, GetObject out; SDK v3, 8 in flight, a data folder on disk) | ${s3Row('1 KB')} |
 | S3 objects a second, 1 MB (the same) | ${s3Row('1 MB')} |
+| an express execution of three states (Pass, a Lambda task, Pass), StartSyncExecution to its answer | first ${stepFunctions.firstMs.toFixed(0)} ms (the function cold); then p50 ${median(stepFunctions.executionsMs).toFixed(1)} ms, p99 ${percentile(stepFunctions.executionsMs, 99).toFixed(1)} ms (${stepFunctions.executionsMs.length} one at a time) |
 | a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
@@ -561,7 +566,9 @@ echo of the last arrives), ${loadRounds} rounds of ${loadSeconds} s after a 1 s 
 (tools/bench/event-delivery.ts, an app synthesized in-process): each function logs the time it starts and the ids it
 was given; a latency is from just before the SDK's call to that time (one clock), one message or event at a time after
 two that warm the function; the throughput sends 500 messages in batches of 10 (SendMessageBatch) as fast as the SDK
-answers, counted until the start of the invocation carrying the last. The handler's edit
+answers, counted until the start of the invocation carrying the last. The express execution (tools/bench/step-functions.ts,
+an app synthesized in-process): StartSyncExecution timed from just before the SDK's call to its answer, the first
+with the task's function cold, then one at a time. The handler's edit
 (tools/bench/handler-edit.ts): a copy of the project served by \`start --watch\`, createPlant's conflict message edited
 as an editor saves (a temporary file renamed over it), each timed from the save to the first answer carrying the new
 text; the reload's way (its bundle rebuilt alone, or a synth) as the runner's log says it.
