@@ -72,6 +72,8 @@ const called = async (sr: StateRun, args: unknown, token: string | undefined) =>
     run.history.add('LambdaFunctionScheduled', { resource: resourceArn, input: shownData(args), ...seconds });
   else run.history.add('TaskScheduled', { ...named, region: localAws.region, parameters: shownData(args), ...seconds });
   run.history.add(`${kind}Started`, parts.isFunction ? undefined : named);
+  // A call given up (timed out, or its state stopped) stops waiting: a callback's token is then no longer taken.
+  const abandoned = new AbortController();
   try {
     const result = await timed(
       run.runTask({
@@ -80,7 +82,7 @@ const called = async (sr: StateRun, args: unknown, token: string | undefined) =>
         state: name,
         ...(token !== undefined && { token }),
         ...(heartbeat !== undefined && { heartbeatMs: heartbeat * 1000 }),
-        signal: run.signal,
+        signal: AbortSignal.any([run.signal, abandoned.signal]),
         submitted: (output) => run.history.add('TaskSubmitted', { ...named, output: shownData(output) }),
       }),
       timeout,
@@ -89,6 +91,7 @@ const called = async (sr: StateRun, args: unknown, token: string | undefined) =>
     run.history.add(`${kind}Succeeded`, { ...(parts.isFunction ? {} : named), output: shownData(result) });
     return result;
   } catch (error) {
+    abandoned.abort();
     if (error instanceof StatesError) {
       const timedOut = error.error === 'States.Timeout' || error.error === 'States.HeartbeatTimeout';
       run.history.add(`${kind}${timedOut ? 'TimedOut' : 'Failed'}`, {

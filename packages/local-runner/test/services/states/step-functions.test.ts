@@ -1,0 +1,207 @@
+// The Step Functions API on the local services alone (no functions), through the SDK's client, as the AWS Step
+// Functions API Reference describes each operation and error (https://docs.aws.amazon.com/step-functions/latest/apireference/):
+// StopExecution of a running execution (ABORTED, ExecutionAborted), StartSyncExecution refused for a standard machine
+// (StateMachineTypeNotSupported), StartExecution's ExecutionAlreadyExists, SendTaskSuccess of an unknown token
+// (TaskDoesNotExist); a `.waitForTaskToken` task on SQS's optimized integration completed by SendTaskFailure and
+// caught ("Wait for a Callback with Task Token",
+// https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token); a Map over
+// its items with ToleratedFailureCount ("Map workflow state"); and a resource the runner does not serve, refused at
+// start naming the state and the resource.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  SendTaskFailureCommand,
+  SendTaskSuccessCommand,
+  SFNClient,
+  StartExecutionCommand,
+  StartSyncExecutionCommand,
+  StopExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../../src/app/local-aws.ts';
+import { stateMachineArn } from '../../../src/app/return-values.ts';
+import type { ServiceSeeds } from '../../../src/app/service-resources.ts';
+import type { StateMachineSeed } from '../../../src/app/state-machine-resources.ts';
+import { startLocalServices } from '../../../src/services/local-services.ts';
+
+const machine = (
+  name: string,
+  definition: Record<string, unknown>,
+  type: 'STANDARD' | 'EXPRESS' = 'STANDARD',
+): StateMachineSeed => ({
+  source: `App/${name}`,
+  name,
+  arn: stateMachineArn(name),
+  type,
+  definition,
+});
+
+const queueUrlMark = 'http://local-sqs.invalid/000000000000/approvals';
+
+const seeds = (machines: StateMachineSeed[]): ServiceSeeds => ({
+  parameters: [],
+  secrets: [],
+  queues: [{ source: 'App/Approvals', name: 'approvals', attributes: {} }],
+  stateMachines: machines,
+  notices: [],
+});
+
+const served = [
+  machine('Waiting', { StartAt: 'Hour', States: { Hour: { Type: 'Wait', Seconds: 3600, End: true } } }),
+  machine('Approval', {
+    StartAt: 'Ask',
+    States: {
+      Ask: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::sqs:sendMessage.waitForTaskToken',
+        Parameters: { QueueUrl: queueUrlMark, MessageBody: { 'token.$': '$$.Task.Token', 'order.$': '$.order' } },
+        Catch: [{ ErrorEquals: ['Rejected'], ResultPath: '$.rejected', Next: 'Refused' }],
+        End: true,
+      },
+      Refused: { Type: 'Pass', End: true },
+    },
+  }),
+  machine('Items', {
+    StartAt: 'Each',
+    States: {
+      Each: {
+        Type: 'Map',
+        ToleratedFailureCount: 1,
+        MaxConcurrency: 1,
+        ItemProcessor: {
+          StartAt: 'Check',
+          States: {
+            Check: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$', NumericLessThan: 0, Next: 'Negative' }],
+              Default: 'Fine',
+            },
+            Negative: { Type: 'Fail', Error: 'Negative', Cause: 'below zero' },
+            Fine: { Type: 'Pass', End: true },
+          },
+        },
+        End: true,
+      },
+    },
+  }),
+];
+
+let dataDir = '';
+let services: Awaited<ReturnType<typeof startLocalServices>> | undefined;
+let sfn: SFNClient;
+let sqs: SQSClient;
+const log: string[] = [];
+/** Who waits for the next log line. */
+const waiters = new Set<() => void>();
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'step-functions-'));
+  services = await startLocalServices({
+    dataDir,
+    seeds: seeds(served),
+    log: (line) => {
+      log.push(line);
+      for (const wake of waiters) wake();
+    },
+  });
+  const client = { region: localAws.region, credentials: localAws.credentials };
+  sfn = new SFNClient({ ...client, endpoint: services.urls.states, disableHostPrefix: true });
+  sqs = new SQSClient({ ...client, endpoint: services.urls.sqs });
+});
+afterAll(async () => {
+  sfn?.destroy();
+  sqs?.destroy();
+  await services?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** DescribeExecution of `executionArn`, once the log says it ended. */
+const endOf = async (executionArn: string | undefined) => {
+  const name = String(executionArn).split(':').at(-1);
+  await new Promise<void>((resolve) => {
+    const look = () => {
+      if (!log.some((line) => line.includes(` ${name}: execution `) && !line.includes('execution started'))) return;
+      waiters.delete(look);
+      resolve();
+    };
+    waiters.add(look);
+    look();
+  });
+  return sfn.send(new DescribeExecutionCommand({ executionArn }));
+};
+
+test('StopExecution aborts a running execution with the error and cause given', async () => {
+  const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Waiting') }));
+  await sfn.send(new StopExecutionCommand({ executionArn, error: 'Manual', cause: 'stopped by the test' }));
+  const described = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+  expect([described.status, described.error, described.cause]).toEqual(['ABORTED', 'Manual', 'stopped by the test']);
+  const { events = [] } = await sfn.send(new GetExecutionHistoryCommand({ executionArn, reverseOrder: true }));
+  expect(events[0]).toMatchObject({
+    type: 'ExecutionAborted',
+    executionAbortedEventDetails: { error: 'Manual', cause: 'stopped by the test' },
+  });
+});
+
+test('the API’s errors: a standard machine run synchronously, a name taken with another input, an unknown token', async () => {
+  await expect(
+    sfn.send(new StartSyncExecutionCommand({ stateMachineArn: stateMachineArn('Waiting') })),
+  ).rejects.toMatchObject({ name: 'StateMachineTypeNotSupported' });
+  const start = (input: string) =>
+    sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Waiting'), name: 'once', input }));
+  const { executionArn } = await start('{"a":1}');
+  await expect(start('{"a":2}')).rejects.toMatchObject({ name: 'ExecutionAlreadyExists' });
+  await sfn.send(new StopExecutionCommand({ executionArn }));
+  await expect(sfn.send(new SendTaskSuccessCommand({ taskToken: 'nobody', output: '{}' }))).rejects.toMatchObject({
+    name: 'TaskDoesNotExist',
+  });
+  await expect(
+    sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Missing') })),
+  ).rejects.toMatchObject({ name: 'StateMachineDoesNotExist' });
+});
+
+test('a callback task sends its token in an SQS message; SendTaskFailure fails it, and its Catch takes the error', async () => {
+  const { executionArn } = await sfn.send(
+    new StartExecutionCommand({ stateMachineArn: stateMachineArn('Approval'), input: '{"order":"o-1"}' }),
+  );
+  const queueUrl = services?.queues().find(({ name }) => name === 'approvals')?.url;
+  const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 5 }));
+  const body = JSON.parse(Messages[0]?.Body ?? '{}') as { token: string; order: string };
+  expect(body.order).toBe('o-1');
+  await sfn.send(new SendTaskFailureCommand({ taskToken: body.token, error: 'Rejected', cause: 'out of stock' }));
+  const described = await endOf(executionArn);
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual({
+    order: 'o-1',
+    rejected: { Error: 'Rejected', Cause: 'out of stock' },
+  });
+});
+
+test('a Map tolerates ToleratedFailureCount failed items, each one’s result its error output', async () => {
+  const { executionArn } = await sfn.send(
+    new StartExecutionCommand({ stateMachineArn: stateMachineArn('Items'), input: '[1, -2, 3]' }),
+  );
+  const described = await endOf(executionArn);
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual([1, { Error: 'Negative', Cause: 'below zero' }, 3]);
+  const again = await endOf(
+    (await sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Items'), input: '[-1, -2]' })))
+      .executionArn,
+  );
+  expect(again.error).toBe('States.ExceedToleratedFailureThreshold');
+});
+
+test('a Task whose resource the runner does not serve refuses the start, naming the state and the resource', async () => {
+  const refused = machine('Batch', {
+    StartAt: 'Submit',
+    States: { Submit: { Type: 'Task', Resource: 'arn:aws:states:::batch:submitJob.sync', End: true } },
+  });
+  await expect(
+    startLocalServices({ dataDir: undefined, seeds: seeds([refused]), log: () => undefined }),
+  ).rejects.toThrow(
+    "App/Batch: its state Submit's Resource arn:aws:states:::batch:submitJob.sync: the optimized integration batch:submitJob is not served locally",
+  );
+});
