@@ -4,7 +4,7 @@
 // "AWS::Events::Rule" and "AWS::Events::Rule Target" in the CloudFormation template reference
 // (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-events-rule.html).
 // Every value goes through the template evaluator; one it cannot know refuses the app naming the rule and the property,
-// except a target's Arn: a target the runner cannot know or does not serve (a state machine, a stream, a log group)
+// except a target's Arn: a target the runner cannot know or does not serve (a stream, a log group)
 // is left out, said at start by the service (see docs/services.md, "EventBridge").
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { evaluatedProperty, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';

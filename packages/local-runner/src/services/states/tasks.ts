@@ -72,6 +72,8 @@ const sdkServices: Record<string, { wire?: WireService; prefix: string; actions?
   lambda: { prefix: 'Lambda', actions: ['invoke'] },
 };
 
+const sdkPrefixes = new Set(Object.values(sdkServices).map(({ prefix }) => prefix));
+
 /** Why the runner does not serve `resource`, or undefined when it does. */
 export const taskRefusal = (resource: unknown): string | undefined => {
   if (typeof resource !== 'string') return 'it is not a text';
@@ -204,10 +206,19 @@ const wired = async (
     );
     return rekeyed(answer, (c) => c.toUpperCase());
   } catch (error) {
-    if (error instanceof WireError) throw new StatesError(`${prefix}.${error.type}`, error.message);
+    if (error instanceof WireError) throw new StatesError(`${prefix}.${errorName(error.type, prefix)}`, error.message);
     throw error;
   }
 };
+
+/**
+ * An AWS SDK integration's error: `<Service>.<Error>`, the error ending in `Exception` even where the service's does
+ * not ("Learning to use AWS service SDK integrations in Step Functions",
+ * https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html); an optimized integration's as
+ * the service names it.
+ */
+const errorName = (type: string, prefix: string) =>
+  sdkPrefixes.has(prefix) && !type.endsWith('Exception') ? `${type}Exception` : type;
 
 /** `states:startExecution.sync` (Output as text) or `.sync:2` (Output as JSON): the child's end; a failure fails the task. */
 const startedSync = async (services: TaskServices, started: Record<string, unknown>, pattern: string) => {

@@ -65,6 +65,19 @@ const served = [
       Refused: { Type: 'Pass', End: true },
     },
   }),
+  machine('Missing', {
+    StartAt: 'Find',
+    States: {
+      Find: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::aws-sdk:sqs:getQueueUrl',
+        Parameters: { QueueName: 'nowhere' },
+        Catch: [{ ErrorEquals: ['Sqs.QueueDoesNotExistException'], Next: 'Absent' }],
+        End: true,
+      },
+      Absent: { Type: 'Pass', End: true },
+    },
+  }),
   machine('Items', {
     StartAt: 'Each',
     States: {
@@ -159,7 +172,7 @@ test('the API’s errors: a standard machine run synchronously, a name taken wit
     name: 'TaskDoesNotExist',
   });
   await expect(
-    sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Missing') })),
+    sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('NotInTheTemplate') })),
   ).rejects.toMatchObject({ name: 'StateMachineDoesNotExist' });
 });
 
@@ -178,6 +191,16 @@ test('a callback task sends its token in an SQS message; SendTaskFailure fails i
     order: 'o-1',
     rejected: { Error: 'Rejected', Cause: 'out of stock' },
   });
+});
+
+// "Learning to use AWS service SDK integrations in Step Functions"
+// (https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html): an SDK integration's error is
+// `<Service>.<Error>` in Pascal case, `Exception` added where the service's name lacks it.
+test('an AWS SDK integration’s error is named <Service>.<Error>Exception, as Catch names it', async () => {
+  const { executionArn } = await sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn('Missing') }));
+  const described = await endOf(executionArn);
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toMatchObject({ Error: 'Sqs.QueueDoesNotExistException' });
 });
 
 test('a Map tolerates ToleratedFailureCount failed items, each one’s result its error output', async () => {
