@@ -33,8 +33,8 @@ const resources: Record<string, CfnResource> = {
           DeadLetterConfig: { Arn: { 'Fn::GetAtt': ['Queue', 'Arn'] } },
           RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
         },
-        // A state machine: no local service serves it, so its ARN has no local value; kept, and said at start.
-        { Id: 'Machine', Arn: { Ref: 'Machine' } },
+        // A log group with no name: CloudFormation makes one up, so its ARN has no local value; kept, and said at start.
+        { Id: 'Group', Arn: { 'Fn::GetAtt': ['Group', 'Arn'] } },
       ],
     },
   },
@@ -42,7 +42,7 @@ const resources: Record<string, CfnResource> = {
     Type: 'AWS::Events::Rule',
     Properties: { Name: 'nightly', ScheduleExpression: 'rate(1 day)', State: 'DISABLED', Targets: [] },
   },
-  Machine: { Type: 'AWS::StepFunctions::StateMachine', Properties: {} },
+  Group: { Type: 'AWS::Logs::LogGroup', Properties: {} },
 };
 
 test("a rule's bus, pattern and targets through the evaluator; with no Name, <stack>-<logical id>-<12 characters>", () => {
@@ -63,7 +63,7 @@ test("a rule's bus, pattern and targets through the evaluator; with no Name, <st
           deadLetterArn: 'arn:aws:sqs:us-east-1:000000000000:seen',
           retryPolicy: { maximumRetryAttempts: 2, maximumEventAgeInSeconds: 60 },
         },
-        { id: 'Machine', unknown: expect.stringContaining('Step Functions') },
+        { id: 'Group', unknown: expect.stringContaining('LogGroupName') },
       ],
     },
     {
@@ -97,7 +97,7 @@ test("a bus's and a rule's return values: the bus's name and ARN; a rule's name,
 test('a value the runner cannot know, or a rule EventBridge refuses, refuses the start naming the rule', () => {
   const refusing = (properties: Record<string, unknown>) => () =>
     eventSeedsOf([stack({ ...resources, Bad: { Type: 'AWS::Events::Rule', Properties: properties } })]);
-  expect(refusing({ ScheduleExpression: 'rate(1 day)', Description: { Ref: 'Machine' } })).toThrow(
+  expect(refusing({ ScheduleExpression: 'rate(1 day)', Description: { Ref: 'Group' } })).toThrow(
     /^App\/Bad: its Description .* has no local value$/,
   );
   expect(refusing({ Targets: [] })).toThrow(UnsupportedTemplateError);
