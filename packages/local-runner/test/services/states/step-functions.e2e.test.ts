@@ -155,7 +155,7 @@ test('every state type in JSONPath: an hour’s Wait skipped, Parallel and Map r
   expect(said).toEqual(expect.arrayContaining([expect.stringContaining('Pause (Wait) would wait 3600 s')]));
 });
 
-test('JSONata with variables, run synchronously: Assign, Arguments, Output, Condition, Items', async () => {
+test('every state type in JSONata with variables, run synchronously: Assign, Arguments, Output, Condition, Items', async () => {
   const answer = await sfn.send(
     new StartSyncExecutionCommand({
       stateMachineArn: stateMachineArn(stateMachineApp.jsonata),
@@ -163,7 +163,7 @@ test('JSONata with variables, run synchronously: Assign, Arguments, Output, Cond
     }),
   );
   expect(answer.status).toBe('SUCCEEDED');
-  expect(JSON.parse(answer.output ?? '')).toEqual({ plant: 'FERN', doubled: 18, taxed: [4, 6, 8] });
+  expect(JSON.parse(answer.output ?? '')).toEqual({ plant: 'FERN', doubled: 18, taxed: [4, 6, 8], range: [8, 4] });
   const small = await sfn.send(
     new StartSyncExecutionCommand({
       stateMachineArn: stateMachineArn(stateMachineApp.jsonata),
