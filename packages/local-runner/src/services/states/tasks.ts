@@ -13,7 +13,7 @@ import type { TaskTokens } from './task-tokens.ts';
 import { type WireEndpoints, WireError, type WireService, wireCall } from './wire-calls.ts';
 
 /** An execution started by a task, once it has ended: its DescribeExecution answer. */
-export type FinishedExecution = Record<string, unknown> & { status: string };
+type FinishedExecution = Record<string, unknown> & { status: string };
 
 export interface TaskServices {
   invoke: () => Invoker | undefined;
