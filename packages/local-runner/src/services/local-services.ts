@@ -23,6 +23,7 @@ import { emptySigning, loadSnsSigningKey } from './sns-signing.ts';
 import { emptyQueues, queueArn, simpleQueueService } from './sqs.ts';
 import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
+import { emptyExecutions } from './states/executions.ts';
 import { stepFunctions } from './states/step-functions.ts';
 import { type Invoker, Targets } from './targets.ts';
 
@@ -150,6 +151,7 @@ export const startLocalServices = async (options: {
     invoke: () => options.invoke,
     endpoints: () => ({ ...urls, ...(databaseEndpoint !== undefined && { dynamodb: databaseEndpoint }) }),
     skipWaits: options.skipWaits ?? false,
+    store: stateFile(dataDir, 'states', emptyExecutions),
   });
   targets.register('states', states.receive);
   const seed = (seeds: ServiceSeeds) => {

@@ -1,4 +1,6 @@
-// A state machine's executions as the local Step Functions keeps them (in memory: a restart forgets them): each
+// A state machine's executions as the local Step Functions keeps them (in `<data folder>/services/states.json` once
+// each has ended, the last 1000, so that DescribeExecution and GetExecutionHistory answer after a restart; one running
+// when the runner stopped is kept ABORTED): each
 // started with its name and input, run by the interpreter (interpreter.ts) with its context object, its history and its
 // log lines, ended SUCCEEDED, FAILED, TIMED_OUT (the machine's TimeoutSeconds) or ABORTED (StopExecution), as
 // DescribeExecution describes it ("DescribeExecution", AWS Step Functions API Reference,
@@ -7,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { localAws } from '../../app/local-aws.ts';
 import type { StateMachineSeed } from '../../app/state-machine-resources.ts';
 import { ServiceError } from '../json-protocol.ts';
+import type { StateFile } from '../state-file.ts';
 import { ExecutionStopped, StatesError } from './errors.ts';
-import { History, shownData } from './history.ts';
+import { History, type HistoryEvent, shownData } from './history.ts';
 import { runStates } from './interpreter.ts';
 import type { Definition, Run } from './run.ts';
 
@@ -64,7 +67,44 @@ const inputOf = (input: unknown) => {
   return text;
 };
 
+/** An ended execution as the data folder keeps it. */
+type KeptExecution = Omit<Execution, 'startDate' | 'stopDate' | 'history' | 'controller' | 'done'> & {
+  startDate: string;
+  stopDate?: string;
+  events: HistoryEvent[];
+};
+
+export interface KeptExecutions {
+  executions: KeptExecution[];
+}
+
+export const emptyExecutions = (): KeptExecutions => ({ executions: [] });
+
+/** The ended executions kept, at most. */
+const keptAtMost = 1000;
+
+const kept = (execution: Execution): KeptExecution => {
+  const { history, controller, done, startDate, stopDate, ...rest } = execution;
+  return {
+    ...rest,
+    startDate: startDate.toISOString(),
+    ...(stopDate && { stopDate: stopDate.toISOString() }),
+    events: history.events,
+  };
+};
+
+const restored = ({ events, startDate, stopDate, ...rest }: KeptExecution): Execution => ({
+  ...rest,
+  startDate: new Date(startDate),
+  ...(stopDate !== undefined && { stopDate: new Date(stopDate) }),
+  history: new History(events),
+  controller: new AbortController(),
+  done: Promise.resolve(),
+});
+
 export interface ExecutionsOptions {
+  /** Where ended executions are kept (in memory without a data folder). */
+  store: StateFile<KeptExecutions>;
   log: (line: string) => void;
   skipWaits: boolean;
   runTask: Run['runTask'];
@@ -77,6 +117,14 @@ export class Executions {
 
   constructor(options: ExecutionsOptions) {
     this.#options = options;
+    for (const execution of options.store.read().executions) this.#byArn.set(execution.arn, restored(execution));
+  }
+
+  /** `execution`, ended, kept in the data folder with the others. */
+  #keep(execution: Execution) {
+    const { store } = this.#options;
+    const others = store.read().executions.filter(({ arn }) => arn !== execution.arn);
+    store.write({ executions: [...others, kept(execution)].slice(-keptAtMost) });
   }
 
   /** A new execution of `machine` (or the running one of that name and input), started. */
@@ -124,6 +172,7 @@ export class Executions {
     Object.assign(execution, details);
     this.#ended(execution, 'ABORTED', 'ExecutionAborted', details);
     execution.controller.abort();
+    this.#keep(execution);
   }
 
   /** DescribeExecution's answer once the execution `arn` names has ended (a `.sync` task's). */
@@ -175,6 +224,7 @@ export class Executions {
     } finally {
       clearTimeout(timer);
     }
+    if (execution.status !== 'ABORTED') this.#keep(execution);
     const took = (execution.stopDate ?? new Date()).getTime() - execution.startDate.getTime();
     const failure = execution.error ? ` (${execution.error}: ${execution.cause})` : '';
     run.say(`execution ${execution.status.toLowerCase()}${failure} in ${took} ms`);

@@ -23,7 +23,12 @@ const detailsMember = (type: string) => {
 export const shownData = (value: unknown) => JSON.stringify(value ?? null);
 
 export class History {
-  readonly events: HistoryEvent[] = [];
+  readonly events: HistoryEvent[];
+
+  /** A new history, or one kept in the data folder (`events`). */
+  constructor(events: HistoryEvent[] = []) {
+    this.events = events;
+  }
 
   add(type: string, details?: Record<string, unknown>) {
     const id = this.events.length + 1;

@@ -9,8 +9,9 @@ import { UnsupportedTemplateError } from '../../app/cfn.ts';
 import { localAws } from '../../app/local-aws.ts';
 import { queueEndpointMark, type StateMachineSeed } from '../../app/state-machine-resources.ts';
 import { type JsonInput, type JsonService, ServiceError } from '../json-protocol.ts';
+import type { StateFile } from '../state-file.ts';
 import { type Delivery, type Invoker, TargetError } from '../targets.ts';
-import { described, Executions, seconds } from './executions.ts';
+import { described, Executions, type KeptExecutions, seconds } from './executions.ts';
 import type { Definition } from './run.ts';
 import { TaskTokens } from './task-tokens.ts';
 import { taskRefusal, taskRunner } from './tasks.ts';
@@ -64,6 +65,8 @@ export interface StepFunctionsOptions {
   endpoints: () => WireEndpoints;
   /** Wait states and Retry intervals pass at once (--skip-waits). */
   skipWaits: boolean;
+  /** Where ended executions are kept. */
+  store: StateFile<KeptExecutions>;
 }
 
 /** The template's state machines, by ARN, each with the local SQS's address in its queue URLs once it listens. */
@@ -222,6 +225,7 @@ export const stepFunctions = (options: StepFunctionsOptions) => {
     finished: (arn) => executions.finished(arn),
   });
   const executions = new Executions({
+    store: options.store,
     log: options.log,
     skipWaits: options.skipWaits,
     runTask,

@@ -228,3 +228,51 @@ test('a Task whose resource the runner does not serve refuses the start, naming 
     "App/Batch: its state Submit's Resource arn:aws:states:::batch:submitJob.sync: the optimized integration batch:submitJob is not served locally",
   );
 });
+
+test('an ended execution is kept in the data folder: described, with its history, after a restart', async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'step-functions-kept-'));
+  const quick = machine('Quick', { StartAt: 'Hello', States: { Hello: { Type: 'Pass', Result: 'hi', End: true } } });
+  const { promise: ended, resolve: succeeded } = Promise.withResolvers<void>();
+  try {
+    const first = await startLocalServices({
+      dataDir: folder,
+      seeds: seeds([quick]),
+      log: (line) => {
+        if (line.includes(' kept: execution succeeded')) succeeded();
+      },
+    });
+    const client = new SFNClient({
+      region: localAws.region,
+      credentials: localAws.credentials,
+      endpoint: first.urls.states,
+    });
+    const { executionArn } = await client.send(
+      new StartExecutionCommand({ stateMachineArn: stateMachineArn('Quick'), name: 'kept' }),
+    );
+    await ended;
+    client.destroy();
+    await first.close();
+    const second = await startLocalServices({ dataDir: folder, seeds: seeds([quick]), log: () => undefined });
+    const again = new SFNClient({
+      region: localAws.region,
+      credentials: localAws.credentials,
+      endpoint: second.urls.states,
+    });
+    try {
+      const described = await again.send(new DescribeExecutionCommand({ executionArn }));
+      expect([described.status, described.output]).toEqual(['SUCCEEDED', '"hi"']);
+      const { events = [] } = await again.send(new GetExecutionHistoryCommand({ executionArn }));
+      expect(events.map(({ type }) => type)).toEqual([
+        'ExecutionStarted',
+        'PassStateEntered',
+        'PassStateExited',
+        'ExecutionSucceeded',
+      ]);
+    } finally {
+      again.destroy();
+      await second.close();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
