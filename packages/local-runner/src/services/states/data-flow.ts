@@ -8,10 +8,10 @@
 // Arguments, Output, Assign, Items, Condition, ... evaluated by the `jsonata` package with `$states` (input, result,
 // errorOutput, context) and the workflow's variables bound, and the functions Step Functions adds ($partition, $range,
 // $hash, $random, $uuid, $parse). A failed expression is States.QueryEvaluationError.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import jsonata from 'jsonata';
 import { runtimeError, StatesError } from './errors.ts';
-import { intrinsic, isIntrinsic } from './intrinsic-functions.ts';
+import { hashed, intrinsic, isIntrinsic } from './intrinsic-functions.ts';
 import { placed, required, selected } from './json-path.ts';
 
 export type Variables = Record<string, unknown>;
@@ -106,18 +106,7 @@ const addedFunctions = (expression: jsonata.Expression) => {
     return chunks;
   });
   expression.registerFunction('range', (start: number, end: number, step: number) => rangeOf(start, end, step));
-  expression.registerFunction('hash', (value: unknown, algorithm: string) => {
-    const names: Record<string, string> = {
-      MD5: 'md5',
-      'SHA-1': 'sha1',
-      'SHA-256': 'sha256',
-      'SHA-384': 'sha384',
-      'SHA-512': 'sha512',
-    };
-    return createHash(names[algorithm] ?? 'sha256')
-      .update(typeof value === 'string' ? value : JSON.stringify(value))
-      .digest('hex');
-  });
+  expression.registerFunction('hash', (value: unknown, algorithm: string) => hashed(value, algorithm));
   expression.registerFunction('random', () => Math.random());
   expression.registerFunction('uuid', () => randomUUID());
   expression.registerFunction('parse', (text: string) => JSON.parse(text));

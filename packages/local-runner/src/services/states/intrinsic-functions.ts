@@ -150,7 +150,8 @@ const ranged = (start: number, end: number, step: number) => {
   return values;
 };
 
-const hashed = (data: unknown, algorithm: unknown) => {
+/** `data` hashed by `algorithm` (MD5, SHA-1, SHA-256, SHA-384, SHA-512), as hex: States.Hash's and JSONata's $hash. */
+export const hashed = (data: unknown, algorithm: unknown) => {
   const names: Record<string, string> = {
     MD5: 'md5',
     'SHA-1': 'sha1',

@@ -3,10 +3,12 @@
 // Retry's back-off and the error names Retry and Catch take ("Handling errors in Step Functions workflows",
 // https://docs.aws.amazon.com/step-functions/latest/dg/concepts-error-handling.html), ResultPath ("Specifying state
 // output using ResultPath in Step Functions", https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultpath.html),
-// and Choice rules ("Choice workflow state", https://docs.aws.amazon.com/step-functions/latest/dg/state-choice.html).
+// Choice rules ("Choice workflow state", https://docs.aws.amazon.com/step-functions/latest/dg/state-choice.html), and the
+// JSONata functions Step Functions adds ("Transforming data with JSONata in Step Functions",
+// https://docs.aws.amazon.com/step-functions/latest/dg/transforming-data.html).
 import { expect, test } from '@jest/globals';
 import { holds } from '../../../src/services/states/choice-rules.ts';
-import { filled, withResult } from '../../../src/services/states/data-flow.ts';
+import { evaluatedFields, filled, withResult } from '../../../src/services/states/data-flow.ts';
 import { StatesError } from '../../../src/services/states/errors.ts';
 import { retryDelayMs, takes } from '../../../src/services/states/retry.ts';
 
@@ -96,4 +98,27 @@ test('Choice rules: And, Not, comparisons by path, StringMatches, IsPresent', ()
   expect(() => holds({ Variable: '$.missing', NumericEquals: 1 }, scope)).toThrow(
     expect.objectContaining({ error: 'States.Runtime' }),
   );
+});
+
+test('JSONata: $states, variables and the functions Step Functions adds; an expression giving nothing fails', async () => {
+  const states = { input: { prices: [1, 2, 3, 4, 5] }, context: { Execution: { Name: 'e-1' } } };
+  const fields = {
+    chunks: '{% $partition($states.input.prices, 2) %}',
+    steps: '{% $range(0, 10, 5) %}',
+    digest: "{% $hash('input data', 'SHA-1') %}",
+    parsed: '{% $parse(\'{"a":1}\').a %}',
+    name: '{% $states.context.Execution.Name & "/" & $who %}',
+    literal: 'no expression',
+  };
+  expect(await evaluatedFields(fields, states, { who: 'fern' }, 'Output')).toEqual({
+    chunks: [[1, 2], [3, 4], [5]],
+    steps: [0, 5, 10],
+    digest: 'aaff4a450a104cd177d28d18d74485e8cae074b7',
+    parsed: 1,
+    name: 'e-1/fern',
+    literal: 'no expression',
+  });
+  await expect(evaluatedFields('{% $states.input.missing %}', states, {}, 'Output')).rejects.toMatchObject({
+    error: 'States.QueryEvaluationError',
+  });
 });
