@@ -41,11 +41,15 @@ const machine = (
 });
 
 const queueUrlMark = 'http://local-sqs.invalid/000000000000/approvals';
+const unansweredUrlMark = 'http://local-sqs.invalid/000000000000/unanswered';
 
 const seeds = (machines: StateMachineSeed[]): ServiceSeeds => ({
   parameters: [],
   secrets: [],
-  queues: [{ source: 'App/Approvals', name: 'approvals', attributes: {} }],
+  queues: [
+    { source: 'App/Approvals', name: 'approvals', attributes: {} },
+    { source: 'App/Unanswered', name: 'unanswered', attributes: {} },
+  ],
   stateMachines: machines,
   notices: [],
 });
@@ -77,6 +81,37 @@ const served = [
       },
       Absent: { Type: 'Pass', End: true },
     },
+  }),
+  machine('Heartbeat', {
+    StartAt: 'Ask',
+    States: {
+      Ask: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::sqs:sendMessage.waitForTaskToken',
+        Parameters: { QueueUrl: unansweredUrlMark, MessageBody: { 'token.$': '$$.Task.Token' } },
+        HeartbeatSeconds: 1,
+        Catch: [{ ErrorEquals: ['States.HeartbeatTimeout'], Next: 'Silent' }],
+        End: true,
+      },
+      Silent: { Type: 'Pass', End: true },
+    },
+  }),
+  machine('SlowTask', {
+    StartAt: 'Ask',
+    States: {
+      Ask: {
+        Type: 'Task',
+        Resource: 'arn:aws:states:::sqs:sendMessage.waitForTaskToken',
+        Parameters: { QueueUrl: unansweredUrlMark, MessageBody: { 'token.$': '$$.Task.Token' } },
+        TimeoutSeconds: 1,
+        End: true,
+      },
+    },
+  }),
+  machine('SlowExecution', {
+    TimeoutSeconds: 1,
+    StartAt: 'Hour',
+    States: { Hour: { Type: 'Wait', Seconds: 3600, End: true } },
   }),
   machine('Items', {
     StartAt: 'Each',
@@ -275,4 +310,27 @@ test('an ended execution is kept in the data folder: described, with its history
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
+});
+
+// "Task workflow state" (https://docs.aws.amazon.com/step-functions/latest/dg/state-task.html): HeartbeatSeconds
+// (States.HeartbeatTimeout) and TimeoutSeconds (States.Timeout); a machine's TimeoutSeconds ends it TIMED_OUT
+// ("State machine structure in Amazon States Language"). Each waits one second, the shortest these take.
+test('HeartbeatSeconds, a task’s TimeoutSeconds and the machine’s: each ends what it times, its token no longer taken', async () => {
+  const start = async (name: string) =>
+    (await sfn.send(new StartExecutionCommand({ stateMachineArn: stateMachineArn(name) }))).executionArn;
+  const [heartbeat, slowTask, slowExecution] = await Promise.all(
+    ['Heartbeat', 'SlowTask', 'SlowExecution'].map(async (name) => endOf(await start(name))),
+  );
+  expect(JSON.parse(heartbeat?.output ?? '')).toMatchObject({ Error: 'States.HeartbeatTimeout' });
+  expect([slowTask?.status, slowTask?.error]).toEqual(['FAILED', 'States.Timeout']);
+  expect([slowExecution?.status, slowExecution?.error]).toEqual(['TIMED_OUT', 'States.Timeout']);
+  const queueUrl = services?.queues().find(({ name }) => name === 'unanswered')?.url;
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+  );
+  expect(Messages).toHaveLength(2);
+  for (const { Body } of Messages)
+    await expect(
+      sfn.send(new SendTaskSuccessCommand({ taskToken: JSON.parse(Body ?? '{}').token, output: '{}' })),
+    ).rejects.toMatchObject({ name: 'TaskDoesNotExist' });
 });
