@@ -130,7 +130,9 @@ export interface Runner {
   /** The local DynamoDB's endpoint (any credentials). */
   databaseEndpoint: string;
   /** Each local service's endpoint, by its name (`ssm`, `secretsmanager`, `sqs`; the runner's credentials: local-aws.ts). */
-  serviceUrls: Readonly<Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 's3' | 'states', string>>;
+  serviceUrls: Readonly<
+    Record<'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 's3' | 'states' | 'kinesis', string>
+  >;
   /** The local Lambda's Invoke API (the runner's credentials: lambda/invoke-api.ts). */
   lambdaEndpoint: string;
   /** The endpoint variables of the local services, as its functions have them (`env` prints them for a shell). */
@@ -150,6 +152,8 @@ export interface Runner {
   buckets: () => { name: string; source?: string | undefined }[];
   /** The template's state machines, served by the local Step Functions at `serviceUrls.states`: the banner's. */
   stateMachines: () => { name: string; arn: string; type: string; source: string }[];
+  /** The template's Kinesis streams (services/kinesis.ts), served at `serviceUrls.kinesis`: the banner's. */
+  streams: () => { name: string; source: string; arn: string; shards: number | undefined }[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -654,6 +658,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     eventBridge: () => services.local.events.banner(),
     buckets: services.local.buckets,
     stateMachines: () => services.local.stateMachines(),
+    streams: services.local.kinesis.streams,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

@@ -199,6 +199,19 @@ const stateMachineLines = (api: Runner) => {
   ];
 };
 
+/** The template's Kinesis streams, each with its shards and ARN (the local Kinesis, the runner's credentials). */
+const streamLines = (api: Runner) => {
+  const streams = api.streams();
+  if (streams.length === 0) return [];
+  return [
+    `Kinesis: ${api.serviceUrls.kinesis} (HTTP/1.1 and HTTP/2; the runner's credentials, local/local)`,
+    ...streams.map(
+      ({ name, source, arn, shards }) =>
+        `  stream ${name} (${source}): ${shards ?? 0} ${shards === 1 ? 'shard' : 'shards'}, ${arn}`,
+    ),
+  ];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -293,6 +306,7 @@ const banner = async (
     ...eventBridgeLines(api),
     ...bucketLines(api),
     ...stateMachineLines(api),
+    ...streamLines(api),
     ...(unreached.length > 0
       ? [
           "Functions no API reaches (`npx cdk-local-runner invoke NAME`; Lambda's Invoke takes the name after it):",

@@ -59,7 +59,7 @@ export interface KinesisState {
 export const emptyStreams = (): KinesisState => ({ streams: [] });
 
 /** A stream's ARN: `arn:aws:kinesis:<region>:<account>:stream/<name>` ("AWS::Kinesis::Stream" Arn). */
-const streamArn = (name: string) =>
+export const streamArn = (name: string) =>
   `arn:${localAws.partition}:kinesis:${localAws.region}:${localAws.accountId}:stream/${name}`;
 
 /** The shards an ON_DEMAND stream starts with ("On-demand mode", Kinesis Data Streams Developer Guide): 4. */

@@ -8,7 +8,7 @@ import type { ServiceSeeds } from '../app/service-resources.ts';
 import { type DataKey, loadDataKey } from './data-key.ts';
 import { eventBridge } from './eventbridge.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
-import { emptyStreams, kinesisDataStreams } from './kinesis.ts';
+import { emptyStreams, kinesisDataStreams, streamArn } from './kinesis.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
@@ -154,6 +154,7 @@ export const startLocalServices = async (options: {
     store: stateFile(dataDir, 'states', emptyExecutions),
   });
   targets.register('states', states.receive);
+  let streamSeeds = options.seeds.kinesis ?? [];
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -166,6 +167,7 @@ export const startLocalServices = async (options: {
       ...s3.seed(seeds.buckets ?? []),
       ...states.seed(seeds.stateMachines ?? []),
     ];
+    streamSeeds = seeds.kinesis ?? [];
     for (const line of [...seeds.notices, ...said]) log(line);
     scheduler.seed(seeds.schedules ?? []);
     // The rules with a ScheduleExpression, timed by the same clock.
@@ -237,8 +239,19 @@ export const startLocalServices = async (options: {
     },
     /** The EventBridge buses and rules, for the banner; its schedule rules, for the schedules' clock. */
     events,
-    /** The Kinesis streams, for the banner; `onAppend(streamArn, listener)` wakes a stream poller. */
-    kinesis: { streams: kinesis.streams, onAppend: kinesis.onAppend },
+    /** The template's Kinesis streams, for the banner; `onAppend(streamArn, listener)` wakes a stream poller. */
+    kinesis: {
+      streams: () => {
+        const shards = new Map(kinesis.streams().map(({ name, shards }) => [name, shards]));
+        return streamSeeds.map(({ name, source }) => ({
+          name,
+          source,
+          arn: streamArn(name),
+          shards: shards.get(name),
+        }));
+      },
+      onAppend: kinesis.onAppend,
+    },
     /** Calls `listener` after each change the local S3 stores (s3-change.ts); returns what stops it. */
     onChange: s3.onChange,
     /** The local S3's buckets, for the banner. */
