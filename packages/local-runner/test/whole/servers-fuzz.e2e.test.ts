@@ -278,3 +278,31 @@ describe('the local services (SSM, Secrets Manager) under random requests', () =
     expect(await response.json()).toMatchObject({ Parameter: { Value: 'v' } });
   }, 60_000);
 });
+
+// The local Kinesis takes HTTP/1.1 and HTTP/2 on one port (both-http-versions.ts, whose own test sends random bytes and
+// HTTP/2 frames): the same random HTTP/1.1 requests as the other services', then a signed call still answered.
+describe('the local Kinesis under random HTTP/1.1 requests', () => {
+  let services: Awaited<ReturnType<typeof startLocalServices>>;
+  beforeAll(async () => {
+    const kinesis = [{ source: 'S/K', name: 'k', mode: 'PROVISIONED' as const, shardCount: 1, retentionHours: 24 }];
+    services = await startLocalServices({
+      dataDir: undefined,
+      seeds: { parameters: [], secrets: [], notices: [], kinesis },
+      log: () => undefined,
+    });
+  });
+  afterAll(() => services.close());
+
+  test('answers every whole request; the stream is still served after', async () => {
+    const { seed, failures } = await fuzz(port(services.urls.kinesis), ['/'], 400);
+    expect({ seed, failures }).toEqual({ seed, failures: [] });
+    const body = '{"StreamName":"k"}';
+    const headers = await signedJsonHeaders(services.urls.kinesis, {
+      target: 'Kinesis_20131202.DescribeStreamSummary',
+      body,
+      service: 'kinesis',
+    });
+    const response = await fetch(services.urls.kinesis, { method: 'POST', headers, body });
+    expect(await response.json()).toMatchObject({ StreamDescriptionSummary: { StreamName: 'k', OpenShardCount: 1 } });
+  }, 60_000);
+});
