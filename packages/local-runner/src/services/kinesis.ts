@@ -62,7 +62,10 @@ export const emptyStreams = (): KinesisState => ({ streams: [] });
 export const streamArn = (name: string) =>
   `arn:${localAws.partition}:kinesis:${localAws.region}:${localAws.accountId}:stream/${name}`;
 
-/** The shards an ON_DEMAND stream starts with ("On-demand mode", Kinesis Data Streams Developer Guide): 4. */
+/**
+ * The shards an ON_DEMAND stream has locally: 4, the shards of the write capacity the developer guide gives a new
+ * on-demand stream (4 MB/s; "Choose the data stream capacity mode"). How many shards AWS opens is not documented.
+ */
 const onDemandShards = 4;
 
 /** How long a shard iterator is good ("GetShardIterator": "A shard iterator expires 5 minutes after it is returned"). */
