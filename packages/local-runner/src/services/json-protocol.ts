@@ -38,6 +38,8 @@ export interface JsonService {
   operations: Record<string, (input: JsonInput) => unknown>;
   /** Whether its port takes cleartext HTTP/2 besides HTTP/1.1: Kinesis's, whose SDK v3 client speaks HTTP/2. */
   http2?: boolean;
+  /** The largest request body it takes, if over the default (`bodyLimit`): Kinesis's PutRecords, base64. */
+  bodyLimit?: number;
   /** Its calls over the query protocol (a form-encoded POST naming no X-Amz-Target), if it takes them: SQS's. */
   query?: (request: IncomingMessage, body: Buffer) => Promise<QueryAnswer>;
 }
@@ -65,8 +67,12 @@ const isQueryCall = (request: ServiceRequest): request is IncomingMessage =>
   request.headers['x-amz-target'] === undefined &&
   String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 
-/** A request body this large is refused (the largest value either service takes is 64 KiB). */
+/** A request body larger is refused, unless a service takes more (the largest SSM or Secrets Manager value is 64 KiB). */
 const bodyLimit = 1024 * 1024;
+
+/** The largest request body any of `services` takes. */
+const bodyLimitOf = (services: JsonService[]) =>
+  Math.max(bodyLimit, ...services.map((service) => service.bodyLimit ?? 0));
 
 const send = (response: ServiceResponse, status: number, body: unknown, errorType?: string) => {
   response.writeHead(status, {
@@ -140,7 +146,8 @@ const answer = async (
   body: Buffer | undefined,
   log: (line: string) => void,
 ) => {
-  if (body === undefined) return new ServiceError('ValidationException', `the request body is over ${bodyLimit} bytes`);
+  if (body === undefined)
+    return new ServiceError('ValidationException', `the request body is over ${bodyLimitOf(services)} bytes`);
   const target = String(request.headers['x-amz-target'] ?? '');
   const refused = await refusedCaller(serviceOf(services, target), request, body);
   if (refused) return refused;
@@ -179,7 +186,7 @@ const handlerOf = (services: JsonService[], log: (line: string) => void) => {
       afterBody(request, response, () => send(response, 403, refusal, refusal.__type));
       return;
     }
-    const body = await readBody(request, bodyLimit).catch(() => undefined);
+    const body = await readBody(request, bodyLimitOf(services)).catch(() => undefined);
     try {
       if (query && body !== undefined && isQueryCall(request)) {
         const answered = await query(request, body);

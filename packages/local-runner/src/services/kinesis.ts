@@ -78,6 +78,12 @@ const maxPutRecords = 500;
 /** The most a record's data and partition key may weigh together ("PutRecord": 1 MiB). */
 const maxRecordBytes = 1024 * 1024;
 
+/**
+ * The largest request taken: PutRecords' 5 MiB ("Each PutRecords request can support up to 500 records ... up to a
+ * limit of 5 MiB for the entire request"), base64 in JSON (4/3 of it), with room for the JSON around it.
+ */
+const maxRequestBytes = 8 * 1024 * 1024;
+
 /** The most data one GetRecords returns ("GetRecords": "up to 10 MiB of data"). */
 const maxGetBytes = 10 * 1024 * 1024;
 
@@ -528,6 +534,7 @@ export const kinesisDataStreams = (file: StateFile<KinesisState>, now: () => num
     targetPrefix: 'Kinesis_20131202',
     signingName: 'kinesis',
     http2: true,
+    bodyLimit: maxRequestBytes,
     operations: {
       CreateStream: createStream(store),
       DeleteStream: deleteStream(store),

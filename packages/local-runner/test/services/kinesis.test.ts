@@ -8,6 +8,8 @@ import { connect as connectHttp2, type OutgoingHttpHeaders } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  CreateStreamCommand,
+  DeleteStreamCommand,
   DescribeStreamCommand,
   DescribeStreamSummaryCommand,
   GetRecordsCommand,
@@ -262,6 +264,26 @@ describe('shards by partition key hash', () => {
     ]);
   });
 
+  test('a record of 1 MiB, data and partition key together, is taken; one byte more is ValidationException', async () => {
+    // PutRecord: "The data blob ... The maximum size of the data payload (the data blob plus the partition key) is
+    // 1 MiB"; PutRecords: up to 500 records, "up to a limit of 5 MiB for the entire request".
+    const PartitionKey = 'big';
+    const Data = Buffer.alloc(1024 * 1024 - PartitionKey.length, 7);
+    const put = await kinesis.send(new PutRecordCommand({ StreamName: 'clicks', Data, PartitionKey }));
+    expect(put.SequenceNumber).toMatch(/^\d+$/);
+    const over = kinesis.send(
+      new PutRecordCommand({ StreamName: 'clicks', Data: Buffer.concat([Data, Buffer.from([1])]), PartitionKey }),
+    );
+    await expect(over).rejects.toMatchObject({ name: 'ValidationException' });
+    const five = await kinesis.send(
+      new PutRecordsCommand({
+        StreamName: 'clicks',
+        Records: Array.from({ length: 5 }, (_, index) => ({ Data: Buffer.alloc(1000 * 1000, index), PartitionKey })),
+      }),
+    );
+    expect(five.FailedRecordCount).toBe(0);
+  });
+
   test('an ExplicitHashKey out of [0, 2^128 - 1] is InvalidArgumentException', async () => {
     const putting = kinesis.send(
       new PutRecordCommand({
@@ -496,5 +518,30 @@ describe('time: iterator expiry and retention, on a clock the test moves', () =>
     expect(first.MillisBehindLatest).toBe(500);
     const second = await client.send(new GetRecordsCommand({ ShardIterator: first.NextShardIterator }));
     expect(second.MillisBehindLatest).toBe(0);
+  });
+});
+
+describe('CreateStream and DeleteStream', () => {
+  // CreateStream (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_CreateStream.html): ResourceInUseException
+  // for a name in use; DeleteStream: the stream and its records go. Locally a stream is ACTIVE at once (no CREATING).
+  test('a stream made by CreateStream takes records; the same name again is refused; DeleteStream removes it', async () => {
+    await kinesis.send(new CreateStreamCommand({ StreamName: 'made', ShardCount: 2 }));
+    const { StreamDescriptionSummary } = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: 'made' }));
+    expect(StreamDescriptionSummary).toMatchObject({
+      StreamStatus: 'ACTIVE',
+      OpenShardCount: 2,
+      RetentionPeriodHours: 24,
+    });
+    await expect(kinesis.send(new CreateStreamCommand({ StreamName: 'made', ShardCount: 1 }))).rejects.toMatchObject({
+      name: 'ResourceInUseException',
+    });
+    const put = await kinesis.send(
+      new PutRecordCommand({ StreamName: 'made', Data: Buffer.from('x'), PartitionKey: 'k' }),
+    );
+    expect(put.ShardId).toMatch(/^shardId-00000000000[01]$/);
+    await kinesis.send(new DeleteStreamCommand({ StreamName: 'made' }));
+    await expect(kinesis.send(new DescribeStreamCommand({ StreamName: 'made' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    });
   });
 });
