@@ -8,6 +8,7 @@
 // period (24 hours unless the template says otherwise) in `<data folder>/services/kinesis.json`. A stream is ACTIVE
 // at once, and has no throughput limits, resharding, consumers (SubscribeToShard) or encryption.
 import { EventEmitter } from 'node:events';
+import { statSync } from 'node:fs';
 import type { StreamSeed } from '../app/kinesis-resources.ts';
 import { localAws } from '../app/local-aws.ts';
 import { type JsonInput, type JsonService, ServiceError } from './json-protocol.ts';
@@ -144,19 +145,61 @@ const newStream = (name: string, mode: StreamMode, shardCount: number, retention
   shards: Array.from({ length: mode === 'ON_DEMAND' ? onDemandShards : shardCount }, () => ({ last: 0, records: [] })),
 });
 
-/** What the local Kinesis holds and when it is: its state file, its clock, who waits for records. */
+/**
+ * `file` read through a cache: a stream's records, base64, make the state large, and pollers read it every second, so
+ * it is parsed again only when the file is not the one last read or written (another process, `invoke`, wrote it:
+ * the rename of each write gives it a new inode). In memory, the one copy is the cache's. What `read` returns is
+ * shared: an operation changes it only through `changing`.
+ */
+const cachedState = (file: StateFile<KinesisState>) => {
+  let held: { state: KinesisState; stamp: string } | undefined;
+  const stampOf = () => {
+    if (file.path === undefined) return 'memory';
+    try {
+      const { ino, size, mtimeMs } = statSync(file.path);
+      return `${ino}:${size}:${mtimeMs}`;
+    } catch {
+      return 'none';
+    }
+  };
+  return {
+    read: () => {
+      const stamp = stampOf();
+      if (held?.stamp !== stamp) held = { state: file.read(), stamp };
+      return held.state;
+    },
+    write: (state: KinesisState) => {
+      if (file.path !== undefined) file.write(state);
+      held = { state, stamp: stampOf() };
+    },
+    /** Drops the cache, to read the file again; in memory the cache is the state, kept. */
+    forget: () => {
+      if (file.path !== undefined) held = undefined;
+    },
+  };
+};
+
+/** What the local Kinesis holds and when it is: its state, its clock, who waits for records. */
 interface Store {
-  file: StateFile<KinesisState>;
+  file: ReturnType<typeof cachedState>;
   now: () => number;
   appended: EventEmitter;
 }
 
-/** Runs `change` on the state and writes it. */
+/**
+ * Runs `change` on the state and writes it. Each change checks its input before it changes anything; one that fails
+ * anyway leaves the file to be read again.
+ */
 const changing = <T>(store: Store, change: (state: KinesisState) => T) => {
   const state = store.file.read();
-  const result = change(state);
-  store.file.write(state);
-  return result;
+  try {
+    const result = change(state);
+    store.file.write(state);
+    return result;
+  } catch (error) {
+    store.file.forget();
+    throw error;
+  }
 };
 
 const modeOf = (input: JsonInput): StreamMode => {
@@ -528,7 +571,7 @@ const seedStreams = (store: Store, seeds: (StreamSeed & { fingerprint: string })
 
 /** The local Kinesis on `file`: its service, its seeding, and who to tell when records arrive. */
 export const kinesisDataStreams = (file: StateFile<KinesisState>, now: () => number = Date.now) => {
-  const store: Store = { file, now, appended: new EventEmitter().setMaxListeners(0) };
+  const store: Store = { file: cachedState(file), now, appended: new EventEmitter().setMaxListeners(0) };
   const service: JsonService = {
     name: 'kinesis',
     targetPrefix: 'Kinesis_20131202',
