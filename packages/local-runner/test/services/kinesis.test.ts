@@ -420,6 +420,39 @@ describe('the data folder', () => {
   });
 });
 
+describe('two processes on one data folder (start and invoke)', () => {
+  test('what one writes, the other reads at its next call', () => {
+    // Each keeps the state parsed between calls: a write by the other must still be seen (state-file.ts).
+    const folder = mkdtempSync(join(tmpdir(), 'kinesis-two-'));
+    try {
+      const [one, other] = [0, 1].map(() => kinesisDataStreams(stateFile(folder, 'kinesis', emptyStreams)));
+      const seed = { source: 'App/T', name: 't', mode: 'PROVISIONED' as const, shardCount: 1, retentionHours: 24 };
+      one?.seed([{ ...seed, fingerprint: 'f' }]);
+      const call = (side: typeof one, operation: string, input: Record<string, unknown>) =>
+        side?.service.operations[operation]?.(input) as Record<string, unknown>;
+      const { ShardIterator } = call(other, 'GetShardIterator', {
+        StreamName: 't',
+        ShardId: 'shardId-000000000000',
+        ShardIteratorType: 'TRIM_HORIZON',
+      });
+      for (const word of ['a', 'b'])
+        call(one, 'PutRecord', { StreamName: 't', Data: Buffer.from(word).toString('base64'), PartitionKey: word });
+      const got = call(other, 'GetRecords', { ShardIterator }).Records as { Data: string }[];
+      expect(got.map(({ Data }) => Buffer.from(Data, 'base64').toString())).toEqual(['a', 'b']);
+      call(other, 'PutRecord', { StreamName: 't', Data: Buffer.from('c').toString('base64'), PartitionKey: 'c' });
+      const put = call(one, 'PutRecord', {
+        StreamName: 't',
+        Data: Buffer.from('d').toString('base64'),
+        PartitionKey: 'd',
+      });
+      // The sequence numbers go on from the other's: neither overwrote the other's record.
+      expect(put.SequenceNumber).toBe(`49${'0'.repeat(6)}${'4'.padStart(48, '0')}`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('time: iterator expiry and retention, on a clock the test moves', () => {
   let now = Date.parse('2026-01-01T00:00:00Z');
   let served: Awaited<ReturnType<typeof serveJsonServices>>;
