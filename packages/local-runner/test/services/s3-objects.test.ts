@@ -8,17 +8,26 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteBucketCommand,
   DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetBucketVersioningCommand,
   GetObjectCommand,
+  HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectVersionsCommand,
   ListPartsCommand,
   PutBucketCorsCommand,
+  PutBucketVersioningCommand,
   PutObjectCommand,
   UploadPartCommand,
+  UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
@@ -376,4 +385,100 @@ test('a preflight is answered by the first rule that matches; a bucket with no C
     403,
     expect.stringContaining('CORS is not enabled for this bucket'),
   ]);
+});
+
+// "UploadPartCopy" (https://docs.aws.amazon.com/AmazonS3/latest/API/API_UploadPartCopy.html), "ListMultipartUploads",
+// "AbortMultipartUpload": a part copied from an object's range; an upload listed until aborted, then NoSuchUpload.
+test('UploadPartCopy copies a range of an object; uploads are listed until aborted', async () => {
+  await s3.client.send(new PutObjectCommand({ Bucket: 'plain', Key: 'copy-source', Body: 'abcdefghij' }));
+  const { UploadId } = await s3.client.send(
+    new CreateMultipartUploadCommand({
+      Bucket: 'plain',
+      Key: 'assembled',
+      ChecksumAlgorithm: 'SHA256',
+      ChecksumType: 'COMPOSITE',
+    }),
+  );
+  const listed = await s3.client.send(new ListMultipartUploadsCommand({ Bucket: 'plain', Prefix: 'assembled' }));
+  expect(listed.Uploads?.map(({ Key, UploadId: id }) => [Key, id])).toEqual([['assembled', UploadId]]);
+  const copied = await s3.client.send(
+    new UploadPartCopyCommand({
+      Bucket: 'plain',
+      Key: 'assembled',
+      UploadId,
+      PartNumber: 1,
+      CopySource: 'plain/copy-source',
+      CopySourceRange: 'bytes=2-5',
+    }),
+  );
+  expect(copied.CopyPartResult?.ETag).toBe(`"${createHash('md5').update('cdef').digest('hex')}"`);
+  const done = await s3.client.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: 'plain',
+      Key: 'assembled',
+      UploadId,
+      MultipartUpload: {
+        Parts: [
+          { PartNumber: 1, ETag: copied.CopyPartResult?.ETag, ChecksumSHA256: copied.CopyPartResult?.ChecksumSHA256 },
+        ],
+      },
+    }),
+  );
+  expect(done.ChecksumSHA256).toMatch(/-1$/);
+  expect(
+    (await bodyOf(await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'assembled' })))).toString(),
+  ).toBe('cdef');
+  const second = await s3.client.send(new CreateMultipartUploadCommand({ Bucket: 'plain', Key: 'abandoned' }));
+  await s3.client.send(
+    new AbortMultipartUploadCommand({ Bucket: 'plain', Key: 'abandoned', UploadId: second.UploadId }),
+  );
+  expect(
+    (await s3.client.send(new ListMultipartUploadsCommand({ Bucket: 'plain', Prefix: 'abandoned' }))).Uploads ?? [],
+  ).toEqual([]);
+  expect(
+    await failure(
+      s3.client.send(new AbortMultipartUploadCommand({ Bucket: 'plain', Key: 'abandoned', UploadId: second.UploadId })),
+    ),
+  ).toMatchObject({ name: 'NoSuchUpload', $metadata: { httpStatusCode: 404 } });
+});
+
+// "CreateBucket", "DeleteBucket", "PutBucketVersioning" (Amazon S3 API Reference): a bucket made, versioning turned
+// on and suspended (a suspended bucket writes the `null` version), refused while it holds objects, then deleted.
+test('buckets are created, versioned, suspended, refused deletion while not empty, deleted', async () => {
+  await s3.client.send(new CreateBucketCommand({ Bucket: 'made-here' }));
+  expect(await failure(s3.client.send(new CreateBucketCommand({ Bucket: 'made-here' })))).toMatchObject({
+    name: 'BucketAlreadyOwnedByYou',
+  });
+  expect(await failure(s3.client.send(new CreateBucketCommand({ Bucket: 'Not_Valid' })))).toMatchObject({
+    name: 'InvalidBucketName',
+  });
+  await s3.client.send(
+    new PutBucketVersioningCommand({ Bucket: 'made-here', VersioningConfiguration: { Status: 'Enabled' } }),
+  );
+  const first = await s3.client.send(new PutObjectCommand({ Bucket: 'made-here', Key: 'k', Body: '1' }));
+  await s3.client.send(
+    new PutBucketVersioningCommand({ Bucket: 'made-here', VersioningConfiguration: { Status: 'Suspended' } }),
+  );
+  const second = await s3.client.send(new PutObjectCommand({ Bucket: 'made-here', Key: 'k', Body: '2' }));
+  expect([first.VersionId?.length, second.VersionId]).toEqual([32, 'null']);
+  expect((await s3.client.send(new GetBucketVersioningCommand({ Bucket: 'made-here' }))).Status).toBe('Suspended');
+  expect(await failure(s3.client.send(new DeleteBucketCommand({ Bucket: 'made-here' })))).toMatchObject({
+    name: 'BucketNotEmpty',
+    $metadata: { httpStatusCode: 409 },
+  });
+  await s3.client.send(
+    new DeleteObjectsCommand({
+      Bucket: 'made-here',
+      Delete: {
+        Objects: [
+          { Key: 'k', VersionId: first.VersionId },
+          { Key: 'k', VersionId: 'null' },
+        ],
+      },
+    }),
+  );
+  await s3.client.send(new DeleteBucketCommand({ Bucket: 'made-here' }));
+  expect(await failure(s3.client.send(new HeadBucketCommand({ Bucket: 'made-here' })))).toMatchObject({
+    $metadata: { httpStatusCode: 404 },
+  });
 });

@@ -5,7 +5,7 @@
 // and "... with trailing checksums", https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-streaming-trailers.html);
 // HeadObject, DeleteObject and ListObjectsV2 (prefix, delimiter, pages); errors in S3's shape ("Error responses",
 // https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html); the listeners of changes told once stored.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,7 +20,7 @@ import {
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import type { ObjectChange } from '../../src/services/s3-change.ts';
-import { startS3 } from '../helpers/s3-services.ts';
+import { s3Client, startS3 } from '../helpers/s3-services.ts';
 
 let dataDir: string;
 let s3: Awaited<ReturnType<typeof startS3>>;
@@ -239,4 +239,31 @@ test('objects are kept in the data folder: a new start serves them', async () =>
   } finally {
     await again.close();
   }
+});
+
+test('a damaged file of the data folder is named: the request answers 500, the log says which file', async () => {
+  await s3.client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'damaged', Body: 'x' }));
+  const folder = join(dataDir, 'services', 's3', 'uploads', 'keys');
+  const before = new Set(readdirSync(folder));
+  const written = await s3.client.send(new PutObjectCommand({ Bucket: 'uploads', Key: 'to-damage', Body: 'y' }));
+  expect(written.ETag).toBeDefined();
+  const file = readdirSync(folder).find((name) => !before.has(name)) as string;
+  writeFileSync(join(folder, file), '{"key": "to-dam');
+  const once = s3Client(s3.services.urls.s3, { maxAttempts: 1 });
+  try {
+    const failure = await once
+      .send(new GetObjectCommand({ Bucket: 'uploads', Key: 'to-damage' }))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      name: 'InternalError',
+      message: expect.stringContaining(
+        `services/s3/uploads/keys/${file} in the data folder is not what the runner writes`,
+      ),
+      $metadata: { httpStatusCode: 500 },
+    });
+  } finally {
+    once.destroy();
+    rmSync(join(folder, file));
+  }
+  expect(s3.log).toEqual([expect.stringContaining(`services/s3/uploads/keys/${file} in the data folder`)]);
 });

@@ -9,7 +9,14 @@ import { algorithmNamed, checksumDigest, checksumHeader, checksumOf } from './ch
 import { invalidArgument, invalidRequest, malformedXml, noSuchUpload, S3Error } from './errors.ts';
 import { changeOf, checkCopyConditions, copySource, headersOf, versionIdFor, versionNamed } from './objects.ts';
 import { uploadedBytes } from './payload.ts';
-import type { BucketRecord, ChecksumAlgorithm, ObjectHeaders, StoredChecksum, StoredVersion } from './store.ts';
+import {
+  type BucketRecord,
+  type ChecksumAlgorithm,
+  type ObjectHeaders,
+  readJson,
+  type StoredChecksum,
+  type StoredVersion,
+} from './store.ts';
 import { childrenOf, parseXml, textOf, type XmlChild, xmlDocument } from './xml.ts';
 
 interface Upload {
@@ -36,8 +43,7 @@ const folder = (bucket: string, uploadId: string) => `${bucket}/uploads/${upload
 
 const readUpload = (context: S3Context, bucket: string, key: string, uploadId: string) => {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(uploadId)) throw noSuchUpload(uploadId);
-  const data = context.store.files.read(`${folder(bucket, uploadId)}/upload.json`);
-  const upload = data === undefined ? undefined : (JSON.parse(data.toString('utf8')) as Upload);
+  const upload = readJson<Upload>(context.store.files, `${folder(bucket, uploadId)}/upload.json`);
   if (!upload || upload.key !== key) throw noSuchUpload(uploadId);
   return upload;
 };
@@ -45,9 +51,8 @@ const readUpload = (context: S3Context, bucket: string, key: string, uploadId: s
 const partsOf = (context: S3Context, bucket: string, uploadId: string): Part[] =>
   context.store.files
     .list(`${folder(bucket, uploadId)}/parts`)
-    .map((name) => context.store.files.read(`${folder(bucket, uploadId)}/parts/${name}`))
-    .filter((data): data is Buffer => data !== undefined)
-    .map((data) => JSON.parse(data.toString('utf8')) as Part)
+    .map((name) => readJson<Part>(context.store.files, `${folder(bucket, uploadId)}/parts/${name}`))
+    .filter((part): part is Part => part !== undefined)
     .sort((a, b) => a.number - b.number);
 
 export const createMultipartUpload = (
@@ -320,8 +325,8 @@ export const listMultipartUploads = (context: S3Context, call: S3Call, bucket: B
   const uploads = context.store.files
     .list(`${bucket.name}/uploads`)
     .map((id) => {
-      const data = context.store.files.read(`${folder(bucket.name, id)}/upload.json`);
-      return data === undefined ? undefined : { id, ...(JSON.parse(data.toString('utf8')) as Upload) };
+      const upload = readJson<Upload>(context.store.files, `${folder(bucket.name, id)}/upload.json`);
+      return upload === undefined ? undefined : { id, ...upload };
     })
     .filter((upload) => upload?.key.startsWith(prefix) && upload.key > keyMarker)
     .map((upload) => upload as Upload & { id: string })

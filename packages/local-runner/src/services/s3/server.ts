@@ -245,7 +245,12 @@ export const serveS3 = async (context: S3Context, log: (line: string) => void) =
       const failure =
         error instanceof S3Error
           ? error
-          : new S3Error(500, 'InternalError', 'We encountered an internal error. Please try again.');
+          : new S3Error(
+              500,
+              'InternalError',
+              // The data folder's (a RunnerError: a damaged file), said as it is; anything else is a bug.
+              error instanceof RunnerError ? error.message : 'We encountered an internal error. Please try again.',
+            );
       if (response.headersSent) {
         response.destroy();
         return;

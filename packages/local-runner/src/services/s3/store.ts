@@ -2,6 +2,7 @@
 // (state-file.ts); each key is a record of its versions, newest first (`<bucket>/keys/<sha-256 of the key>.json`),
 // and each version's bytes a file of their own (`<bucket>/blobs/<id>`), so that no write rewrites another object.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { RunnerError } from '../../errors.ts';
 import type { StateFile } from '../state-file.ts';
 import type { CorsRule } from './cors.ts';
 import { noSuchBucket, S3Error } from './errors.ts';
@@ -65,6 +66,19 @@ export interface BucketState {
 
 export const emptyBuckets = (): BucketState => ({ buckets: [] });
 
+/** A JSON file of the service's, read; a damaged one named, as a RunnerError (the service answers 500 and logs it). */
+export const readJson = <T>(files: Files, path: string): T | undefined => {
+  const data = files.read(path);
+  if (data === undefined) return undefined;
+  try {
+    return JSON.parse(data.toString('utf8')) as T;
+  } catch (error) {
+    throw new RunnerError(
+      `services/s3/${path} in the data folder is not what the runner writes (${(error as Error).message}): restore it, or delete it to lose that object`,
+    );
+  }
+};
+
 const keyFile = (bucket: string, key: string) =>
   `${bucket}/keys/${createHash('sha256').update(key).digest('hex')}.json`;
 
@@ -122,16 +136,15 @@ export class ObjectStore {
 
   /** The versions of `key`, newest first (none when it has none). */
   versions(bucket: string, key: string): StoredVersion[] {
-    const data = this.#files.read(keyFile(bucket, key));
-    return data === undefined ? [] : (JSON.parse(data.toString('utf8')) as KeyRecord).versions;
+    return readJson<KeyRecord>(this.#files, keyFile(bucket, key))?.versions ?? [];
   }
 
   /** Every key of `bucket` with its versions, in UTF-8 binary order (as S3 lists them). */
   keys(bucket: string): KeyRecord[] {
     const records: KeyRecord[] = [];
     for (const name of this.#files.list(`${bucket}/keys`)) {
-      const data = this.#files.read(`${bucket}/keys/${name}`);
-      if (data !== undefined) records.push(JSON.parse(data.toString('utf8')) as KeyRecord);
+      const record = readJson<KeyRecord>(this.#files, `${bucket}/keys/${name}`);
+      if (record !== undefined) records.push(record);
     }
     return records.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
   }
