@@ -517,3 +517,38 @@ test('requests of any method, path, query and headers, signed or not, are answer
   );
   await stillAnswering();
 });
+
+/** Bodies of multipart/form-data, whole or broken: parts with or without names, files, closing delimiters. */
+const formBody = fc
+  .array(
+    fc.constantFrom(
+      '--b\r\n',
+      'Content-Disposition: form-data; name="key"\r\n\r\nposted\r\n',
+      'Content-Disposition: form-data; name="file"; filename="f.txt"\r\nContent-Type: text/plain\r\n\r\nbytes\r\n',
+      'Content-Disposition: form-data; name="policy"\r\n\r\neyJleHBpcmF0aW9uIjoiMjAwMC0wMS0wMVQwMDowMDowMFoiLCJjb25kaXRpb25zIjpbXX0=\r\n',
+      'Content-Disposition: form-data; name="x-amz-algorithm"\r\n\r\nAWS4-HMAC-SHA256\r\n',
+      'Content-Disposition: form-data; name="x-amz-credential"\r\n\r\nlocal/20200101/us-east-1/s3/aws4_request\r\n',
+      'Content-Disposition: form-data\r\n\r\nno name\r\n',
+      '--b--\r\n',
+      '\r\n',
+      'garbage',
+    ),
+    { maxLength: 10 },
+  )
+  .map((parts) => Buffer.from(parts.join('')));
+
+test('a form upload of any shape (PostObject) is refused as S3 refuses it, never a 500', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      formBody,
+      fc.constantFrom('multipart/form-data; boundary=b', 'multipart/form-data', 'multipart/form-data; boundary="b"'),
+      async (body, type) => {
+        const answer = await send('POST', '/keys', { 'content-type': type }, body);
+        expectS3Answer(answer, 'POST');
+        expect(answer.status >= 400 && answer.status < 500).toBe(true);
+      },
+    ),
+    { numRuns: 200 },
+  );
+  await stillAnswering();
+});

@@ -29,6 +29,7 @@ import {
   UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import type { ObjectChange } from '../../src/services/s3-change.ts';
@@ -481,4 +482,47 @@ test('buckets are created, versioned, suspended, refused deletion while not empt
   expect(await failure(s3.client.send(new HeadBucketCommand({ Bucket: 'made-here' })))).toMatchObject({
     $metadata: { httpStatusCode: 404 },
   });
+});
+
+// "PostObject" (https://docs.aws.amazon.com/AmazonS3/latest/API/RESTObjectPOST.html) and "Creating a POST policy"
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html): a form the SDK's
+// createPresignedPost signs uploads the file under its key (`${filename}` replaced), told as ObjectCreated:Post; a
+// field the policy does not allow, a file over its content-length-range, or another signature is refused.
+test('a form upload (createPresignedPost) stores the file; the policy and its signature are enforced', async () => {
+  const post = await createPresignedPost(s3.client, {
+    Bucket: 'plain',
+    Key: 'forms/${filename}',
+    Conditions: [
+      ['starts-with', '$key', 'forms/'],
+      ['content-length-range', 1, 100],
+      ['starts-with', '$Content-Type', 'text/'],
+    ],
+    Fields: { success_action_status: '201' },
+    Expires: 60,
+  });
+  const upload = (fields: Record<string, string>, file: string) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob([file], { type: 'text/plain' }), 'note.txt');
+    return fetch(post.url, { method: 'POST', body: form });
+  };
+  const stored = await upload({ ...post.fields, 'Content-Type': 'text/plain' }, 'posted by a form');
+  expect([stored.status, await stored.text()]).toEqual([201, expect.stringContaining('<Key>forms/note.txt</Key>')]);
+  const got = await s3.client.send(new GetObjectCommand({ Bucket: 'plain', Key: 'forms/note.txt' }));
+  expect([(await bodyOf(got)).toString(), got.ContentType]).toEqual(['posted by a form', 'text/plain']);
+  expect(changes.filter((c) => c.key === 'forms/note.txt').map((c) => c.eventName)).toEqual(['ObjectCreated:Post']);
+  const tooBig = await upload({ ...post.fields, 'Content-Type': 'text/plain' }, 'x'.repeat(101));
+  expect([tooBig.status, await tooBig.text()]).toEqual([400, expect.stringContaining('<Code>EntityTooLarge</Code>')]);
+  const extra = await upload({ ...post.fields, 'Content-Type': 'text/plain', 'x-amz-meta-extra': '1' }, 'x');
+  expect([extra.status, await extra.text()]).toEqual([
+    403,
+    expect.stringContaining('Extra input fields: x-amz-meta-extra'),
+  ]);
+  const wrongType = await upload({ ...post.fields, 'Content-Type': 'image/png' }, 'x');
+  expect([wrongType.status, await wrongType.text()]).toEqual([403, expect.stringContaining('Policy Condition failed')]);
+  const forged = await upload({ ...post.fields, 'Content-Type': 'text/plain', 'X-Amz-Signature': '0'.repeat(64) }, 'x');
+  expect([forged.status, await forged.text()]).toEqual([
+    403,
+    expect.stringContaining('<Code>SignatureDoesNotMatch</Code>'),
+  ]);
 });

@@ -68,7 +68,7 @@ export const headersOf = (call: S3Call): ObjectHeaders => {
  * The checksum S3 computes of an object sent without one: CRC-64/NVME of the whole ("Checking object integrity in
  * Amazon S3": objects uploaded without a checksum get a full-object CRC64NVME checksum).
  */
-const defaultChecksum = (data: Buffer): StoredChecksum => ({
+export const defaultChecksum = (data: Buffer): StoredChecksum => ({
   algorithm: 'CRC64NVME',
   value: checksumOf('CRC64NVME', data),
   type: 'FULL_OBJECT',

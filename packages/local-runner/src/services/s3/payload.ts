@@ -142,7 +142,7 @@ const sentChecksum = (headers: IncomingHttpHeaders, trailers: Record<string, str
 };
 
 /** Checks `data` against the checksum and Content-MD5 sent; the checksum to keep, if one was sent. */
-const checkedChecksum = (
+export const checkedChecksum = (
   data: Buffer,
   headers: IncomingHttpHeaders,
   trailers: Record<string, string> = {},

@@ -22,6 +22,7 @@ import {
   uploadPart,
 } from './multipart.ts';
 import { copyObject, deleteObject, deleteObjects, getObject, putObject } from './objects.ts';
+import { isFormUpload, postObject } from './post.ts';
 import type { BucketRecord } from './store.ts';
 
 /** Subresources the local S3 does not serve: answered 501 NotImplemented, naming them. */
@@ -90,7 +91,13 @@ const bucketRoute = (context: S3Context, call: S3Call, name: string): S3Answer =
       return { status: 204 };
     case 'POST':
       if (has(call, 'delete')) return deleteObjects(context, call, bucket);
-      throw notImplemented('POST to a bucket (a browser-based upload with an HTML form)');
+      if (isFormUpload({ ...call, contentType: header(call, 'content-type') }))
+        return postObject(context, call, bucket);
+      throw new S3Error(
+        400,
+        'InvalidRequest',
+        'A POST to a bucket is a form upload: its body must be multipart/form-data',
+      );
   }
   throw methodNotAllowed(method, 'BUCKET');
 };

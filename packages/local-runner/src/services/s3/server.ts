@@ -21,6 +21,7 @@ import type { S3Answer, S3Call, S3Context } from './call.ts';
 import { corsHeaders, preflight } from './cors.ts';
 import { errorDocument, S3Error } from './errors.ts';
 import { type ChunkSigning, streamingPayloads } from './payload.ts';
+import { isFormUpload } from './post.ts';
 import { route } from './routes.ts';
 
 /** The largest request body taken: the object is held in memory while it is stored (docs/s3.md). */
@@ -130,12 +131,8 @@ const checkExpiry = (query: URLSearchParams) => {
     });
 };
 
-/** The request, read and checked: its call, or the refusal to answer with. */
-const callOf = async (request: IncomingMessage, body: Buffer, requestId: string): Promise<S3Call> => {
-  const host = requestHost(request);
-  const { path, query } = targetOf(request);
-  const { bucket, key, decoded } = addressOf(host, path);
-  const url = new URL(`http://local${path.startsWith('/') ? '' : '/'}${path}${query === '' ? '' : `?${query}`}`);
+/** Refuses a request not signed with the runner's credentials (in its headers or as a presigned URL). */
+const checkCaller = async (request: IncomingMessage, url: URL, body: Buffer, decoded: string) => {
   if (request.headers.authorization === undefined) checkExpiry(url.searchParams);
   const checked = await checkSignature(request, url, body, 's3', {
     path: s3Encoded(decoded),
@@ -143,8 +140,23 @@ const callOf = async (request: IncomingMessage, body: Buffer, requestId: string)
     presignedPayload: 'UNSIGNED-PAYLOAD',
   });
   if ('refused' in checked) throw signatureError(checked.refused, request.headers.authorization === undefined);
+};
+
+/** The request, read and checked: its call, or the refusal to answer with. */
+const callOf = async (request: IncomingMessage, body: Buffer, requestId: string): Promise<S3Call> => {
+  const host = requestHost(request);
+  const { path, query } = targetOf(request);
+  const { bucket, key, decoded } = addressOf(host, path);
+  const url = new URL(`http://local${path.startsWith('/') ? '' : '/'}${path}${query === '' ? '' : `?${query}`}`);
+  // A form upload is signed in its fields, its policy checked by post.ts.
+  const method = request.method ?? 'GET';
+  const form =
+    request.headers.authorization === undefined &&
+    query === '' &&
+    isFormUpload({ method, key, contentType: request.headers['content-type'] });
+  if (!form) await checkCaller(request, url, body, decoded);
   return {
-    method: request.method ?? 'GET',
+    method,
     bucket,
     key,
     query: new URLSearchParams(query),
