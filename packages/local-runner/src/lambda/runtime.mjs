@@ -323,7 +323,9 @@ const pointV2AtLocalEndpoints = (file) => {
   for (const [variable, endpoint] of Object.entries(process.env)) {
     if (variable === 'AWS_ENDPOINT_URL') AWS.config.update({ endpoint });
     const service = /^AWS_ENDPOINT_URL_(\w+)$/.exec(variable)?.[1];
-    if (service) AWS.config[service.replaceAll('_', '').toLowerCase()] = { endpoint };
+    const id = service?.replaceAll('_', '').toLowerCase();
+    // S3's clients address a bucket by host unless told otherwise, which no loopback address can serve (docs/s3.md).
+    if (id) AWS.config[id] = { endpoint, ...(id === 's3' && { s3ForcePathStyle: true }) };
   }
 };
 

@@ -48,6 +48,15 @@ describe("the user's cache holds the runtime's SDK (installed there once before)
       body: { id: 'fern', writtenBy: 'aws-sdk 2.1001.0' },
     });
   });
+
+  test("nodejs16.x: SDK v2's S3 client, pointed at the local S3 path-style as it loads, puts and gets an object", async () => {
+    // SDK v2 addresses a bucket by host unless s3ForcePathStyle (its "Class: AWS.S3" API reference), which no
+    // loopback address could serve: the runner sets it with the endpoint (lambda/runtime.mjs).
+    expect(await get(runner.api, '/v2?id=leaf&bucket')).toEqual({
+      status: 200,
+      body: { id: 'leaf', stored: 'aws-sdk 2.1001.0' },
+    });
+  });
 });
 
 describe('no SDK in the app nor the cache, and the registry unreachable (a closed loopback port)', () => {

@@ -6,6 +6,7 @@
 // objects with S3 Versioning", https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html), and
 // virtual-hosted style addressing ("Virtual hosting of buckets", https://docs.aws.amazon.com/AmazonS3/latest/userguide/VirtualHosting.html).
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
@@ -32,6 +33,7 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../src/app/local-aws.ts';
 import type { ObjectChange } from '../../src/services/s3-change.ts';
 import { s3Client, startS3 } from '../helpers/s3-services.ts';
 
@@ -525,4 +527,33 @@ test('a form upload (createPresignedPost) stores the file; the policy and its si
     403,
     expect.stringContaining('<Code>SignatureDoesNotMatch</Code>'),
   ]);
+});
+
+// The SDK for JavaScript v2 (which nodejs16.x and older functions have), with the path-style addressing the runner
+// gives its S3 client (lambda/runtime.mjs): its calls served; its presigned URLs, Signature Version 2 by default,
+// refused as S3 refuses them where it takes Signature Version 4 alone.
+test('the SDK v2 puts and gets; its Signature Version 2 URL is refused InvalidRequest, its v4 one served', async () => {
+  const AWS = createRequire(import.meta.url)('aws-sdk') as {
+    S3: new (
+      options: object,
+    ) => {
+      putObject(input: object): { promise(): Promise<unknown> };
+      getObject(input: object): { promise(): Promise<{ Body: Buffer }> };
+      getSignedUrl(operation: string, input: object): string;
+    };
+  };
+  const options = {
+    endpoint: s3.services.urls.s3,
+    s3ForcePathStyle: true,
+    region: 'us-east-1',
+    credentials: localAws.credentials,
+  };
+  const v2 = new AWS.S3(options);
+  await v2.putObject({ Bucket: 'plain', Key: 'v2 object', Body: 'from the SDK v2' }).promise();
+  expect(String((await v2.getObject({ Bucket: 'plain', Key: 'v2 object' }).promise()).Body)).toBe('from the SDK v2');
+  const sigV2 = await fetch(v2.getSignedUrl('getObject', { Bucket: 'plain', Key: 'v2 object' }));
+  expect([sigV2.status, await sigV2.text()]).toEqual([400, expect.stringContaining('Please use AWS4-HMAC-SHA256')]);
+  const v4 = new AWS.S3({ ...options, signatureVersion: 'v4' });
+  const sigV4 = await fetch(v4.getSignedUrl('getObject', { Bucket: 'plain', Key: 'v2 object' }));
+  expect([sigV4.status, await sigV4.text()]).toEqual([200, 'from the SDK v2']);
 });

@@ -133,7 +133,19 @@ const checkExpiry = (query: URLSearchParams) => {
 
 /** Refuses a request not signed with the runner's credentials (in its headers or as a presigned URL). */
 const checkCaller = async (request: IncomingMessage, url: URL, body: Buffer, decoded: string) => {
-  if (request.headers.authorization === undefined) checkExpiry(url.searchParams);
+  // Signature Version 2 (an `AWS key:signature` header, or AWSAccessKeyId and Signature in the query), which S3 answers
+  // so in the regions that take Signature Version 4 alone ("Authenticating Requests (AWS Signature Version 4)").
+  const { authorization } = request.headers;
+  if (
+    authorization?.startsWith('AWS ') ||
+    (url.searchParams.has('AWSAccessKeyId') && url.searchParams.has('Signature'))
+  )
+    throw new S3Error(
+      400,
+      'InvalidRequest',
+      "The authorization mechanism you have provided is not supported. Please use AWS4-HMAC-SHA256. (The local S3 takes Signature Version 4 alone: the SDK for JavaScript v2 signs with it given signatureVersion: 'v4'.)",
+    );
+  if (authorization === undefined) checkExpiry(url.searchParams);
   const checked = await checkSignature(request, url, body, 's3', {
     path: s3Encoded(decoded),
     unhashedPayloads: streamingPayloads,
