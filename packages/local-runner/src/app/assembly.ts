@@ -9,6 +9,7 @@ import { packageCacheName, userFolder } from '../user-folder.ts';
 import type { Api, Table } from './api.ts';
 import { knownFunctionName } from './aws-function-names.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
+import { reproducedHandlersOf } from './custom-resources.ts';
 import { type DeployedTemplate, deployedResources } from './deployed.ts';
 import { type FunctionRef, functionRefsOf } from './function-names.ts';
 import { readFunctionUrl, urlNotices } from './function-url.ts';
@@ -141,6 +142,8 @@ export interface Assembly {
   otherFunctions: { fn: FunctionDefinition; context: ValueContext }[];
   /** Those of them that cannot run locally, with the reason (their code, runtime or layers): said at start. */
   unservable: { stackName: string; id: string; reason: string }[];
+  /** The handlers of the custom resources the runner reproduces (custom-resources.ts): not served, not said. */
+  reproducedHandlers: { stackName: string; id: string; reason: string }[];
   /** What of the assembly applies to the APIs on AWS and not locally, said at start. */
   notices: string[];
   /** Every function of every stack (served or not), as a user may name it (function-names.ts). */
@@ -250,7 +253,7 @@ const otherFunctionsOf = (
   cloudAssemblyDir: string,
   exports: Map<string, ExportedValue>,
   layers: LayerSources,
-): Pick<Assembly, 'otherFunctions' | 'unservable'> => {
+): Pick<Assembly, 'otherFunctions' | 'unservable' | 'reproducedHandlers'> => {
   const reached = new Set(
     apis.flatMap((app) =>
       [...app.functions.keys()].map((id) => `${(app.functionStacks.get(id) ?? app).stackName}/${id}`),
@@ -258,10 +261,13 @@ const otherFunctionsOf = (
   );
   const otherFunctions: Assembly['otherFunctions'] = [];
   const unservable: Assembly['unservable'] = [];
+  const reproducedHandlers: Assembly['reproducedHandlers'] = [];
   for (const { name, resources, tables, template } of stacks) {
     const context: ValueContext = { stackName: name, tables, resources, exports, template };
+    const handlers = reproducedHandlersOf(resources);
+    for (const [id, reason] of handlers) reproducedHandlers.push({ stackName: name, id, reason });
     for (const [id] of ofType(resources, 'AWS::Lambda::Function')) {
-      if (reached.has(`${name}/${id}`)) continue;
+      if (reached.has(`${name}/${id}`) || handlers.has(id)) continue;
       try {
         const { functions } = readFunctions(resources, cloudAssemblyDir, new Set([id]), layers);
         for (const fn of functions.values()) otherFunctions.push({ fn, context });
@@ -271,7 +277,7 @@ const otherFunctionsOf = (
       }
     }
   }
-  return { otherFunctions, unservable };
+  return { otherFunctions, unservable, reproducedHandlers };
 };
 
 /**

@@ -75,7 +75,9 @@ export const namedRef = (assembly: Assembly, name: string, as?: string) => {
 export const namedFunction = (assembly: Assembly, name: string, as?: string): ServedFunction => {
   const { ref, served } = namedRef(assembly, name, as);
   if (served) return served;
-  const why = assembly.unservable.find(({ stackName, id }) => stackName === ref.stackName && id === ref.id);
+  const why = [...assembly.unservable, ...assembly.reproducedHandlers].find(
+    ({ stackName, id }) => stackName === ref.stackName && id === ref.id,
+  );
   throw new RunnerError(
     `${as === undefined ? '' : `${as}: `}${shownRef(ref)} is not served: ${why?.reason ?? 'its stack is not served (--stack, --api)'}`,
   );

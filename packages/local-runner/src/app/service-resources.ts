@@ -10,6 +10,7 @@ import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { kinesisSeedsOf, type StreamSeed } from './kinesis-resources.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
+import { type S3NotificationSeeds, s3NotificationSeedsOf } from './s3-notification-resources.ts';
 import { bucketsOf } from './s3-resources.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
@@ -73,6 +74,8 @@ export interface ServiceSeeds {
   buckets?: BucketSeed[];
   /** The Step Functions state machines (state-machine-resources.ts); absent: none. */
   stateMachines?: StateMachineSeed[];
+  /** The S3 buckets' event notifications (s3-notification-resources.ts); absent: none. */
+  s3Notifications?: S3NotificationSeeds;
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -228,5 +231,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.kinesis = kinesisSeedsOf(stacks);
   seeds.buckets = bucketsOf(stacks);
   seeds.stateMachines = stateMachinesOf(stacks, seeds.notices);
+  seeds.s3Notifications = s3NotificationSeedsOf(stacks, seeds.notices);
   return seeds;
 };
