@@ -22,6 +22,7 @@ import {
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
+import { S3Schema } from '@aws-lambda-powertools/parser/schemas/s3';
 import { SnsSchema } from '@aws-lambda-powertools/parser/schemas/sns';
 import { SqsSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
 import type { ZodType } from 'zod';
@@ -31,6 +32,7 @@ import { probePythonTools } from './python-tools.ts';
 const recordSchemas: Record<string, ZodType> = {
   'aws:sns': SnsSchema,
   'aws:sqs': SqsSchema,
+  'aws:s3': S3Schema,
 };
 
 /**

@@ -13,6 +13,7 @@ import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
 import { simpleStorageService } from './s3/index.ts';
+import { emptyTested, s3Notifications } from './s3-notifications.ts';
 import { emptyClock, ScheduleClock } from './schedule-clock.ts';
 import { localScheduler } from './scheduler.ts';
 import { generatedSecretString } from './secret-generator.ts';
@@ -155,6 +156,7 @@ export const startLocalServices = async (options: {
   });
   targets.register('states', states.receive);
   let streamSeeds = options.seeds.kinesis ?? [];
+  const notifications = s3Notifications(targets, stateFile(dataDir, 's3-notifications', emptyTested), log);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
@@ -166,6 +168,7 @@ export const startLocalServices = async (options: {
       ...kinesis.seed(chosen.streams),
       ...s3.seed(seeds.buckets ?? []),
       ...states.seed(seeds.stateMachines ?? []),
+      ...notifications.seed(seeds.s3Notifications),
     ];
     streamSeeds = seeds.kinesis ?? [];
     for (const line of [...seeds.notices, ...said]) log(line);
@@ -270,6 +273,7 @@ export const startLocalServices = async (options: {
       events.close();
       await Promise.all([...servers.map((server) => server.close()), sns.close(), s3Server.close()]);
       await topics.settled();
+      await notifications.settled();
     },
   };
 };

@@ -573,6 +573,7 @@ const receiveDelivery = (store: Store) => async (arn: string, delivery: Delivery
   if (!topic) throw new TargetError(`${arn}: no such topic is served`);
   const entry: QueryInput = {
     Message: delivery.body,
+    ...(delivery.subject !== undefined && { Subject: delivery.subject }),
     ...(delivery.messageGroupId !== undefined && { MessageGroupId: delivery.messageGroupId }),
     ...(delivery.messageDeduplicationId !== undefined && { MessageDeduplicationId: delivery.messageDeduplicationId }),
     ...(delivery.attributes && {

@@ -14,6 +14,8 @@ export interface Delivery {
   body: string;
   /** Message attributes, as SQS's SendMessage and SNS's Publish take them (`DataType`, `StringValue`/`BinaryValue`). */
   attributes?: Record<string, { DataType: string; StringValue?: string; BinaryValue?: string }>;
+  /** To a topic: the notification's Subject (S3's notifications: `Amazon S3 Notification`). */
+  subject?: string;
   /** For a FIFO queue or topic. */
   messageGroupId?: string;
   messageDeduplicationId?: string;
