@@ -7,6 +7,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { localAws } from '../app/local-aws.ts';
 import { RunnerError } from '../errors.ts';
+import type { ObjectChange } from '../services/s3-change.ts';
+import { s3Event } from './s3-events.ts';
 
 /** What a sample may be given: its body (a message, a detail, data), the name of its resource, an object's key. */
 export interface SampleOptions {
@@ -151,40 +153,28 @@ const scheduledEvent = ({ name = 'local-schedule' }: SampleOptions) => ({
   resources: [arn('events', `rule/${name}`)],
 });
 
-/** An S3 notification of an object created by a PUT ("Event message structure" of S3 event notifications). */
-const s3Put = ({
-  name = 'local-bucket',
-  key = 'sample/object.txt',
-  body = 'Hello from the local runner',
-}: SampleOptions) => ({
-  Records: [
-    {
-      eventVersion: '2.1',
-      eventSource: 'aws:s3',
-      awsRegion: region,
-      eventTime: now().toISOString(),
-      eventName: 'ObjectCreated:Put',
-      userIdentity: { principalId: `AWS:AIDA${digits(17)}` },
-      requestParameters: { sourceIPAddress: '127.0.0.1' },
-      responseElements: { 'x-amz-request-id': digits(16), 'x-amz-id-2': Buffer.from(randomUUID()).toString('base64') },
-      s3: {
-        s3SchemaVersion: '1.0',
-        configurationId: 'local-notification',
-        bucket: {
-          name,
-          ownerIdentity: { principalId: `A${digits(13)}` },
-          arn: `arn:${localAws.partition}:s3:::${name}`,
-        },
-        object: {
-          key: encodeURIComponent(key).replaceAll('%2F', '/'),
-          size: Buffer.byteLength(body),
-          eTag: md5(body),
-          sequencer: now().getTime().toString(16).toUpperCase(),
-        },
-      },
-    },
-  ],
+/** An object's change as the local S3 would report it: `--name` the bucket, `--key` the key, `--body` its content. */
+const objectChange = (
+  eventName: ObjectChange['eventName'],
+  { name = 'local-bucket', key = 'sample/object.txt', body = 'Hello from the local runner' }: SampleOptions,
+): ObjectChange => ({
+  bucket: name,
+  key,
+  eventName,
+  size: Buffer.byteLength(body),
+  eTag: md5(body),
+  sequencer: now().getTime().toString(16).toUpperCase().padStart(18, '0'),
+  time: now(),
+  sourceIp: '127.0.0.1',
+  requestId: digits(16),
 });
+
+/** S3's notification of an object created by a PUT ("Event message structure" of S3 event notifications). */
+const s3Put = (options: SampleOptions) => s3Event(objectChange('ObjectCreated:Put', options), 'local-notification');
+
+/** S3's notification of an object deleted (no size, no ETag). */
+const s3Delete = (options: SampleOptions) =>
+  s3Event(objectChange('ObjectRemoved:Delete', options), 'local-notification');
 
 /** A DynamoDB stream record of an item inserted, NEW_AND_OLD_IMAGES ("Using Lambda with DynamoDB"). */
 const dynamodbInsert = ({
@@ -347,7 +337,7 @@ export const sampleEvents: Record<string, Record<string, (options: SampleOptions
   sqs: { 'receive-message': sqsReceive },
   sns: { notification: snsNotification },
   eventbridge: { event: eventBridgeEvent, scheduled: scheduledEvent },
-  s3: { put: s3Put },
+  s3: { put: s3Put, delete: s3Delete },
   dynamodb: { insert: dynamodbInsert },
   kinesis: { 'get-records': kinesisRecord },
 };

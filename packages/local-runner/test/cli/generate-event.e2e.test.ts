@@ -36,6 +36,7 @@ describe('each sample passes its source schema', () => {
     ['eventbridge', 'event', EventBridgeSchema],
     ['eventbridge', 'scheduled', EventBridgeSchema],
     ['s3', 'put', S3Schema],
+    ['s3', 'delete', S3Schema],
     ['dynamodb', 'insert', DynamoDBStreamSchema],
     ['kinesis', 'get-records', KinesisDataStreamSchema],
   ])('%s %s', (service, kind, schema) => {
@@ -53,7 +54,15 @@ test('the options give the body, the resource and the key', () => {
   const event = sample('eventbridge', 'event', '--body', '{"plant":"fern"}', '--name', 'Plant Added');
   expect(event).toMatchObject({ 'detail-type': 'Plant Added', detail: { plant: 'fern' } });
   const s3 = sample('s3', 'put', '--name', 'garden', '--key', 'beds/north bed.txt');
-  expect(s3.Records[0]).toMatchObject({ s3: { bucket: { name: 'garden' }, object: { key: 'beds/north%20bed.txt' } } });
+  // "The object key name value is URL encoded. For example, "red flower.jpg" becomes "red+flower.jpg"" ("Event
+  // message structure", https://docs.aws.amazon.com/AmazonS3/latest/userguide/notification-content-structure.html).
+  expect(s3.Records[0]).toMatchObject({ s3: { bucket: { name: 'garden' }, object: { key: 'beds/north+bed.txt' } } });
+  const removed = sample('s3', 'delete', '--name', 'garden', '--key', 'old (1).txt');
+  expect(removed.Records[0]).toMatchObject({
+    eventName: 'ObjectRemoved:Delete',
+    s3: { object: { key: 'old+%281%29.txt' } },
+  });
+  expect(removed.Records[0]?.s3).not.toHaveProperty('object.size');
   const rest = sample('apigateway', 'aws-proxy', '--body', '{"id":1}', '--name', '/plants/1');
   expect(rest).toMatchObject({ httpMethod: 'POST', path: '/plants/1', body: '{"id":1}' });
   const http = sample('apigateway', 'http-api-proxy', '--name', '/plants');
