@@ -157,6 +157,7 @@ export const startLocalServices = async (options: {
   targets.register('states', states.receive);
   let streamSeeds = options.seeds.kinesis ?? [];
   const notifications = s3Notifications(targets, stateFile(dataDir, 's3-notifications', emptyTested), log);
+  s3.onChange(notifications.notify);
   const seed = (seeds: ServiceSeeds) => {
     const chosen = seedsOf(seeds, options.values, key);
     const said = [
