@@ -154,6 +154,8 @@ export interface Runner {
   stateMachines: () => { name: string; arn: string; type: string; source: string }[];
   /** The template's Kinesis streams (services/kinesis.ts), served at `serviceUrls.kinesis`: the banner's. */
   streams: () => { name: string; source: string; arn: string; shards: number | undefined }[];
+  /** The S3 buckets' notifications, each with where it sends: the banner's lines. */
+  s3Notifications: () => string[];
   /** The inspector's port of each function debugged (`inspect`). */
   inspectPorts: Map<string, number>;
   /** `envVars` keyed by each function's logical id (`Stack/id` where two stacks have it), whatever named it. */
@@ -659,6 +661,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     buckets: services.local.buckets,
     stateMachines: () => services.local.stateMachines(),
     streams: services.local.kinesis.streams,
+    s3Notifications: services.local.s3Notifications,
     inspectPorts: services.inspectPorts,
     envVars: services.envVars,
     invocations: (functionId) => poolOf(functionId).invocations,

@@ -212,6 +212,12 @@ const streamLines = (api: Runner) => {
   ];
 };
 
+/** The S3 buckets' notifications, each with where it sends. */
+const s3NotificationLines = (api: Runner) => {
+  const lines = api.s3Notifications();
+  return lines.length === 0 ? [] : ['S3 notifications:', ...lines.map((line) => `  ${line}`)];
+};
+
 /** What the runner prints once it serves: the routes, where things are, a token and the requests to try. */
 const banner = async (
   api: Runner,
@@ -307,6 +313,7 @@ const banner = async (
     ...bucketLines(api),
     ...stateMachineLines(api),
     ...streamLines(api),
+    ...s3NotificationLines(api),
     ...(unreached.length > 0
       ? [
           "Functions no API reaches (`npx cdk-local-runner invoke NAME`; Lambda's Invoke takes the name after it):",

@@ -266,6 +266,8 @@ export const startLocalServices = async (options: {
     useDatabase: (endpoint: string) => {
       databaseEndpoint = endpoint;
     },
+    /** The buckets' notifications, for the banner. */
+    s3Notifications: notifications.banner,
     close: async () => {
       await states.close();
       await pollers?.stop();

@@ -115,13 +115,15 @@ export const s3Notifications = (targets: Targets, file: StateFile<Tested>, log: 
       );
     },
     notify,
-    /** The buckets with notifications, each with where it sends: the banner's. */
-    listing: () =>
-      [...buckets.values()].map(({ bucket, eventBridge, targets: configured }) => ({
-        bucket,
-        eventBridge,
-        targets: configured.map(({ events, prefix, suffix, arn }) => ({ events, prefix, suffix, arn })),
-      })),
+    /** Each bucket's notifications, one line each: the banner's. */
+    banner: () =>
+      [...buckets.values()].flatMap(({ bucket, eventBridge, targets: configured }) => [
+        ...configured.map(({ events, prefix, suffix, arn }) => {
+          const filter = [prefix && `prefix ${prefix}`, suffix && `suffix ${suffix}`].filter(Boolean).join(', ');
+          return `bucket ${bucket}: ${events.join(', ')}${filter ? ` (${filter})` : ''} -> ${arn}`;
+        }),
+        ...(eventBridge ? [`bucket ${bucket}: every change -> the default event bus (EventBridge)`] : []),
+      ]),
     /** Resolves once every delivery begun has ended. */
     settled: async () => {
       while (pending.size > 0) await Promise.all(pending);

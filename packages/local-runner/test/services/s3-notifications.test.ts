@@ -328,3 +328,14 @@ test('a bucket with no notifications sends nothing', async () => {
   await notifier.settled();
   expect(invoked).toHaveLength(count);
 });
+
+test("the banner lists each bucket's notifications, with their filters and where they send", () => {
+  expect(notifier.banner()).toEqual([
+    `bucket uploads: s3:ObjectCreated:* (prefix in/, suffix .txt) -> ${functionArn('OnText')}`,
+    `bucket uploads: s3:ObjectCreated:* (prefix a%3Db/) -> ${functionArn('OnEquals')}`,
+    `bucket uploads: s3:ObjectRemoved:Delete -> ${queueArn('removed')}`,
+    `bucket uploads: s3:ObjectCreated:Put (prefix out/) -> ${topicArn('puts')}`,
+    `bucket uploads: s3:ObjectCreated:Copy -> ${queueArn('missing')}`,
+    'bucket uploads: every change -> the default event bus (EventBridge)',
+  ]);
+});
