@@ -22,6 +22,7 @@ import { measureFunctionUrl } from './function-url.ts';
 import { measureHandlerEdits } from './handler-edit.ts';
 import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
+import { measureS3Notifications } from './s3-notifications.ts';
 import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
 import { measureStepFunctions } from './step-functions.ts';
@@ -301,6 +302,8 @@ const urlLoadRow = (connections: number) => {
 // 4c. Events to functions: a queue's event source mapping and a rule's target.
 progress('events: SendMessage and PutEvents to the function');
 const delivery = await measureEventDelivery(scratch);
+progress('S3 notifications: PutObject to the function');
+const putObjectToStartMs = await measureS3Notifications(scratch);
 const latencyRow = (samples: number[]) =>
   `p50 ${median(samples).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (${samples.length} one at a time, the function warm)`;
 
@@ -540,6 +543,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | WebSocket API, \`$default\` echo, 32 connections (${maxWorkers} workers a function) | ${webSocketRow(32)} |
 | SendMessage to the start of the function its event source mapping feeds | ${latencyRow(delivery.sendToStartMs)} |
 | PutEvents to the start of the rule's target function | ${latencyRow(delivery.putToStartMs)} |
+| PutObject (1 KB) to the start of the function its bucket notifies | ${latencyRow(putObjectToStartMs)} |
 | messages a second through a queue to its function, batch size 1 | ${delivery.perSecond[1].toFixed(0)} |
 | messages a second through a queue to its function, batch size 10 | ${delivery.perSecond[10].toFixed(0)} |
 | S3 objects a second, 1 KB (PutObject in, GetObject out; SDK v3, 8 in flight, a data folder on disk) | ${s3Row('1 KB')} |
@@ -568,7 +572,10 @@ was given; a latency is from just before the SDK's call to that time (one clock)
 two that warm the function; the throughput sends 500 messages in batches of 10 (SendMessageBatch) as fast as the SDK
 answers, counted until the start of the invocation carrying the last. The express execution (tools/bench/step-functions.ts,
 an app synthesized in-process): StartSyncExecution timed from just before the SDK's call to its answer, the first
-with the task's function cold, then one at a time. The handler's edit
+with the task's function cold, then one at a time. The PutObject row
+(tools/bench/s3-notifications.ts, an app synthesized in-process): a bucket notifying a function of each object
+created, one 1 KB object at a time after two that warm the function, from just before the SDK's PutObject to the time
+the function logs as it starts (an asynchronous invocation, as S3's). The handler's edit
 (tools/bench/handler-edit.ts): a copy of the project served by \`start --watch\`, createPlant's conflict message edited
 as an editor saves (a temporary file renamed over it), each timed from the save to the first answer carrying the new
 text; the reload's way (its bundle rebuilt alone, or a synth) as the runner's log says it.
