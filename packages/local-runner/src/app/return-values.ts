@@ -6,6 +6,7 @@
 // (a name CloudFormation generates for a resource nothing serves locally, a queue's URL no service serves yet) is a
 // reason, which the evaluator (intrinsics.ts) turns into a refusal naming the reference.
 import { createHash } from 'node:crypto';
+import { templateStreamLabel } from '../database/streams/stream-log.ts';
 import type { CfnResource } from './cfn.ts';
 import { localAws } from './local-aws.ts';
 import { localPoolId, poolArn, poolIssuer } from './user-pools.ts';
@@ -150,6 +151,10 @@ export const localParameterArn = (name: string) =>
 export const generatedRuleName = (stackName: string, id: string) =>
   `${`${stackName}-${id}`.slice(0, 51)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
+/** The stream ARN of a template's table: its label is the fixed one the database gives those streams. */
+export const localTableStreamArn = (table: string) =>
+  `arn:${localAws.partition}:dynamodb:${localAws.region}:${localAws.accountId}:table/${table}/stream/${templateStreamLabel}`;
+
 /** An event bus's ARN: `arn:aws:events:<region>:<account>:event-bus/<name>`. */
 export const eventBusArn = (name: string) =>
   `arn:${localAws.partition}:events:${localAws.region}:${localAws.accountId}:event-bus/${name}`;
@@ -191,6 +196,15 @@ const tableName = named('TableName', ({ id }) => id);
 export const generatedStreamName = (stackName: string, id: string) =>
   `${`${stackName}-${id}`.slice(0, 115)}-${stableSuffix(`${stackName}/${id}`, 12)}`;
 
+/**
+ * A table's stream ARN: `arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>`, the label of a template's
+ * table's stream fixed (database/streams/stream-log.ts, templateStreamLabel), so it is known before the database starts.
+ */
+const tableStreamArn: Getter = (subject) => {
+  const spec = subject.resource.Properties?.StreamSpecification as { StreamViewType?: unknown } | undefined;
+  if (spec?.StreamViewType === undefined) return { unknown: 'it has no StreamSpecification, so no stream' };
+  return withName(tableName(subject), (name) => localTableStreamArn(name));
+};
 /** A function's name: the template's FunctionName, else the one CloudFormation generates (generatedFunctionName). */
 const fnName: Getter = ({ id, stackName, text }) => known(text('FunctionName') ?? generatedFunctionName(stackName, id));
 const secret: Getter = ({ id, stackName, text }) =>
@@ -245,7 +259,7 @@ export const returnValues: Record<string, ReturnValues> = {
     ref: tableName,
     attributes: {
       Arn: arnOf('dynamodb', (name) => `table/${name}`, tableName),
-      StreamArn: unknown('the runner serves no DynamoDB streams'),
+      StreamArn: tableStreamArn,
     },
   },
   'AWS::Lambda::Function': {

@@ -8,8 +8,10 @@ import { extname, join } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  UpdateTableCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { Table } from '../app/api.ts';
@@ -17,6 +19,8 @@ import { localAws } from '../app/local-aws.ts';
 import { makeDataDir } from '../data-folder.ts';
 import { RunnerError } from '../errors.ts';
 import type { DatabaseProcessMessage, DatabaseProcessOptions } from './process.ts';
+import { templateStreamLabel } from './streams/stream-log.ts';
+import { streamLabelHeader } from './streams/table-streams.ts';
 
 export interface Database {
   endpoint: string;
@@ -25,10 +29,17 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** The stream view the template's table asks for (`StreamSpecification.StreamViewType`), if any. */
+const templateStreamView = ({ properties }: Table) =>
+  (properties.StreamSpecification as { StreamViewType?: StreamViewType } | undefined)?.StreamViewType;
+type StreamViewType = NonNullable<NonNullable<CreateTableCommandInput['StreamSpecification']>['StreamViewType']>;
+
 /** The table properties CreateTable takes; settings that only matter on AWS (PITR, protection…) are left out. */
-const createTableInput = ({ tableName, properties }: Table): CreateTableCommandInput => {
+const createTableInput = (table: Table): CreateTableCommandInput => {
+  const { tableName, properties } = table;
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, LocalSecondaryIndexes, ProvisionedThroughput } =
     properties as Partial<CreateTableCommandInput>;
+  const view = templateStreamView(table);
   return {
     TableName: tableName,
     AttributeDefinitions,
@@ -36,7 +47,24 @@ const createTableInput = ({ tableName, properties }: Table): CreateTableCommandI
     ...(GlobalSecondaryIndexes && { GlobalSecondaryIndexes }),
     ...(LocalSecondaryIndexes && { LocalSecondaryIndexes }),
     ...(ProvisionedThroughput ? { ProvisionedThroughput } : { BillingMode: 'PAY_PER_REQUEST' }),
+    ...(view && { StreamSpecification: { StreamEnabled: true, StreamViewType: view } }),
   };
+};
+
+/**
+ * A table already there (from an earlier run) gets the stream its template now asks for, as CloudFormation would
+ * update it: enabled, disabled, or replaced when its view changed. Its stream's label is the template's fixed one.
+ */
+const matchTemplateStream = async (client: DynamoDBClient, table: Table) => {
+  const { Table: stored } = await client.send(new DescribeTableCommand({ TableName: table.tableName }));
+  const spec = stored?.StreamSpecification;
+  const has = spec?.StreamEnabled ? spec.StreamViewType : undefined;
+  const wants = templateStreamView(table);
+  if (has === wants) return;
+  const update = (StreamSpecification: { StreamEnabled: boolean; StreamViewType?: StreamViewType }) =>
+    client.send(new UpdateTableCommand({ TableName: table.tableName, StreamSpecification }));
+  if (has) await update({ StreamEnabled: false });
+  if (wants) await update({ StreamEnabled: true, StreamViewType: wants });
 };
 
 // process.ts beside this module, or process.js once built (dist/): the extension is this module's own.
@@ -182,12 +210,22 @@ const createTablesAt = async (endpoint: string, tables: Table[]) => {
     region: localAws.region,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
+  // The runner's own requests name the label of a template's stream (streams/table-streams.ts).
+  client.middlewareStack.add(
+    (next) => (args) => {
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) request.headers[streamLabelHeader] = templateStreamLabel;
+      return next(args);
+    },
+    { step: 'build' },
+  );
   try {
     for (const table of tables) {
       try {
         await client.send(new CreateTableCommand(createTableInput(table)));
       } catch (error) {
         if (!(error instanceof ResourceInUseException)) throw error; // already there from an earlier run
+        await matchTemplateStream(client, table);
       }
     }
     // A table is CREATING for a moment after CreateTable (in dynalite too: it turns ACTIVE on its next tick, later

@@ -3,10 +3,13 @@
 // callbacks, which ends whatever process hosts it: here that is this process alone, which the runner restarts, so a
 // request's store error never takes the runner down (see database.ts beside it).
 import dynalite from 'dynalite';
+import dynaliteDb from 'dynalite/db/index.js';
 import { listenOnLoopback } from '../http-server.ts';
 import { prepareFailedWrites } from './failure-record.ts';
 import { checkDatabaseFolder } from './folder-check.ts';
 import { servingLoopbackProgramsOnly } from './loopback-only.ts';
+import { withStreams } from './streams/requests.ts';
+import { Streams } from './streams/streams.ts';
 
 /** What the runner tells this process (as its argument, JSON). */
 export interface DatabaseProcessOptions {
@@ -52,9 +55,19 @@ if (path !== undefined && check) {
   }
 }
 if (path !== undefined) noteFailedWrite = prepareFailedWrites(path);
-const server = servingLoopbackProgramsOnly(
-  dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
-);
+// dynalite's store, kept as dynalite makes it, for the streams (streams/streams.ts) to wrap.
+const createStore = dynaliteDb.create;
+let store: DynaliteStore | undefined;
+dynaliteDb.create = (options) => {
+  store = createStore(options);
+  return store;
+};
+const database = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const streams = await Streams.open(store as DynaliteStore);
+const server = servingLoopbackProgramsOnly(withStreams(database, streams));
+// Records older than the streams' 24 hours are trimmed now and then (and never read once older).
+await streams.trim();
+setInterval(() => void streams.trim(), 10 * 60 * 1000).unref();
 const url = await listenOnLoopback(server, port);
 send({ type: 'ready', port: Number(new URL(url).port), notes });
 process.on('message', (message: unknown) => {

@@ -115,6 +115,8 @@ export interface LocalEndpoints {
 export const endpointVariables = (endpoints: LocalEndpoints): Record<string, string> => ({
   ...(endpoints.unservedServices && { AWS_ENDPOINT_URL: endpoints.unservedServices }),
   AWS_ENDPOINT_URL_DYNAMODB: endpoints.database,
+  // DynamoDB Streams is served on the database's port (database/streams/requests.ts).
+  AWS_ENDPOINT_URL_DYNAMODB_STREAMS: endpoints.database,
   ...endpoints.services,
 });
 

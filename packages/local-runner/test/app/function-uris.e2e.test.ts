@@ -137,7 +137,7 @@ test('a URI the evaluator cannot know refuses the app, naming the integration, t
   );
   const started = start(dir);
   await expect(started).rejects.toThrow(UnsupportedTemplateError);
-  // A table's stream has no local part yet (its StreamArn refuses: return-values.ts).
+  // A table without a StreamSpecification has no stream (its StreamArn refuses: return-values.ts).
   await expect(started).rejects.toThrow(/Integrationstream \(IntegrationUri\).*Plants, an AWS::DynamoDB::Table/);
 }, 120_000);
 

@@ -63,6 +63,7 @@ test('env prints the region, the local credentials and every endpoint, as JSON a
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_ENDPOINT_URL: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_DYNAMODB: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    AWS_ENDPOINT_URL_DYNAMODB_STREAMS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SSM: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SECRETS_MANAGER: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
     AWS_ENDPOINT_URL_SQS: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
@@ -170,6 +171,11 @@ const calls: Record<string, { js: [string, string, string, object, string]; py: 
   AWS_ENDPOINT_URL_DYNAMODB: {
     js: ['@aws-sdk/client-dynamodb', 'DynamoDBClient', 'ListTablesCommand', {}, 'dynamodb'],
     py: ['dynamodb', 'list_tables()', 'dynamodb'],
+  },
+  // DynamoDB Streams signs for `dynamodb`, as DynamoDB does.
+  AWS_ENDPOINT_URL_DYNAMODB_STREAMS: {
+    js: ['@aws-sdk/client-dynamodb-streams', 'DynamoDBStreamsClient', 'ListStreamsCommand', {}, 'dynamodb'],
+    py: ['dynamodbstreams', 'list_streams()', 'dynamodb'],
   },
   AWS_ENDPOINT_URL_SSM: {
     js: ['@aws-sdk/client-ssm', 'SSMClient', 'GetParameterCommand', { Name: '/probe' }, 'ssm'],
