@@ -42,11 +42,14 @@ export const withStreams = (server: Server, streams: Streams) => {
   const forward = (request: IncomingMessage, response: ServerResponse) => {
     for (const handler of handlers) handler.call(server, request, response);
   };
+  // `work` may throw before it returns a promise (a refused input): answered the same.
   const answer = (response: ServerResponse, work: () => Promise<unknown>) =>
-    work().then(
-      (output) => sendJson(response, 200, output),
-      (error: unknown) => sendError(response, error),
-    );
+    Promise.resolve()
+      .then(work)
+      .then(
+        (output) => sendJson(response, 200, output),
+        (error: unknown) => sendError(response, error),
+      );
 
   const handle = async (request: IncomingMessage, response: ServerResponse, api: string, operation: string) => {
     const body = await readBody(request, bodyLimit).catch(() => undefined);
