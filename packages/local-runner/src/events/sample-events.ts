@@ -176,34 +176,61 @@ const s3Put = (options: SampleOptions) => s3Event(objectChange('ObjectCreated:Pu
 const s3Delete = (options: SampleOptions) =>
   s3Event(objectChange('ObjectRemoved:Delete', options), 'local-notification');
 
-/** A DynamoDB stream record of an item inserted, NEW_AND_OLD_IMAGES ("Using Lambda with DynamoDB"). */
-const dynamodbInsert = ({
-  name = 'local-table',
-  key = 'sample-id',
-  body = 'Hello from the local runner',
-}: SampleOptions) => {
-  const keys = { id: { S: key } };
-  return {
-    Records: [
-      {
-        eventID: randomUUID().replaceAll('-', ''),
-        eventName: 'INSERT',
-        eventVersion: '1.1',
-        eventSource: 'aws:dynamodb',
-        awsRegion: region,
-        dynamodb: {
-          ApproximateCreationDateTime: Math.floor(now().getTime() / 1000),
-          Keys: keys,
-          NewImage: { ...keys, message: { S: body } },
-          SequenceNumber: digits(21),
-          SizeBytes: Buffer.byteLength(JSON.stringify({ ...keys, message: { S: body } })),
-          StreamViewType: 'NEW_AND_OLD_IMAGES',
-        },
-        eventSourceARN: arn('dynamodb', `table/${name}/stream/${now().toISOString().replace(/Z$/, '')}`),
+/** A record as the DynamoDB Streams API's GetRecords gives it (its wire JSON: the time in epoch seconds). */
+interface DynamodbStreamsRecord {
+  eventID: string;
+  eventName: string;
+  eventVersion: string;
+  eventSource: string;
+  awsRegion: string;
+  dynamodb: Record<string, unknown>;
+  userIdentity?: { PrincipalId: string; Type: string };
+}
+
+/**
+ * One record of a DynamoDB stream event, as an event source mapping delivers it ("Using Lambda with DynamoDB",
+ * "Example event"): the API's record with the stream's ARN, and its userIdentity (a TTL deletion's, "DynamoDB Streams
+ * and Time to Live") in the event's camelCase form. (A stream poller may export it and share it, as sqsRecord is.)
+ */
+const dynamodbEventRecord = ({ userIdentity, ...record }: DynamodbStreamsRecord, streamArn: string) => ({
+  ...record,
+  eventSourceARN: streamArn,
+  ...(userIdentity && { userIdentity: { type: userIdentity.Type, principalId: userIdentity.PrincipalId } }),
+});
+
+/**
+ * A DynamoDB stream event of one record, NEW_AND_OLD_IMAGES ("Using Lambda with DynamoDB"): an item inserted, modified
+ * or removed, or removed by TTL (its userIdentity the service's).
+ */
+const dynamodbChange =
+  (eventName: 'INSERT' | 'MODIFY' | 'REMOVE', byTtl = false) =>
+  ({ name = 'local-table', key = 'sample-id', body = 'Hello from the local runner' }: SampleOptions) => {
+    const keys = { id: { S: key } };
+    const newImage = { ...keys, message: { S: body } };
+    const oldImage = { ...keys, message: { S: 'Before the change' } };
+    const images = {
+      ...(eventName !== 'REMOVE' && { NewImage: newImage }),
+      ...(eventName !== 'INSERT' && { OldImage: eventName === 'REMOVE' ? newImage : oldImage }),
+    };
+    const record: DynamodbStreamsRecord = {
+      eventID: randomUUID().replaceAll('-', ''),
+      eventName,
+      eventVersion: '1.1',
+      eventSource: 'aws:dynamodb',
+      awsRegion: region,
+      dynamodb: {
+        ApproximateCreationDateTime: Math.floor(now().getTime() / 1000),
+        Keys: keys,
+        ...images,
+        SequenceNumber: `1${digits(20)}`,
+        SizeBytes: Buffer.byteLength(JSON.stringify({ keys, ...images })),
+        StreamViewType: 'NEW_AND_OLD_IMAGES',
       },
-    ],
+      ...(byTtl && { userIdentity: { PrincipalId: 'dynamodb.amazonaws.com', Type: 'Service' } }),
+    };
+    const streamArn = arn('dynamodb', `table/${name}/stream/${now().toISOString().replace(/Z$/, '')}`);
+    return { Records: [dynamodbEventRecord(record, streamArn)] };
   };
-};
 
 /** A Kinesis event of one record, its data base64 ("Using Lambda with Kinesis Data Streams"). */
 const kinesisRecord = ({
@@ -338,6 +365,11 @@ export const sampleEvents: Record<string, Record<string, (options: SampleOptions
   sns: { notification: snsNotification },
   eventbridge: { event: eventBridgeEvent, scheduled: scheduledEvent },
   s3: { put: s3Put, delete: s3Delete },
-  dynamodb: { insert: dynamodbInsert },
+  dynamodb: {
+    insert: dynamodbChange('INSERT'),
+    modify: dynamodbChange('MODIFY'),
+    remove: dynamodbChange('REMOVE'),
+    'ttl-remove': dynamodbChange('REMOVE', true),
+  },
   kinesis: { 'get-records': kinesisRecord },
 };

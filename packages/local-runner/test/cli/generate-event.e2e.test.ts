@@ -38,10 +38,29 @@ describe('each sample passes its source schema', () => {
     ['s3', 'put', S3Schema],
     ['s3', 'delete', S3Schema],
     ['dynamodb', 'insert', DynamoDBStreamSchema],
+    ['dynamodb', 'modify', DynamoDBStreamSchema],
+    ['dynamodb', 'remove', DynamoDBStreamSchema],
+    ['dynamodb', 'ttl-remove', DynamoDBStreamSchema],
     ['kinesis', 'get-records', KinesisDataStreamSchema],
   ])('%s %s', (service, kind, schema) => {
     expect(schema.safeParse(sample(service, kind)).error).toBeUndefined();
   });
+});
+
+// "Using Lambda with DynamoDB" (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html): a MODIFY record has both
+// images, a REMOVE the old one; "DynamoDB Streams and Time to Live"
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html): a TTL deletion's
+// record names the service as its userIdentity.
+test.each([
+  ['insert', 'INSERT', ['NewImage'], false],
+  ['modify', 'MODIFY', ['NewImage', 'OldImage'], false],
+  ['remove', 'REMOVE', ['OldImage'], false],
+  ['ttl-remove', 'REMOVE', ['OldImage'], true],
+])('dynamodb %s is an %s record with its images, a TTL deletion naming the service', (kind, eventName, images, ttl) => {
+  const [record] = sample('dynamodb', kind).Records as { eventName: string; dynamodb: object; userIdentity?: object }[];
+  expect(record?.eventName).toBe(eventName);
+  expect(Object.keys(record?.dynamodb ?? {}).filter((name) => name.endsWith('Image'))).toEqual(images);
+  expect(record?.userIdentity).toEqual(ttl ? { type: 'Service', principalId: 'dynamodb.amazonaws.com' } : undefined);
 });
 
 test('the options give the body, the resource and the key', () => {
