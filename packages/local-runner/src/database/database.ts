@@ -9,9 +9,11 @@ import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   ResourceInUseException,
   UpdateTableCommand,
+  UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { Table } from '../app/api.ts';
@@ -83,6 +85,7 @@ const spawnDatabase = (options: DatabaseProcessOptions) => {
   const ready = new Promise<{ port: number; notes: string[] }>((resolve, reject) => {
     child.on('message', (message: DatabaseProcessMessage) => {
       if (message.type === 'ready') resolve(message);
+      else if (message.type === 'note') return;
       // Refused: the data folder cannot be served as it is (the message says what to do), the user's to fix.
       else reject(message.type === 'refused' ? new RunnerError(message.message) : new Error(message.message));
     });
@@ -139,6 +142,8 @@ export const startDatabase = async (
   log: (line: string) => void,
   /** `announce`: say where it serves in the data folder (start); `join`: use the one a start serves, if any (invoke). */
   running: 'announce' | 'join' = 'announce',
+  /** How often expired items (Time to Live) are deleted: every 5 seconds unless said. */
+  { ttlSweepMs = 5_000 }: { ttlSweepMs?: number } = {},
 ): Promise<Database> => {
   const joined = running === 'join' && dataDir !== undefined ? runningDatabase(dataDir) : undefined;
   if (dataDir !== undefined && joined) return joinDatabase(tables, dataDir, joined, log);
@@ -154,6 +159,7 @@ export const startDatabase = async (
     let cause = 'it exited';
     child.on('message', (message: DatabaseProcessMessage) => {
       if (message.type === 'failed') cause = message.message;
+      if (message.type === 'note') log(`database: ${message.message}`);
     });
     child.once('exit', () => {
       if (closing) return;
@@ -164,7 +170,7 @@ export const startDatabase = async (
   };
   const restart = (port: number) => {
     if (closing) return;
-    const { child, ready } = spawnDatabase({ path, port, check: false });
+    const { child, ready } = spawnDatabase({ path, port, check: false, ttlSweepMs });
     supervise(child, port);
     ready.then(
       () => log('database is back'),
@@ -172,7 +178,7 @@ export const startDatabase = async (
     );
   };
 
-  const first = spawnDatabase({ path, port: 0, check: true });
+  const first = spawnDatabase({ path, port: 0, check: true, ttlSweepMs });
   const { port, notes } = await first.ready;
   for (const note of notes) log(`database folder: ${note}`);
   supervise(first.child, port);
@@ -201,6 +207,23 @@ export const startDatabase = async (
     renameSync(`${announced}.${process.pid}`, announced);
   }
   return { endpoint, createTables, close };
+};
+
+/** The table gets the Time to Live its template's `TimeToLiveSpecification` asks for (or none), as CloudFormation's. */
+const matchTemplateTtl = async (client: DynamoDBClient, table: Table) => {
+  const spec = table.properties.TimeToLiveSpecification as { AttributeName?: string; Enabled?: boolean } | undefined;
+  const wants = spec?.Enabled === true ? spec.AttributeName : undefined;
+  const { TimeToLiveDescription: stored } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: table.tableName }),
+  );
+  const has = stored?.TimeToLiveStatus === 'ENABLED' ? stored.AttributeName : undefined;
+  if (has === wants) return;
+  const update = (Enabled: boolean, AttributeName: string) =>
+    client.send(
+      new UpdateTimeToLiveCommand({ TableName: table.tableName, TimeToLiveSpecification: { Enabled, AttributeName } }),
+    );
+  if (has) await update(false, has);
+  if (wants) await update(true, wants);
 };
 
 /** Creates what is missing of a reloaded (or another command's) app's tables, in the database at `endpoint`. */
@@ -234,6 +257,7 @@ const createTablesAt = async (endpoint: string, tables: Table[]) => {
     for (const { tableName } of tables) {
       await waitUntilTableExists({ client, minDelay: 1, maxDelay: 1, maxWaitTime: 60 }, { TableName: tableName });
     }
+    for (const table of tables) await matchTemplateTtl(client, table);
   } finally {
     client.destroy();
   }

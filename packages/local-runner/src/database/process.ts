@@ -10,6 +10,7 @@ import { checkDatabaseFolder } from './folder-check.ts';
 import { servingLoopbackProgramsOnly } from './loopback-only.ts';
 import { withStreams } from './streams/requests.ts';
 import { Streams } from './streams/streams.ts';
+import { sweepExpired } from './streams/time-to-live.ts';
 
 /** What the runner tells this process (as its argument, JSON). */
 export interface DatabaseProcessOptions {
@@ -19,6 +20,8 @@ export interface DatabaseProcessOptions {
   port: number;
   /** Check the folder before serving it (the first start; a restart serves what is there). */
   check: boolean;
+  /** How often expired items (Time to Live) are looked for and deleted, milliseconds. */
+  ttlSweepMs: number;
 }
 
 /** What this process tells the runner. */
@@ -28,10 +31,12 @@ export type DatabaseProcessMessage =
   /** The folder cannot be served: the message says why. */
   | { type: 'refused'; message: string }
   /** An error dynalite did not handle: this process exits. */
-  | { type: 'failed'; message: string };
+  | { type: 'failed'; message: string }
+  /** Something done for the runner's log (expired items deleted). */
+  | { type: 'note'; message: string };
 
 const send = (message: DatabaseProcessMessage) => process.send?.(message);
-const { path, port, check } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
+const { path, port, check, ttlSweepMs } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
 
 /** Notes the log files' sizes as this process dies of an error (failure-record.ts); set once checked. */
 let noteFailedWrite: () => void = () => undefined;
@@ -68,6 +73,20 @@ const server = servingLoopbackProgramsOnly(withStreams(database, streams));
 // Records older than the streams' 24 hours are trimmed now and then (and never read once older).
 await streams.trim();
 setInterval(() => void streams.trim(), 10 * 60 * 1000).unref();
+// Expired items deleted every ttlSweepMs, one sweep at a time (streams/time-to-live.ts).
+let sweeping = false;
+setInterval(() => {
+  if (sweeping) return;
+  sweeping = true;
+  void sweepExpired(streams)
+    .then((swept) => {
+      for (const { table, items } of swept)
+        send({ type: 'note', message: `${table}: ${items} expired item(s) deleted (Time to Live)` });
+    })
+    .finally(() => {
+      sweeping = false;
+    });
+}, ttlSweepMs).unref();
 const url = await listenOnLoopback(server, port);
 send({ type: 'ready', port: Number(new URL(url).port), notes });
 process.on('message', (message: unknown) => {

@@ -1,5 +1,6 @@
 // What the database process answers before dynalite: the DynamoDB Streams API (its target prefix,
-// `DynamoDBStreams_20120810`, on the database's own port), UpdateTable's stream setting, TransactWriteItems, and
+// `DynamoDBStreams_20120810`, on the database's own port), UpdateTable's stream setting, TransactWriteItems, Time to
+// Live (time-to-live.ts), and
 // CreateTable's StreamSpecification (noted, then the request goes on to dynalite, its body as it came). Every other
 // request goes to dynalite untouched.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
@@ -9,12 +10,19 @@ import { DatabaseError, sendError, sendJson } from './database-error.ts';
 import type { Streams } from './streams.ts';
 import { streamsOperations } from './streams-api.ts';
 import { requestedStream, streamLabelHeader, updateTableStream } from './table-streams.ts';
+import { describeTimeToLive, updateTimeToLive } from './time-to-live.ts';
 import { transactWriteItems } from './transact-write.ts';
 
 type Input = Record<string, unknown>;
 
 const streamsPrefix = 'DynamoDBStreams_20120810';
 const databasePrefix = 'DynamoDB_20120810';
+/** The DynamoDB operations answered here whole (dynalite serves none of them). */
+const ownOperations: Record<string, (streams: Streams, input: Input) => Promise<unknown>> = {
+  TransactWriteItems: transactWriteItems,
+  UpdateTimeToLive: updateTimeToLive,
+  DescribeTimeToLive: describeTimeToLive,
+};
 /** dynalite's own limit on a request's body. */
 const bodyLimit = 16 * 1024 * 1024;
 
@@ -67,7 +75,8 @@ export const withStreams = (server: Server, streams: Streams) => {
       }
       return answer(response, () => run(streams, input));
     }
-    if (input && operation === 'TransactWriteItems') return answer(response, () => transactWriteItems(streams, input));
+    const own = input && ownOperations[operation];
+    if (input && own) return answer(response, () => own(streams, input));
     if (input && operation === 'UpdateTable' && input.StreamSpecification !== undefined)
       return answer(response, () => updateTableStream(streams, input, given));
     if (input && operation === 'CreateTable' && typeof input.TableName === 'string') {
@@ -90,7 +99,8 @@ export const withStreams = (server: Server, streams: Streams) => {
     const [api = '', operation = ''] = String(request.headers['x-amz-target'] ?? '').split('.');
     const ours =
       api === streamsPrefix ||
-      (api === databasePrefix && ['CreateTable', 'UpdateTable', 'TransactWriteItems'].includes(operation));
+      (api === databasePrefix &&
+        (operation === 'CreateTable' || operation === 'UpdateTable' || operation in ownOperations));
     if (!ours || request.method !== 'POST') return forward(request, response);
     void handle(request, response, api, operation);
   });

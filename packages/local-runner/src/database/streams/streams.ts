@@ -27,6 +27,8 @@ type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; k
 export interface TableRecord {
   TableName: string;
   TableArn: string;
+  /** dynalite's id of this table, a new one each time a table of the name is created. */
+  TableId: string;
   TableStatus: string;
   KeySchema: StreamMeta['KeySchema'];
   StreamSpecification?: { StreamEnabled: boolean; StreamViewType?: ViewType };
@@ -53,7 +55,7 @@ const itemKey = (tableName: string, key: string) => `item-${tableName}~${key}`;
 const tableKey = (tableName: string) => `table~${tableName}`;
 
 /** The store's value at `key`; undefined when there is none. */
-const read = async <T>(store: DynaliteStore, key: string): Promise<T | undefined> => {
+export const read = async <T>(store: DynaliteStore, key: string): Promise<T | undefined> => {
   try {
     return ((await store.db.get(key)) ?? undefined) as T | undefined;
   } catch (error) {

@@ -12,11 +12,10 @@ import validations from 'dynalite/validations/index.js';
 import putItemRules from 'dynalite/validations/putItem.js';
 import updateItemRules from 'dynalite/validations/updateItem.js';
 import { DatabaseError } from './database-error.ts';
-import type { Item } from './stream-log.ts';
+import { keepingStore, type Operation } from './kept-writes.ts';
 import type { ItemChange, Streams, TableRecord } from './streams.ts';
 
 type Input = Record<string, unknown>;
-type Operation = { type: 'put'; key: string; value: unknown } | { type: 'del'; key: string };
 type Kind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
 
 const kinds: Kind[] = ['Put', 'Update', 'Delete', 'ConditionCheck'];
@@ -74,39 +73,6 @@ const lockAll = async (streams: Streams, actions: Action[]) => {
   return () => {
     for (const release of releases) release();
   };
-};
-
-/** The store as dynalite's actions see it here: the item already locked, its writes kept in `changes` and `indexes`. */
-const keepingStore = (streams: Streams, table: TableRecord, changes: ItemChange[], indexes: Operation[]) => {
-  const { store } = streams;
-  const itemDb = store.getItemDb(table.TableName);
-  const kept: DynaliteSubDb = {
-    get: (key, callback) => itemDb.get(key, callback),
-    lock: (_key, exec) => exec((done) => done),
-    put: (key, value, callback) => {
-      changes.push({ table, key, after: value as Item });
-      setImmediate(callback, null);
-    },
-    del: (key, callback) => {
-      changes.push({ table, key, after: undefined });
-      setImmediate(callback, null);
-    },
-  };
-  const indexDb = (type: string, tableName: string, index: string): DynaliteSubDb => {
-    const prefix = `index-${type.toLowerCase()}~${tableName}~${index}~`;
-    return {
-      ...kept,
-      put: (key, value, callback) => {
-        indexes.push({ type: 'put', key: `${prefix}${key}`, value });
-        setImmediate(callback, null);
-      },
-      del: (key, callback) => {
-        indexes.push({ type: 'del', key: `${prefix}${key}` });
-        setImmediate(callback, null);
-      },
-    };
-  };
-  return { ...store, getItemDb: () => kept, getIndexDb: indexDb } satisfies DynaliteStore;
 };
 
 /** Runs one action against the keeping store; resolves with its cancellation reason's code. */
