@@ -396,6 +396,8 @@ export const startServices = async (
     if (!said.has(key)) options.log(line);
     said.add(key);
   };
+  // DynamoDB Streams answers on the database's port (database/streams/), known once it is up.
+  local.urls.dynamodbstreams = database.endpoint;
   const endpoints: LocalEndpoints = {
     database: database.endpoint,
     unservedServices: unserved.url,

@@ -6,6 +6,7 @@
 
 export const servedServices: readonly { prefix: string; name: string }[] = [
   { prefix: 'dynamodb', name: 'DynamoDB' },
+  { prefix: 'dynamodb', name: 'DynamoDB Streams' },
   { prefix: 'ssm', name: 'SSM Parameter Store' },
   { prefix: 'secretsmanager', name: 'Secrets Manager' },
   { prefix: 'sqs', name: 'SQS' },

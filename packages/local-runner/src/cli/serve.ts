@@ -299,7 +299,7 @@ const banner = async (
         ]
       : []),
     `Data: ${dataDir ?? 'in memory (gone when stopped)'}`,
-    `Database: ${api.databaseEndpoint} (the DynamoDB API, any credentials)`,
+    `Database: ${api.databaseEndpoint} (the DynamoDB API and DynamoDB Streams, any credentials)`,
     ...(withServices
       ? [
           `SSM Parameter Store: ${api.serviceUrls.ssm}, Secrets Manager: ${api.serviceUrls.secretsmanager} (the runner's credentials, local/local)`,

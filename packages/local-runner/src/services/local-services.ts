@@ -206,7 +206,7 @@ export const startLocalServices = async (options: {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
     s3: s3Server.url,
-  } as Record<ServiceName, string>;
+  } as Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
   address = urls.sqs;
   return {
     /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`, `s3`). */
@@ -281,8 +281,8 @@ export const startLocalServices = async (options: {
   };
 };
 
-/** The services served, by name. */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3' | 'states';
+/** The services served, by name (`dynamodbstreams`: the database's port, set by the runner once it is up). */
+type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3' | 'states' | 'dynamodbstreams';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {

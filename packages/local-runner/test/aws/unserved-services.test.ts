@@ -68,7 +68,7 @@ test('the error names the services the runner serves, each one (aws/served-servi
     .catch((error: unknown) => error);
   expect(failure).toMatchObject({
     message: expect.stringContaining(
-      "(it serves DynamoDB, SSM Parameter Store, Secrets Manager, SQS, SNS, EventBridge, Kinesis Data Streams, Step Functions, Lambda's Invoke API and S3)",
+      "(it serves DynamoDB, DynamoDB Streams, SSM Parameter Store, Secrets Manager, SQS, SNS, EventBridge, Kinesis Data Streams, Step Functions, Lambda's Invoke API and S3)",
     ),
   });
 });
