@@ -12,6 +12,10 @@ const stack: ValueContext = {
   exports: new Map(),
   resources: {
     Plants: { Type: 'AWS::DynamoDB::Table', Properties: { TableName: 'plants' } },
+    Orders: {
+      Type: 'AWS::DynamoDB::Table',
+      Properties: { TableName: 'orders', StreamSpecification: { StreamViewType: 'NEW_IMAGE' } },
+    },
     Fn: { Type: 'AWS::Lambda::Function', Properties: {} },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Fn::Sub's own `${...}` form, literally
     Named: { Type: 'AWS::Lambda::Function', Properties: { FunctionName: { 'Fn::Sub': '${AWS::StackName}-orders' } } },
@@ -44,6 +48,12 @@ describe('resolved', () => {
     // A FunctionName the template gives, evaluated: the function's Ref and ARN.
     [{ Ref: 'Named' }, 'Shop-orders'],
     [{ 'Fn::GetAtt': ['Named', 'Arn'] }, 'arn:aws:lambda:us-east-1:000000000000:function:Shop-orders'],
+    // "AWS::DynamoDB::Table" return values: StreamArn, the stream's ARN; a template's table's stream has a fixed
+    // label locally (database/streams/stream-log.ts), the one the local database gives it.
+    [
+      { 'Fn::GetAtt': ['Orders', 'StreamArn'] },
+      'arn:aws:dynamodb:us-east-1:000000000000:table/orders/stream/1970-01-01T00:00:00.000',
+    ],
   ])('%j', (value, expected) => {
     expect(resolveValue(value, stack)).toBe(expected);
   });
@@ -66,6 +76,8 @@ describe('no local meaning', () => {
     { 'Fn::Sub': 42 },
     { Ref: 'toString' },
     { 'Fn::GetAtt': ['Pool', 'constructor'] },
+    // A table without a StreamSpecification has no stream.
+    { 'Fn::GetAtt': ['Plants', 'StreamArn'] },
   ])('%j', (value) => {
     expect(() => resolveValue(value, stack)).toThrow(UnresolvableValueError);
   });
