@@ -10,7 +10,7 @@
 // - "TransactWriteItems" and "UpdateTable" in the DynamoDB API Reference
 //   (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html,
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -36,8 +36,11 @@ import {
   type ShardIteratorType,
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { launch, stopStarted } from 'test-support/launched';
+import { boto3Source } from 'test-support/python-tools';
 import type { Table } from '../../src/app/api.ts';
+import { localAws } from '../../src/app/local-aws.ts';
 import { localTableStreamArn } from '../../src/app/return-values.ts';
 import { type Database, startDatabase } from '../../src/database/database.ts';
 
@@ -395,3 +398,51 @@ test('a table of an earlier run gets the stream its template now asks for', asyn
   );
   expect(StreamDescription).toMatchObject({ StreamStatus: 'ENABLED', StreamViewType: 'KEYS_ONLY' });
 }, 60_000);
+
+const boto3 = boto3Source();
+if (boto3 === undefined)
+  console.warn("Skipping the boto3 reader: neither python3 nor the runner's user cache has boto3.");
+afterEach(stopStarted);
+
+(boto3 ? test : test.skip)(
+  "boto3, with only a function's variables, reads a transaction's records",
+  async () => {
+    const arn = await tableWithStream('python', 'NEW_IMAGE');
+    const program = join(folder, 'reader.py');
+    writeFileSync(
+      program,
+      `import json, boto3
+db, streams = boto3.client("dynamodb"), boto3.client("dynamodbstreams")
+db.transact_write_items(TransactItems=[
+    {"Put": {"TableName": "python", "Item": {"id": {"S": "one"}}}},
+    {"Put": {"TableName": "python", "Item": {"id": {"S": "two"}}}},
+])
+shard = streams.describe_stream(StreamArn="${arn}")["StreamDescription"]["Shards"][0]["ShardId"]
+iterator = streams.get_shard_iterator(StreamArn="${arn}", ShardId=shard, ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+records = streams.get_records(ShardIterator=iterator)["Records"]
+print(json.dumps(sorted([r["eventName"] + " " + r["dynamodb"]["NewImage"]["id"]["S"] for r in records])))
+`,
+    );
+    const endpoint = database?.endpoint ?? '';
+    const run = launch(['python3', program], {
+      cwd: folder,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(typeof boto3 === 'object' && { PYTHONPATH: boto3.folder }),
+        AWS_CONFIG_FILE: join(folder, 'none'),
+        AWS_SHARED_CREDENTIALS_FILE: join(folder, 'none'),
+        AWS_REGION: localAws.region,
+        AWS_DEFAULT_REGION: localAws.region,
+        AWS_ACCESS_KEY_ID: localAws.credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: localAws.credentials.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB_STREAMS: endpoint,
+      },
+    });
+    const status = await run.exited;
+    await run.closed;
+    expect({ status, output: run.output() }).toEqual({ status: 0, output: expect.stringContaining('INSERT') });
+    expect(JSON.parse(run.output().trim().split('\n').at(-1) ?? '')).toEqual(['INSERT one', 'INSERT two']);
+  },
+  60_000,
+);
