@@ -69,6 +69,8 @@ export class Streams {
   private last: bigint;
   /** Record writes one after another: a reader never sees a number before a smaller one is written. */
   private tail: Promise<unknown> = Promise.resolve();
+  private readonly tables = new Map<string, TableRecord | undefined>();
+  private generation = 0;
   /** The streams CreateTable asked for, by table name, until dynalite stores the table. */
   private readonly creating = new Map<string, NewStream>();
 
@@ -96,8 +98,21 @@ export class Streams {
     return run;
   }
 
-  table(name: string) {
-    return read<TableRecord>(this.store, tableKey(name));
+  /**
+   * The table's stored description. Every item write asks it, so it is kept in memory, forgotten at each write of a
+   * table's description (this process is its only writer); a read that began before a write is not kept.
+   */
+  async table(name: string) {
+    if (this.tables.has(name)) return this.tables.get(name);
+    const generation = this.generation;
+    const table = await read<TableRecord>(this.store, tableKey(name));
+    if (generation === this.generation) this.tables.set(name, table);
+    return table;
+  }
+
+  private forgetTables() {
+    this.generation += 1;
+    this.tables.clear();
   }
 
   meta(arn: string) {
@@ -176,6 +191,7 @@ export class Streams {
         { type: 'put', key: tableKey(table.TableName), value: table },
         { type: 'put', key: metaKey(arn), value: meta },
       ]);
+      this.forgetTables();
     });
   }
 
@@ -191,6 +207,7 @@ export class Streams {
         operations.push({ type: 'put', key: metaKey(meta.StreamArn), value: disabled });
       }
       await this.store.db.batch(operations);
+      this.forgetTables();
     });
   }
 
@@ -239,8 +256,16 @@ export class Streams {
       return itemDb;
     };
     const tableDb = store.tableDb;
-    const putTable = tableDb.put;
+    const { put: putTable, del: deleteTable } = tableDb;
+    tableDb.del = (name, callback) => {
+      this.forgetTables();
+      deleteTable.call(tableDb, name, (error) => {
+        this.forgetTables();
+        callback(error);
+      });
+    };
     tableDb.put = (name, value, callback) => {
+      this.forgetTables();
       const table = value as TableRecord;
       const stream = this.creating.get(name);
       if (table.TableStatus === 'CREATING' && stream && !table.LatestStreamArn) {
@@ -248,7 +273,11 @@ export class Streams {
         this.enable(table, stream).then(() => callback(null), callback);
       } else if (table.TableStatus === 'DELETING' && table.StreamSpecification?.StreamEnabled) {
         this.disable(table, true).then(() => callback(null), callback);
-      } else putTable.call(tableDb, name, value, callback);
+      } else
+        putTable.call(tableDb, name, value, (error) => {
+          this.forgetTables();
+          callback(error);
+        });
     };
   }
 

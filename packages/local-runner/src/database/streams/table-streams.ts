@@ -68,7 +68,9 @@ export const updateTableStream = (streams: Streams, input: Input, label: string 
     );
   const stream = requestedStream(input, label);
   return underTableLock(streams, name, async () => {
-    const table = await streams.table(name);
+    const stored = await streams.table(name);
+    // A copy: the stored description (kept in memory, streams.ts) changes only once written.
+    const table = stored && structuredClone(stored);
     if (!table)
       throw new DatabaseError('ResourceNotFoundException', `Requested resource not found: Table: ${name} not found`);
     const enabled = table.StreamSpecification?.StreamEnabled === true;
