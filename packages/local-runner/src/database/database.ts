@@ -3,6 +3,7 @@
 // port and folder: requests meanwhile find the database unavailable (createPlant answers 503 with Retry-After), the
 // runner keeps serving, and it recovers by itself once the cause is gone.
 import { type ChildProcess, fork } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import {
@@ -28,6 +29,11 @@ export interface Database {
   endpoint: string;
   /** Creates the tables that are missing (a reloaded app may declare new ones). */
   createTables(tables: Table[]): Promise<void>;
+  /**
+   * Calls `listener` each time records are appended to the stream `streamArn` (a stream reader's wake-up, so it need
+   * not poll in a tight loop); returns what stops it. A database joined from another command's start never calls it.
+   */
+  onAppend(streamArn: string, listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -85,7 +91,7 @@ const spawnDatabase = (options: DatabaseProcessOptions) => {
   const ready = new Promise<{ port: number; notes: string[] }>((resolve, reject) => {
     child.on('message', (message: DatabaseProcessMessage) => {
       if (message.type === 'ready') resolve(message);
-      else if (message.type === 'note') return;
+      else if (message.type === 'note' || message.type === 'appended') return;
       // Refused: the data folder cannot be served as it is (the message says what to do), the user's to fix.
       else reject(message.type === 'refused' ? new RunnerError(message.message) : new Error(message.message));
     });
@@ -152,6 +158,11 @@ export const startDatabase = async (
   if (path) mkdirSync(path, { recursive: true });
   let closing = false;
   let current: ChildProcess;
+  const appends = new EventEmitter().setMaxListeners(0);
+  const onAppend = (streamArn: string, listener: () => void) => {
+    appends.on(streamArn, listener);
+    return () => void appends.off(streamArn, listener);
+  };
 
   const supervise = (child: ChildProcess, port: number) => {
     current = child;
@@ -160,6 +171,7 @@ export const startDatabase = async (
     child.on('message', (message: DatabaseProcessMessage) => {
       if (message.type === 'failed') cause = message.message;
       if (message.type === 'note') log(`database: ${message.message}`);
+      if (message.type === 'appended') for (const arn of message.streamArns) appends.emit(arn);
     });
     child.once('exit', () => {
       if (closing) return;
@@ -206,7 +218,7 @@ export const startDatabase = async (
     writeFileSync(`${announced}.${process.pid}`, JSON.stringify({ pid: process.pid, endpoint }));
     renameSync(`${announced}.${process.pid}`, announced);
   }
-  return { endpoint, createTables, close };
+  return { endpoint, createTables, onAppend, close };
 };
 
 /** The table gets the Time to Live its template's `TimeToLiveSpecification` asks for (or none), as CloudFormation's. */
@@ -278,5 +290,10 @@ const joinDatabase = async (
       `${runningFile(dataDir)} says runner process ${pid} serves this data folder's database at ${endpoint}, which does not answer (${(error as Error).message}): stop that runner, or remove the file if it is not one`,
     );
   }
-  return { endpoint, createTables: (more) => createTablesAt(endpoint, more), close: async () => undefined };
+  return {
+    endpoint,
+    createTables: (more) => createTablesAt(endpoint, more),
+    onAppend: () => () => undefined,
+    close: async () => undefined,
+  };
 };

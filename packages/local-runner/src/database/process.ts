@@ -33,7 +33,9 @@ export type DatabaseProcessMessage =
   /** An error dynalite did not handle: this process exits. */
   | { type: 'failed'; message: string }
   /** Something done for the runner's log (expired items deleted). */
-  | { type: 'note'; message: string };
+  | { type: 'note'; message: string }
+  /** Records were appended to these streams. */
+  | { type: 'appended'; streamArns: string[] };
 
 const send = (message: DatabaseProcessMessage) => process.send?.(message);
 const { path, port, check, ttlSweepMs } = JSON.parse(process.argv[2] ?? '{}') as DatabaseProcessOptions;
@@ -70,6 +72,16 @@ dynaliteDb.create = (options) => {
 const database = dynalite({ ...(path && { path }), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 const streams = await Streams.open(store as DynaliteStore);
 const server = servingLoopbackProgramsOnly(withStreams(database, streams));
+// The streams written to, told the runner once per turn of the event loop (database.ts, onAppend).
+const appended = new Set<string>();
+streams.onAppended = (streamArn) => {
+  if (appended.size === 0)
+    setImmediate(() => {
+      send({ type: 'appended', streamArns: [...appended] });
+      appended.clear();
+    });
+  appended.add(streamArn);
+};
 // Records older than the streams' 24 hours are trimmed now and then (and never read once older).
 await streams.trim();
 setInterval(() => void streams.trim(), 10 * 60 * 1000).unref();

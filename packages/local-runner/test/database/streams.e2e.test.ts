@@ -304,6 +304,22 @@ describe('a transaction', () => {
   });
 });
 
+test('a reader of the stream is told when records are appended (onAppend)', async () => {
+  const arn = await tableWithStream('told', 'KEYS_ONLY');
+  const told: string[] = [];
+  const appended = new Promise<void>((resolve) => {
+    const stop = database?.onAppend(arn, () => {
+      told.push(arn);
+      stop?.();
+      resolve();
+    });
+  });
+  await client.send(new PutItemCommand({ TableName: 'told', Item: { id: S('first') } }));
+  await appended;
+  expect(told).toEqual([arn]);
+  expect((await recordsOf(arn)).map(({ dynamodb }) => dynamodb?.Keys?.id?.S)).toEqual(['first']);
+});
+
 test('each iterator type starts where the API Reference says', async () => {
   const arn = await tableWithStream('positions', 'KEYS_ONLY');
   for (const id of ['p1', 'p2', 'p3'])

@@ -69,6 +69,8 @@ export class Streams {
   private last: bigint;
   /** Record writes one after another: a reader never sees a number before a smaller one is written. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Told each stream a write appended records to, once they are written (process.ts tells the runner). */
+  onAppended: (streamArn: string) => void = () => undefined;
   private readonly tables = new Map<string, TableRecord | undefined>();
   private generation = 0;
   /** The streams CreateTable asked for, by table name, until dynalite stores the table. */
@@ -144,6 +146,7 @@ export class Streams {
     return this.serial(async () => {
       const operations: Operation[] = [...also];
       const now = Date.now();
+      const appended = new Set<string>();
       for (const change of changes) {
         const { table, key, after } = change;
         const name = table.TableName;
@@ -158,9 +161,11 @@ export class Streams {
         this.last += 1n;
         const record = streamRecord(meta, before, after, sequenceText(this.last), now, change.byService);
         operations.push({ type: 'put', key: recordKey(arn as string, record.dynamodb.SequenceNumber), value: record });
+        appended.add(arn as string);
       }
       operations.push({ type: 'put', key: sequenceKey, value: this.last.toString() });
       await this.store.db.batch(operations);
+      for (const arn of appended) this.onAppended(arn);
     });
   }
 
