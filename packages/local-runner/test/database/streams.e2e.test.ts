@@ -336,6 +336,15 @@ test('each iterator type starts where the API Reference says', async () => {
   await expect(streams.send(new GetRecordsCommand({ ShardIterator: 'not-an-iterator' }))).rejects.toMatchObject({
     name: 'ValidationException',
   });
+  const ShardId = await shardOf(arn);
+  // DynamoDB Streams' ShardIteratorType has no AT_TIMESTAMP (Kinesis's has).
+  for (const wrong of [
+    { ShardIteratorType: 'AT_TIMESTAMP' as ShardIteratorType },
+    { ShardIteratorType: 'AT_SEQUENCE_NUMBER' as ShardIteratorType, SequenceNumber: '5' },
+  ])
+    await expect(
+      streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId, ...wrong })),
+    ).rejects.toMatchObject({ name: 'ValidationException' });
 });
 
 test('a stream disabled stays readable, its shard closed; enabled again, the table gets a new stream', async () => {

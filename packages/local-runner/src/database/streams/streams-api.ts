@@ -19,6 +19,8 @@ type Input = Record<string, unknown>;
 /** "A shard iterator expires 15 minutes after it is retrieved using the GetShardIterator action." */
 const iteratorLifetimeMs = 15 * 60 * 1000;
 const maxRecords = 1000;
+/** GetShardIterator's types (DynamoDB Streams has no AT_TIMESTAMP, which Kinesis has). */
+const iteratorTypes = ['TRIM_HORIZON', 'LATEST', 'AT_SEQUENCE_NUMBER', 'AFTER_SEQUENCE_NUMBER'];
 
 interface Iterator {
   arn: string;
@@ -127,25 +129,25 @@ const getShardIterator = async (streams: Streams, input: Input) => {
   const meta = await streamOf(streams, required(input, 'StreamArn'));
   shardOf(meta, required(input, 'ShardId'));
   const type = required(input, 'ShardIteratorType');
+  if (!iteratorTypes.includes(type))
+    throw new DatabaseError(
+      'ValidationException',
+      `ShardIteratorType ${type} is not one of ${iteratorTypes.join(', ')}`,
+    );
   const position = async (): Promise<bigint> => {
     if (type === 'TRIM_HORIZON') return sequenceValue(meta.startSequence) - 1n;
     if (type === 'LATEST') return sequenceValue(meta.endSequence ?? streams.lastSequence);
     const given = input.SequenceNumber;
-    if (typeof given !== 'string' || !/^\d{1,40}$/.test(given))
-      throw new DatabaseError('ValidationException', `SequenceNumber is required for ${type}, as digits`);
+    if (typeof given !== 'string' || !/^1\d{20}$/.test(given))
+      throw new DatabaseError('ValidationException', `${type} needs a SequenceNumber of this stream's, not ${given}`);
     const kept = await firstKept(streams, meta);
     if (kept !== undefined && BigInt(given) < BigInt(kept) && BigInt(given) >= BigInt(meta.startSequence))
       throw new DatabaseError(
         'TrimmedDataAccessException',
         `Sequence number ${given} is beyond the trim horizon of the shard`,
       );
-    const at = sequenceValue(given.padStart(21, '0'));
-    if (type === 'AT_SEQUENCE_NUMBER') return at - 1n;
-    if (type === 'AFTER_SEQUENCE_NUMBER') return at;
-    throw new DatabaseError(
-      'ValidationException',
-      `ShardIteratorType ${type} is not one of TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER`,
-    );
+    const at = sequenceValue(given);
+    return type === 'AT_SEQUENCE_NUMBER' ? at - 1n : at;
   };
   const after = await position();
   return {
