@@ -53,7 +53,9 @@ const templateTable = (tableName: string, view?: string): Table => ({
   tableName,
   properties: { ...keyed, ...(view && { StreamSpecification: { StreamViewType: view } }) },
 });
-const quiet = () => undefined;
+/** What the runner logs of the database (a restart would say `database failed`). */
+const said: string[] = [];
+const quiet = (line: string) => void said.push(line);
 
 let folder = '';
 let database: Database | undefined;
@@ -318,6 +320,36 @@ test('a reader of the stream is told when records are appended (onAppend)', asyn
   await appended;
   expect(told).toEqual([arn]);
   expect((await recordsOf(arn)).map(({ dynamodb }) => dynamodb?.Keys?.id?.S)).toEqual(['first']);
+});
+
+test('a call whose body is JSON but no object is refused (SerializationException), the database process kept', async () => {
+  const call = (target: string, body: string) =>
+    fetch(database?.endpoint ?? '', {
+      method: 'POST',
+      headers: {
+        'X-Amz-Target': target,
+        'Content-Type': 'application/x-amz-json-1.0',
+        Authorization:
+          'AWS4-HMAC-SHA256 Credential=x/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x',
+        'X-Amz-Date': '20260101T000000Z',
+      },
+      body,
+    }).then(async (response) => ({
+      status: response.status,
+      type: ((await response.json()) as { __type: string }).__type,
+    }));
+  // dynalite alone ended its process on `null` (it reads members of it), and the runner restarted it.
+  for (const target of [
+    'DynamoDB_20120810.PutItem',
+    'DynamoDB_20120810.ListTables',
+    'DynamoDBStreams_20120810.GetRecords',
+  ])
+    for (const body of ['null', '[]', '7'])
+      expect(await call(target, body)).toEqual({
+        status: 400,
+        type: expect.stringMatching(/#SerializationException$/),
+      });
+  expect(said.filter((line) => line.includes('database failed'))).toEqual([]);
 });
 
 test('each iterator type starts where the API Reference says', async () => {

@@ -107,6 +107,12 @@ const headerLine = fc.oneof(
     'X-Amz-Target: DynamoDB_20120810.Scan',
     'X-Amz-Target: DynamoDB_20120810.CreateTable',
     'X-Amz-Target: DynamoDB_20120810.Nope',
+    // What the database process answers itself (database/streams/).
+    'X-Amz-Target: DynamoDB_20120810.TransactWriteItems',
+    'X-Amz-Target: DynamoDB_20120810.UpdateTable',
+    'X-Amz-Target: DynamoDB_20120810.UpdateTimeToLive',
+    'X-Amz-Target: DynamoDBStreams_20120810.GetShardIterator',
+    'X-Amz-Target: DynamoDBStreams_20120810.GetRecords',
     'X-Amz-Target: ',
     'X-API-Key: key',
     'Accept: */*',
@@ -128,6 +134,14 @@ const headerLine = fc.oneof(
 /** Bodies: none, null, JSON and not, binary, large. */
 const body = fc.oneof(
   fc.constantFrom('', 'null', '{', '[]', '"x"', '{"a":1}', 'not json', '{"TableName": null}', '\u0000\u00ff'),
+  fc.constantFrom(
+    '{"TransactItems":[null,{"Put":null},{"Update":"x"},{"ConditionCheck":{"TableName":"plants","Key":7}}]}',
+    '{"TransactItems":[{"Delete":{"TableName":"plants","Key":{"id":{"S":"1"}}}}]}',
+    '{"TableName":"plants","StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NOPE"}}',
+    '{"TableName":"plants","TimeToLiveSpecification":{"Enabled":"yes"}}',
+    '{"StreamArn":7,"ShardId":[],"ShardIteratorType":"AT_SEQUENCE_NUMBER","SequenceNumber":"9"}',
+    '{"ShardIterator":"eyJhcm4iOjF9","Limit":-1}',
+  ),
   fc.json(),
   fc.uint8Array({ maxLength: 200 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
   fc.constantFrom(1024 * 1024, 64 * 1024).map((size) => 'x'.repeat(size)),

@@ -1,8 +1,8 @@
 // What the database process answers before dynalite: the DynamoDB Streams API (its target prefix,
 // `DynamoDBStreams_20120810`, on the database's own port), UpdateTable's stream setting, TransactWriteItems, Time to
-// Live (time-to-live.ts), and
-// CreateTable's StreamSpecification (noted, then the request goes on to dynalite, its body as it came). Every other
-// request goes to dynalite untouched.
+// Live (time-to-live.ts), and CreateTable's StreamSpecification (noted, then the request goes on to dynalite, its body
+// as it came). Every DynamoDB call's body is read here first, and one that is JSON but no object refused
+// (SerializationException): dynalite ends its process on a body of `null`. Any other request goes to dynalite as is.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { readBody } from '../../request-body.ts';
@@ -34,13 +34,30 @@ const replayed = (request: IncomingMessage, body: Buffer) =>
     url: request.url,
   }) as unknown as IncomingMessage;
 
-const parsed = (body: Buffer): Input | undefined => {
+/** The body's JSON: an object (an operation's input), another JSON value, or none (not JSON). */
+const parsed = (body: Buffer): { input?: Input; notObject?: true } => {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(body.toString());
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Input) : undefined;
+    value = JSON.parse(body.toString());
   } catch {
-    return undefined;
+    return {};
   }
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? { input: value as Input }
+    : { notObject: true };
+};
+
+/**
+ * Notes the stream CreateTable asks for (refused, a StreamSpecification that is not one), for streams.ts to attach
+ * when dynalite stores the table; forgotten once answered.
+ */
+const noteCreate = (streams: Streams, input: Input, label: string | undefined, response: ServerResponse) => {
+  if (typeof input.TableName !== 'string') return;
+  const name = input.TableName;
+  const stream = requestedStream(input, label);
+  if (!stream) return;
+  streams.expectCreate(name, stream);
+  response.once('close', () => streams.forgetCreate(name));
 };
 
 /** Puts the streams' answers in front of `server`'s request handlers (dynalite's). */
@@ -62,34 +79,27 @@ export const withStreams = (server: Server, streams: Streams) => {
   const handle = async (request: IncomingMessage, response: ServerResponse, api: string, operation: string) => {
     const body = await readBody(request, bodyLimit).catch(() => undefined);
     if (body === undefined) return void response.destroy();
-    const input = parsed(body);
+    const { input, notObject } = parsed(body);
     const label = request.headers[streamLabelHeader];
     const given = typeof label === 'string' ? label : undefined;
-    if (api === streamsPrefix) {
-      const run = streamsOperations[operation];
-      if (!run || !input) {
-        const type = run ? 'SerializationException' : 'UnknownOperationException';
-        return answer(response, () =>
-          Promise.reject(new DatabaseError(type, `${operation}: not an operation, or its input is no JSON object`)),
-        );
-      }
-      return answer(response, () => run(streams, input));
+    // dynalite ends its process on a body of JSON `null` (it reads members of it): any input that is no object is
+    // refused here, as AWS does.
+    const run = api === streamsPrefix ? streamsOperations[operation] : ownOperations[operation];
+    if (notObject || (api === streamsPrefix && !input) || (api === streamsPrefix && !run)) {
+      const type = api === streamsPrefix && !run ? 'UnknownOperationException' : 'SerializationException';
+      return sendError(
+        response,
+        new DatabaseError(type, `${operation}: not an operation, or its input is no JSON object`),
+      );
     }
-    const own = input && ownOperations[operation];
-    if (input && own) return answer(response, () => own(streams, input));
+    if (input && run) return answer(response, () => run(streams, input));
     if (input && operation === 'UpdateTable' && input.StreamSpecification !== undefined)
       return answer(response, () => updateTableStream(streams, input, given));
-    if (input && operation === 'CreateTable' && typeof input.TableName === 'string') {
-      const name = input.TableName;
-      let stream: ReturnType<typeof requestedStream>;
+    if (input && operation === 'CreateTable') {
       try {
-        stream = requestedStream(input, given);
+        noteCreate(streams, input, given, response);
       } catch (error) {
         return sendError(response, error);
-      }
-      if (stream) {
-        streams.expectCreate(name, stream);
-        response.once('close', () => streams.forgetCreate(name));
       }
     }
     forward(replayed(request, body), response);
@@ -97,10 +107,7 @@ export const withStreams = (server: Server, streams: Streams) => {
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const [api = '', operation = ''] = String(request.headers['x-amz-target'] ?? '').split('.');
-    const ours =
-      api === streamsPrefix ||
-      (api === databasePrefix &&
-        (operation === 'CreateTable' || operation === 'UpdateTable' || operation in ownOperations));
+    const ours = api === streamsPrefix || api === databasePrefix;
     if (!ours || request.method !== 'POST') return forward(request, response);
     void handle(request, response, api, operation);
   });
