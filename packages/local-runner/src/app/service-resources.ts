@@ -5,7 +5,12 @@
 
 import type { BucketSeed } from '../services/s3/index.ts';
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
-import { eventSourceMappingsOf, type QueueMapping } from './event-source-mappings.ts';
+import {
+  eventSourceMappingsOf,
+  type QueueMapping,
+  type StreamMapping,
+  streamMappingsOf,
+} from './event-source-mappings.ts';
 import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { kinesisSeedsOf, type StreamSeed } from './kinesis-resources.ts';
@@ -64,6 +69,8 @@ export interface ServiceSeeds {
   schedules?: ScheduleSeed[];
   /** The event source mappings of SQS queues (event-source-mappings.ts); absent: none. */
   mappings?: QueueMapping[];
+  /** The event source mappings of Kinesis and DynamoDB streams (event-source-mappings.ts); absent: none. */
+  streamMappings?: StreamMapping[];
   /** The SNS topics and subscriptions (sns-resources.ts); absent: none. */
   sns?: SnsSeeds;
   /** The EventBridge buses and rules (eventbridge-resources.ts); absent: none. */
@@ -226,6 +233,7 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.queues = withQueuePolicies(queues, stacks, seeds.notices);
   seeds.schedules = schedulesOf(stacks, seeds.notices);
   seeds.mappings = eventSourceMappingsOf(stacks, seeds.notices);
+  seeds.streamMappings = streamMappingsOf(stacks);
   seeds.sns = snsSeedsOf(stacks, seeds.notices);
   seeds.events = eventSeedsOf(stacks);
   seeds.kinesis = kinesisSeedsOf(stacks);
