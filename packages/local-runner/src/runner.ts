@@ -142,6 +142,8 @@ export interface Runner {
    * their enabled event source mappings feed.
    */
   queues: () => { name: string; source: string; url: string; feeds: string[] }[];
+  /** The Kinesis and DynamoDB stream mappings, each as the banner says it (`Stack/id: stream -> function`). */
+  streamMappings: () => string[];
   /** Every schedule timed (Scheduler's, and rules' ScheduleExpression): `list` for the banner, `fire` one now. */
   schedules: Pick<ScheduleClock, 'list' | 'fire'>;
   /** The local SNS's topics, each with its subscriptions (services/sns.ts), served at `serviceUrls.sns`. */
@@ -657,6 +659,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     lambdaEndpoint: services.lambdaEndpoint,
     endpointVariables: endpointVariables(services.endpoints),
     queues: services.local.queues,
+    streamMappings: services.local.streamMappings,
     schedules: services.local.clock,
     topics: services.local.topics,
     eventBridge: () => services.local.events.banner(),

@@ -136,6 +136,12 @@ const queueLines = (api: Runner) => {
   ];
 };
 
+/** The Kinesis and DynamoDB stream mappings, each with the function it feeds. */
+const streamMappingLines = (api: Runner) => {
+  const mappings = api.streamMappings();
+  return mappings.length === 0 ? [] : ['Stream mappings:', ...mappings.map((line) => `  ${line}`)];
+};
+
 /** Every schedule timed, with its next fire time and target (`fire` fires one now). */
 const scheduleLines = (api: Runner) => {
   const schedules = api.schedules.list();
@@ -307,6 +313,7 @@ const banner = async (
       : []),
     `Lambda: ${api.lambdaEndpoint} (Invoke, by name, ARN or partial ARN; the runner's credentials, local/local)`,
     ...queueLines(api),
+    ...streamMappingLines(api),
     ...scheduleLines(api),
     ...topicLines(api),
     ...eventBridgeLines(api),

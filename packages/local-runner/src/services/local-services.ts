@@ -26,6 +26,7 @@ import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
 import { emptyExecutions } from './states/executions.ts';
 import { stepFunctions } from './states/step-functions.ts';
+import { emptyCheckpoints, startStreamPollers, streamMappingLine } from './stream-poller.ts';
 import { type Invoker, Targets } from './targets.ts';
 
 /** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
@@ -122,11 +123,29 @@ export const startLocalServices = async (options: {
   let polling = false;
   let mappings = options.seeds.mappings ?? [];
   let pollers: ReturnType<typeof startQueuePollers> | undefined;
+  // The stream mappings' pollers read each stream over its service's API, at its URL (known once it listens).
+  let streamMappings = options.seeds.streamMappings ?? [];
+  let streamPollers: ReturnType<typeof startStreamPollers> | undefined;
+  // One after the other: a mapping's new poller reads from where the old one's last batch left its checkpoint.
+  let streamsChanged: Promise<void> = Promise.resolve();
+  const restartStreams = (start: boolean) => {
+    streamsChanged = streamsChanged.then(async () => {
+      await streamPollers?.stop();
+      streamPollers = undefined;
+      const { invoke } = options;
+      if (!start || !invoke) return;
+      const urls = { kinesis: streamUrls.kinesis, dynamodb: streamUrls.dynamodbstreams };
+      streamPollers = startStreamPollers(streamMappings, { urls, invoke, targets, log, checkpoints });
+    });
+  };
+  let streamUrls: Partial<Record<string, string>> = {};
+  const checkpoints = stateFile(dataDir, 'stream-checkpoints', emptyCheckpoints);
   const poll = () => {
     const { invoke } = options;
     if (!polling || !invoke) return;
     void pollers?.stop();
     pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
+    restartStreams(true);
   };
   // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
   const signingKey = await loadSnsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
@@ -177,6 +196,7 @@ export const startLocalServices = async (options: {
     // The rules with a ScheduleExpression, timed by the same clock.
     clock.set('events', events.scheduledRules());
     mappings = seeds.mappings ?? [];
+    streamMappings = seeds.streamMappings ?? [];
     poll();
   };
   try {
@@ -208,6 +228,7 @@ export const startLocalServices = async (options: {
     s3: s3Server.url,
   } as Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
   address = urls.sqs;
+  streamUrls = urls;
   return {
     /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`, `s3`). */
     urls,
@@ -230,6 +251,8 @@ export const startLocalServices = async (options: {
         url: queues.queueUrl(name),
         feeds: mappings.filter((m) => m.enabled && m.queueArn === queueArn(name)).map((m) => m.functionName),
       })),
+    /** The stream mappings, each as the banner says it. */
+    streamMappings: () => streamMappings.map(streamMappingLine),
     /** The SNS topics, each with its subscriptions: the banner's. */
     topics: topics.topics,
     /** Seeds again from a reloaded app's template (start --watch). */
@@ -270,7 +293,8 @@ export const startLocalServices = async (options: {
     s3Notifications: notifications.banner,
     close: async () => {
       await states.close();
-      await pollers?.stop();
+      restartStreams(false);
+      await Promise.all([pollers?.stop(), streamsChanged]);
       queues.close();
       clock.stop();
       events.close();
