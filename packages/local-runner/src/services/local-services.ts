@@ -135,7 +135,14 @@ export const startLocalServices = async (options: {
       const { invoke } = options;
       if (!start || !invoke) return;
       const urls = { kinesis: streamUrls.kinesis, dynamodb: streamUrls.dynamodbstreams };
-      streamPollers = startStreamPollers(streamMappings, { urls, invoke, targets, log, checkpoints });
+      streamPollers = startStreamPollers(streamMappings, {
+        urls,
+        invoke,
+        targets,
+        log,
+        checkpoints,
+        onAppend: kinesis.onAppend,
+      });
     });
   };
   let streamUrls: Partial<Record<string, string>> = {};

@@ -127,13 +127,14 @@ class ShardPoller {
   async run(start: IteratorStart) {
     const { mapping } = this.#context;
     let iterator: string | undefined = await this.#firstIterator(start);
-    const capacity = mapping.batchSize * mapping.parallelization;
+    // Read ahead up to what one GetRecords gives, so that every partition has its records while another waits.
+    const capacity = maxGetLimit;
     while (!this.#stopped && (iterator !== undefined || this.#open.length > 0)) {
       if (iterator === undefined || this.#pendingCount() >= capacity) {
         await pause(this.#context, pollMs[mapping.kind]);
         continue;
       }
-      const read = await this.#read(iterator, start, Math.min(maxGetLimit, capacity));
+      const read = await this.#read(iterator, start, capacity - this.#pendingCount());
       iterator = read.next;
       this.#take(read.records);
       if (read.records.length === 0 && iterator !== undefined) await pause(this.#context, pollMs[mapping.kind]);
@@ -150,14 +151,18 @@ class ShardPoller {
     const { client, label, log } = this.#context;
     const checkpoint = this.#context.checkpoints.read().checkpoints[this.#key];
     this.#lastRead = checkpoint;
-    if (checkpoint === undefined) return client.iterator(this.#shard, start);
+    const from = async (position: IteratorStart, why: string) => {
+      const iterator = await client.iterator(this.#shard, position);
+      log(`${label}: ${this.#shard} read ${why}`);
+      return iterator;
+    };
+    if (checkpoint === undefined) return from(start, `from ${start.type}`);
     try {
-      return await client.iterator(this.#shard, { type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: checkpoint });
+      return await from({ type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: checkpoint }, `after ${checkpoint}`);
     } catch (error) {
       if (!(error instanceof StreamApiError) || error.type !== 'InvalidArgumentException') throw error;
-      log(`${label}: ${this.#shard} has no record ${checkpoint} any more: read from ${start.type}`);
       this.#lastRead = undefined;
-      return client.iterator(this.#shard, start);
+      return from(start, `from ${start.type} (it has no record ${checkpoint} any more)`);
     }
   }
 
