@@ -20,7 +20,9 @@ import {
   APIGatewayProxyEventV2Schema,
   APIGatewayRequestAuthorizerEventV2Schema,
 } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
+import { DynamoDBStreamSchema } from '@aws-lambda-powertools/parser/schemas/dynamodb';
 import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
+import { KinesisDataStreamSchema } from '@aws-lambda-powertools/parser/schemas/kinesis';
 import { LambdaFunctionUrlSchema } from '@aws-lambda-powertools/parser/schemas/lambda';
 import { S3Schema } from '@aws-lambda-powertools/parser/schemas/s3';
 import { SnsSchema } from '@aws-lambda-powertools/parser/schemas/sns';
@@ -33,6 +35,8 @@ const recordSchemas: Record<string, ZodType> = {
   'aws:sns': SnsSchema,
   'aws:sqs': SqsSchema,
   'aws:s3': S3Schema,
+  'aws:kinesis': KinesisDataStreamSchema,
+  'aws:dynamodb': DynamoDBStreamSchema,
 };
 
 /**
