@@ -3,7 +3,8 @@
 // `X-Amz-Target: Kinesis_20131202.<operation>` ("Amazon Kinesis Data Streams API Reference"), DynamoDB Streams JSON 1.0
 // with `X-Amz-Target: DynamoDBStreams_20120810.<operation>` ("Amazon DynamoDB Streams API Reference"). This module
 // hides the two services' differences from the poller: how shards are listed (ListShards, DescribeStream), how a stream
-// is named in a call (StreamARN, StreamArn), and what a record is to Lambda (its event record, its sequence number, its
+// is named in a call (StreamARN, StreamArn), how GetShardIterator takes a sequence number (StartingSequenceNumber,
+// SequenceNumber), and what a record is to Lambda (its event record, its sequence number, its
 // arrival, its partition key, and what a filter sees of it).
 import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../app/local-aws.ts';
@@ -56,12 +57,14 @@ const services = {
     signing: 'kinesis',
     contentType: 'application/x-amz-json-1.1',
     arn: 'StreamARN',
+    sequenceNumber: 'StartingSequenceNumber',
   },
   dynamodb: {
     target: 'DynamoDBStreams_20120810',
     signing: 'dynamodb',
     contentType: 'application/x-amz-json-1.0',
     arn: 'StreamArn',
+    sequenceNumber: 'SequenceNumber',
   },
 } as const;
 
@@ -165,7 +168,7 @@ export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamAr
         start.type === 'AT_TIMESTAMP'
           ? { Timestamp: start.timestamp }
           : start.type === 'AFTER_SEQUENCE_NUMBER'
-            ? { StartingSequenceNumber: start.sequenceNumber }
+            ? { [service.sequenceNumber]: start.sequenceNumber }
             : {};
       const answer = await call('GetShardIterator', {
         ...named,
