@@ -58,6 +58,8 @@ const services = {
     contentType: 'application/x-amz-json-1.1',
     arn: 'StreamARN',
     sequenceNumber: 'StartingSequenceNumber',
+    /** GetRecords' largest Limit ("GetRecords", Amazon Kinesis Data Streams API Reference). */
+    maxLimit: 10_000,
   },
   dynamodb: {
     target: 'DynamoDBStreams_20120810',
@@ -65,6 +67,8 @@ const services = {
     contentType: 'application/x-amz-json-1.0',
     arn: 'StreamArn',
     sequenceNumber: 'SequenceNumber',
+    /** GetRecords' largest Limit ("GetRecords", Amazon DynamoDB Streams API Reference). */
+    maxLimit: 1000,
   },
 } as const;
 
@@ -180,7 +184,7 @@ export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamAr
     },
     /** Up to `limit` records from `iterator`, and the next iterator (none: the shard is closed and read to its end). */
     records: async (shardId: string, iterator: string, limit: number) => {
-      const answer = await call('GetRecords', { ShardIterator: iterator, Limit: limit });
+      const answer = await call('GetRecords', { ShardIterator: iterator, Limit: Math.min(limit, service.maxLimit) });
       const records = Array.isArray(answer.Records) ? (answer.Records as Json[]) : [];
       return {
         records: records.map((record) =>
