@@ -26,7 +26,7 @@ import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
 import { emptyExecutions } from './states/executions.ts';
 import { stepFunctions } from './states/step-functions.ts';
-import { emptyCheckpoints, startStreamPollers, streamMappingLine } from './stream-poller.ts';
+import { emptyCheckpoints, streamMappingLine, streamPolling } from './stream-poller.ts';
 import { type Invoker, Targets } from './targets.ts';
 
 /** What the seeds of the template and of the --service-values file put, each with the fingerprint of its source. */
@@ -125,34 +125,19 @@ export const startLocalServices = async (options: {
   let pollers: ReturnType<typeof startQueuePollers> | undefined;
   // The stream mappings' pollers read each stream over its service's API, at its URL (known once it listens).
   let streamMappings = options.seeds.streamMappings ?? [];
-  let streamPollers: ReturnType<typeof startStreamPollers> | undefined;
-  // One after the other: a mapping's new poller reads from where the old one's last batch left its checkpoint.
-  let streamsChanged: Promise<void> = Promise.resolve();
-  const restartStreams = (start: boolean) => {
-    streamsChanged = streamsChanged.then(async () => {
-      await streamPollers?.stop();
-      streamPollers = undefined;
-      const { invoke } = options;
-      if (!start || !invoke) return;
-      const urls = { kinesis: streamUrls.kinesis, dynamodb: streamUrls.dynamodbstreams };
-      streamPollers = startStreamPollers(streamMappings, {
-        urls,
-        invoke,
-        targets,
-        log,
-        checkpoints,
-        onAppend: kinesis.onAppend,
-      });
-    });
-  };
-  let streamUrls: Partial<Record<string, string>> = {};
-  const checkpoints = stateFile(dataDir, 'stream-checkpoints', emptyCheckpoints);
+  const streams = streamPolling({
+    targets,
+    log,
+    checkpoints: stateFile(dataDir, 'stream-checkpoints', emptyCheckpoints),
+    onAppend: (arn, listener) => kinesis.onAppend(arn, listener),
+  });
   const poll = () => {
     const { invoke } = options;
     if (!polling || !invoke) return;
     void pollers?.stop();
     pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
-    restartStreams(true);
+    const dynamodb = (urls as { dynamodbstreams?: string }).dynamodbstreams;
+    streams.restart(streamMappings, invoke, { kinesis: urls.kinesis, dynamodb });
   };
   // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
   const signingKey = await loadSnsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
@@ -235,7 +220,6 @@ export const startLocalServices = async (options: {
     s3: s3Server.url,
   } as Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
   address = urls.sqs;
-  streamUrls = urls;
   return {
     /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`, `s3`). */
     urls,
@@ -300,8 +284,7 @@ export const startLocalServices = async (options: {
     s3Notifications: notifications.banner,
     close: async () => {
       await states.close();
-      restartStreams(false);
-      await Promise.all([pollers?.stop(), streamsChanged]);
+      await Promise.all([pollers?.stop(), streams.close()]);
       queues.close();
       clock.stop();
       events.close();

@@ -127,8 +127,8 @@ const dynamodbRecord = (record: Json, streamArn: string): PolledRecord => {
   };
 };
 
-/** The stream `streamArn` of `kind`, read over the service's API at `url`. */
-export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamArn: string) => {
+/** How the poller calls the service of `kind` at `url`: a JSON call, signed as an SDK signs it. */
+const callerOf = (kind: 'kinesis' | 'dynamodb', url: string) => {
   const service = services[kind];
   const signer = new SignatureV4({
     credentials: localAws.credentials,
@@ -136,7 +136,7 @@ export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamAr
     service: service.signing,
     sha256: Sha256,
   });
-  const call = async (operation: string, input: Json): Promise<Json> => {
+  return async (operation: string, input: Json): Promise<Json> => {
     const endpoint = new URL(url);
     const body = JSON.stringify(input);
     const signed = await signer.sign({
@@ -162,6 +162,12 @@ export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamAr
     }
     return answer;
   };
+};
+
+/** The stream `streamArn` of `kind`, read over the service's API at `url`. */
+export const streamClient = (kind: 'kinesis' | 'dynamodb', url: string, streamArn: string) => {
+  const service = services[kind];
+  const call = callerOf(kind, url);
   const named = { [service.arn]: streamArn };
   return {
     /** Every shard of the stream. */

@@ -502,3 +502,24 @@ export const startStreamPollers = (mappings: StreamMapping[], options: StreamPol
     },
   };
 };
+
+/**
+ * A runner's stream pollers: `restart` stops those running, then starts those of `mappings` (one after the other, so
+ * that a mapping's new poller reads from where the old one's last batch left its checkpoint); `close` stops them.
+ */
+export const streamPolling = (options: Omit<StreamPollerOptions, 'urls' | 'invoke'>) => {
+  let pollers: ReturnType<typeof startStreamPollers> | undefined;
+  let changed: Promise<void> = Promise.resolve();
+  const next = (start?: () => ReturnType<typeof startStreamPollers>) => {
+    changed = changed.then(async () => {
+      await pollers?.stop();
+      pollers = start?.();
+    });
+    return changed;
+  };
+  return {
+    restart: (mappings: StreamMapping[], invoke: Invoker, urls: StreamPollerOptions['urls']) =>
+      void next(() => startStreamPollers(mappings, { ...options, invoke, urls })),
+    close: () => next(),
+  };
+};
