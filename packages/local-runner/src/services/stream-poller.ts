@@ -41,6 +41,13 @@ const retryMs = 1000;
 /** The most records one GetRecords returns (Kinesis's and DynamoDB Streams' Limit). */
 const maxGetLimit = 10_000;
 
+/**
+ * What the services answer a GetShardIterator after a sequence number they do not hold: Kinesis's
+ * InvalidArgumentException, DynamoDB Streams' ValidationException, or (the record past retention)
+ * TrimmedDataAccessException.
+ */
+const checkpointRefusals = ['InvalidArgumentException', 'ValidationException', 'TrimmedDataAccessException'];
+
 /** Where each mapping got to in each shard: the last sequence number done with, by `mapping stream shard`. */
 export interface StreamCheckpoints {
   checkpoints: Record<string, string>;
@@ -145,7 +152,8 @@ class ShardPoller {
 
   /**
    * The shard's first iterator: after the mapping's checkpoint in it, else from `start`; from `start` too when the
-   * checkpoint is no sequence number of the shard (the stream was made again), said.
+   * checkpoint is no sequence number of the shard (the stream was made again), or from its oldest record when the
+   * checkpoint's record is past the stream's retention, said.
    */
   async #firstIterator(start: IteratorStart) {
     const { client, label, log } = this.#context;
@@ -160,9 +168,11 @@ class ShardPoller {
     try {
       return await from({ type: 'AFTER_SEQUENCE_NUMBER', sequenceNumber: checkpoint }, `after ${checkpoint}`);
     } catch (error) {
-      if (!(error instanceof StreamApiError) || error.type !== 'InvalidArgumentException') throw error;
+      if (!(error instanceof StreamApiError) || !checkpointRefusals.includes(error.type)) throw error;
       this.#lastRead = undefined;
-      return from(start, `from ${start.type} (it has no record ${checkpoint} any more)`);
+      // Past the stream's retention, its oldest record is the next; a number of another stream, the start.
+      const next: IteratorStart = error.type === 'TrimmedDataAccessException' ? { type: 'TRIM_HORIZON' } : start;
+      return from(next, `from ${next.type} (its checkpoint ${checkpoint} is no record of it any more)`);
     }
   }
 

@@ -2,7 +2,7 @@
 // the function stood in for by an Invoker that answers as the test says: where a shard is first read from, batching,
 // how many batches of a shard are in flight at once, and where a restarted runner goes on. Each test waits for facts
 // (the invocations, the log's lines), never for time.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
@@ -213,4 +213,21 @@ test('a restart on the same data folder goes on after the checkpoint: nothing se
   await line(`${shard} read after `);
   await second.put(['a:3']);
   expect(await batchesBegun(2)).toEqual([['a:1', 'a:2'], ['a:3']]);
+});
+
+// A checkpoint the stream does not hold (a stream made again, a data folder of another): the shard is read from the
+// mapping's StartingPosition, said, rather than the mapping stopping ("GetShardIterator", Amazon Kinesis Data Streams
+// API Reference: InvalidArgumentException for a sequence number that is not the shard's).
+test("a checkpoint that is no record of the shard: read from the mapping's starting position, said", async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'stream-poller-'));
+  folders.push(folder);
+  const servicesFolder = join(folder, 'services');
+  mkdirSync(servicesFolder, { recursive: true });
+  const key = `App/Mapping ${streamArn} ${shard}`;
+  writeFileSync(join(servicesFolder, 'stream-checkpoints.json'), JSON.stringify({ checkpoints: { [key]: '12345' } }));
+  const { services, put } = await start([mapping({})], folder);
+  await put(['a:1']);
+  services.pollQueues();
+  await line(`${shard} read from TRIM_HORIZON (its checkpoint 12345 is no record of it any more)`);
+  expect(await batchesBegun(1)).toEqual([['a:1']]);
 });
