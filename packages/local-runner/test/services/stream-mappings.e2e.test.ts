@@ -212,3 +212,12 @@ test('FilterCriteria on data (Python): the records the filter does not match are
   expect(numbersOf(records)).toEqual([2]);
   await line(`Kinesis ${mappedStreams.filtered} -> ${reporter}: batch of 1 from shardId-000000000000: ok`);
 });
+
+test("the banner's lines: each stream mapping, its stream and its function", () => {
+  expect(runner?.streamMappings()).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(new RegExp(`^StreamMappings/\\w+: Kinesis ${mappedStreams.bisect} -> ${consumer}$`)),
+      expect.stringMatching(new RegExp(`^StreamMappings/\\w+: Kinesis ${mappedStreams.partial} -> ${reporter}$`)),
+    ]),
+  );
+});
