@@ -1,12 +1,14 @@
-// Functions fed by Kinesis streams through event source mappings, served by the runner as Lambda runs them ("Using
-// Lambda with Kinesis Data Streams", https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis.html): a TypeScript
-// function and a Python function of our fixture app (fixtures/stream-mappings-app.ts), records put with the AWS SDK v3
-// to the local Kinesis, which the runner's poller reads over Kinesis's own API. Each test waits for facts (the
-// functions' printed events, the runner's log lines), never for time.
+// Functions fed by Kinesis streams and a DynamoDB stream through event source mappings, served by the runner as Lambda
+// runs them ("Using Lambda with Kinesis Data Streams", https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis.html;
+// "Using Lambda with DynamoDB", https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html): a TypeScript function and
+// a Python function of our fixture app (fixtures/stream-mappings-app.ts), records put with the AWS SDK v3 to the local
+// Kinesis and items written to the local DynamoDB, which the runner's poller reads over each stream's own API. Each
+// test waits for facts (the functions' printed events, the runner's log lines), never for time.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
@@ -21,6 +23,13 @@ interface KinesisRecord {
   eventID: string;
 }
 
+interface DynamoRecord {
+  eventName: string;
+  eventSource: string;
+  eventSourceARN: string;
+  dynamodb: { Keys: Record<string, { S?: string }>; NewImage?: unknown; StreamViewType: string };
+}
+
 /** The functions' names as Lambda knows them (the fixture gives no FunctionName): what the log says. */
 const consumer = generatedFunctionName('StreamMappings', 'Consumer');
 const reporter = generatedFunctionName('StreamMappings', 'Reporter');
@@ -31,6 +40,7 @@ let dataDir: string | undefined;
 let runner: Runner | undefined;
 let kinesis: KinesisClient;
 let sqs: SQSClient;
+let dynamodb: DynamoDBClient;
 const lines: string[] = [];
 const said = new EventEmitter();
 const say = (line: string) => {
@@ -103,10 +113,12 @@ beforeAll(async () => {
   const client = { region: localAws.region, credentials: localAws.credentials };
   kinesis = new KinesisClient({ ...client, endpoint: runner.serviceUrls.kinesis });
   sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
+  dynamodb = new DynamoDBClient({ ...client, endpoint: runner.databaseEndpoint });
 }, 120_000);
 afterAll(async () => {
   kinesis?.destroy();
   sqs?.destroy();
+  dynamodb?.destroy();
   await runner?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
@@ -228,4 +240,38 @@ test("the banner's lines: each stream mapping, its stream and its function", () 
       expect.stringMatching(new RegExp(`^StreamMappings/\\w+: Kinesis ${mappedStreams.partial} -> ${reporter}$`)),
     ]),
   );
+});
+
+// "Using event filtering with a DynamoDB event source" (https://docs.aws.amazon.com/lambda/latest/dg/with-ddb-filtering.html):
+// a pattern on the record's eventName; a record it does not match is not sent, and the mapping goes past it.
+test('an update filtered out (Python, a DynamoDB stream): the insertions alone reach the function', async () => {
+  const TableName = mappedStreams.orders;
+  await dynamodb.send(new PutItemCommand({ TableName, Item: { id: { S: 'o-1' }, status: { S: 'new' } } }));
+  await dynamodb.send(
+    new UpdateItemCommand({
+      TableName,
+      Key: { id: { S: 'o-1' } },
+      UpdateExpression: 'SET #s = :s',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':s': { S: 'shipped' } },
+    }),
+  );
+  await dynamodb.send(new PutItemCommand({ TableName, Item: { id: { S: 'o-2' }, status: { S: 'new' } } }));
+  const label = `DynamoDB ${TableName} stream -> ${reporter}`;
+  await line(`${label}: 1 filtered out`);
+  const inserted = await until(() => {
+    const records = lines
+      .filter((l) => l.includes('BATCH ') && l.includes('"aws:dynamodb"'))
+      .flatMap((l) => (JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: DynamoRecord[] }).Records);
+    return records.length >= 2 ? records : undefined;
+  });
+  expect(inserted.map(({ eventName, dynamodb: { Keys } }) => [eventName, Keys.id?.S])).toEqual([
+    ['INSERT', 'o-1'],
+    ['INSERT', 'o-2'],
+  ]);
+  expect(inserted[0]).toMatchObject({
+    eventSource: 'aws:dynamodb',
+    eventSourceARN: expect.stringMatching(new RegExp(`:table/${TableName}/stream/`)),
+    dynamodb: { NewImage: { id: { S: 'o-1' }, status: { S: 'new' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+  });
 });
