@@ -1,0 +1,149 @@
+// The mapping engine (src/gateway/mapping/) against API Gateway's documented examples: "Mapping templates for REST
+// APIs" (https://docs.aws.amazon.com/apigateway/latest/developerguide/models-mappings.html: the pets example),
+// "Examples using variables for mapping template transformations for API Gateway"
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-variable-examples.html: $context,
+// all the parameters, $util), and "Variables for data transformations for API Gateway"
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-mapping-template-reference.html: what
+// `$input` and `$util` take and give).
+import { describe, expect, test } from '@jest/globals';
+import { type MappingInput, renderTemplate, templateRefusal } from '../../../src/gateway/mapping/template.ts';
+
+const input = (body: string, overrides: Partial<MappingInput> = {}): MappingInput => ({
+  body,
+  params: { path: { petId: '7' }, querystring: { color: 'brown' }, header: { 'User-Agent': 'curl/8.0' } },
+  context: {},
+  stageVariables: {},
+  ...overrides,
+});
+
+const pets = JSON.stringify([
+  { id: 1, type: 'dog', price: 249.99 },
+  { id: 2, type: 'cat', price: 124.99 },
+  { id: 3, type: 'fish', price: 0.99 },
+]);
+
+describe('$input', () => {
+  test("the pets example: $input.path('$') looped with #foreach and $foreach.hasNext", () => {
+    const template = [
+      "#set($inputRoot = $input.path('$'))",
+      '[',
+      '#foreach($elem in $inputRoot)',
+      '  {',
+      '    "description" : "Item $elem.id is a $elem.type.",',
+      '    "askingPrice" : $elem.price',
+      '  }#if($foreach.hasNext),#end',
+      '',
+      '#end',
+      ']',
+    ].join('\n');
+    expect(JSON.parse(renderTemplate(template, input(pets)))).toEqual([
+      { description: 'Item 1 is a dog.', askingPrice: 249.99 },
+      { description: 'Item 2 is a cat.', askingPrice: 124.99 },
+      { description: 'Item 3 is a fish.', askingPrice: 0.99 },
+    ]);
+  });
+
+  test('$input.json gives JSON text of what the path selects, $input.path the object itself', () => {
+    const body = JSON.stringify({ a: { b: [1, 2, { c: 'x' }] }, name: 'Bella' });
+    expect(renderTemplate("$input.json('$.a')", input(body))).toBe('{"b":[1,2,{"c":"x"}]}');
+    expect(renderTemplate("$input.json('$.name')", input(body))).toBe('"Bella"');
+    expect(renderTemplate("$input.path('$.name')", input(body))).toBe('Bella');
+    expect(renderTemplate("$input.path('$.a.b').size()", input(body))).toBe('3');
+    expect(renderTemplate("$input.path('$.a.b[2].c')", input(body))).toBe('x');
+    expect(renderTemplate("$input.json('$.missing')", input(body))).toBe('null');
+  });
+
+  test('$input.body is the raw payload, and an empty one reads as {}', () => {
+    expect(renderTemplate('$input.body', input('Action=SendMessage'))).toBe('Action=SendMessage');
+    expect(renderTemplate("$input.json('$')", input(''))).toBe('{}');
+  });
+
+  test('$input.params(x) searches path, query string, then header; $input.params() gives all three', () => {
+    const template = [
+      '#set($allParams = $input.params())',
+      '{',
+      '#foreach($type in $allParams.keySet())',
+      '#set($params = $allParams.get($type))',
+      '"$type" : {',
+      '#foreach($paramName in $params.keySet())',
+      '"$paramName" : "$util.escapeJavaScript($params.get($paramName))"#if($foreach.hasNext),#end',
+      '#end',
+      '}#if($foreach.hasNext),#end',
+      '#end',
+      '}',
+    ].join('\n');
+    expect(JSON.parse(renderTemplate(template, input('')))).toEqual({
+      path: { petId: '7' },
+      querystring: { color: 'brown' },
+      header: { 'User-Agent': 'curl/8.0' },
+    });
+    expect(renderTemplate("$input.params('petId') $input.params('color') $input.params('User-Agent')", input(''))).toBe(
+      '7 brown curl/8.0',
+    );
+    expect(renderTemplate("[$input.params('nothing')]", input(''))).toBe('[]');
+  });
+});
+
+describe('$util', () => {
+  test('escapeJavaScript escapes as JavaScript strings do, single quotes included', () => {
+    const escaped = renderTemplate('$util.escapeJavaScript($input.body)', input(`"It's" \\ /\n\t\u0001é😀`));
+    expect(escaped).toBe(`\\"It\\'s\\" \\\\ \\/\\n\\t\\u0001\\u00E9\\uD83D\\uDE00`);
+  });
+
+  test('parseJson gives an object, urlEncode/urlDecode are form encoding, base64 both ways', () => {
+    expect(renderTemplate(`#set($o = $util.parseJson('{"a":{"b":"c"}}'))$o.a.b`, input(''))).toBe('c');
+    expect(renderTemplate("$util.urlEncode('a b&c=d/é*~')", input(''))).toBe('a+b%26c%3Dd%2F%C3%A9*%7E');
+    expect(renderTemplate("$util.urlDecode('a+b%26c%3Dd%2F%C3%A9')", input(''))).toBe('a b&c=d/é');
+    expect(renderTemplate("$util.base64Encode('Hello, world')", input(''))).toBe('SGVsbG8sIHdvcmxk');
+    expect(renderTemplate("$util.base64Decode('SGVsbG8sIHdvcmxk')", input(''))).toBe('Hello, world');
+  });
+});
+
+describe('$context and $stageVariables', () => {
+  test('$context variables, and a #set of responseOverride lands in the context', () => {
+    const context: Record<string, unknown> = {
+      stage: 'prod',
+      requestId: 'abcdefg-000-000-0000-abcdefg',
+      identity: { sourceIp: '192.0.2.1' },
+      responseOverride: { header: {} },
+    };
+    const template = [
+      '{ "stage" : "$context.stage", "request_id" : "$context.requestId", "source_ip" : "$context.identity.sourceIp",',
+      '  "v" : "$stageVariables.version" }',
+      '#set($context.responseOverride.status = 400)',
+      '#set($context.responseOverride.header.Foo = "bar")',
+    ].join('\n');
+    const rendered = renderTemplate(template, input('', { context, stageVariables: { version: 'v2' } }));
+    expect(JSON.parse(rendered)).toEqual({
+      stage: 'prod',
+      request_id: 'abcdefg-000-000-0000-abcdefg',
+      source_ip: '192.0.2.1',
+      v: 'v2',
+    });
+    expect(context.responseOverride).toEqual({ status: 400, header: { Foo: 'bar' } });
+  });
+});
+
+describe('what the runner does not reproduce is refused, named', () => {
+  test.each([
+    ['$util.toJson($x)', '$util.toJson'],
+    ['$input.headers', '$input.headers'],
+    ["$input.json('$..name')", 'the JSONPath $..name'],
+    ["$input.path('$.a[?(@.b)]')", 'the JSONPath $.a[?(@.b)]'],
+    ['#macro(greet)hi#end', 'the directive #macro'],
+  ])('%s', (template, construct) => {
+    expect(templateRefusal(template)).toBe(construct);
+  });
+
+  test('what it reproduces is not refused', () => {
+    expect(
+      templateRefusal(
+        "#set($b = $input.path('$.items[*].id'))#foreach($i in $b)$i#end $input.json('$[\"a b\"]') $util.urlEncode('x')",
+      ),
+    ).toBeUndefined();
+  });
+
+  test('a template over the documented 300 KB is refused', () => {
+    expect(templateRefusal('x'.repeat(300 * 1024 + 1))).toBe(`a template over ${300 * 1024} bytes`);
+  });
+});
