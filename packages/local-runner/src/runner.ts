@@ -21,7 +21,7 @@ import { serveUnservedServices } from './aws/unserved-services.ts';
 import { type Database, startDatabase } from './database/database.ts';
 import { RunnerError } from './errors.ts';
 import { authorizersFor } from './gateway/authorizers/for-api.ts';
-import { type Deployment, deploymentOf } from './gateway/deployment.ts';
+import { type Deployment, deploymentOf, type ServiceEndpoints } from './gateway/deployment.ts';
 import { createGateway, type RunnerPages } from './gateway/listener.ts';
 import { tokenVerifier } from './gateway/token-verification.ts';
 import { domainNameOf } from './gateway/websocket/events.ts';
@@ -527,6 +527,7 @@ const deploymentFor = (
   nameOf: ReturnType<typeof functionNames>,
   allPools: Map<string, FunctionPool>,
   signingKey: SigningKey,
+  services: ServiceEndpoints,
 ): Deployment => {
   const pools = new Map(
     [...app.functions.keys()].flatMap((id) => {
@@ -535,7 +536,7 @@ const deploymentFor = (
     }),
   );
   // One verifier for the deployment's token authorizers, REST and HTTP.
-  return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)));
+  return deploymentOf(app, pools, authorizersFor(app, pools, tokenVerifier(signingKey)), services);
 };
 
 /** What the start says it does not serve: functions that cannot run locally, stacks with no API, the notices. */
@@ -600,9 +601,14 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   const executeApi = new Map<string, string>();
   const services = await startServices(assembly, { ...options, executeApi, spares: true });
   let pools = services.pools;
+  // The services an AWS integration of a REST API calls, at their local endpoints.
+  const local = services.local.urls;
+  const integrated = { sqs: local.sqs, sns: local.sns, events: local.events, dynamodb: services.database.endpoint };
   /** The assembly served (another after a reload). */
   let served = assembly;
-  let deployments = assembly.apis.map((api) => deploymentFor(api, functionNames(assembly), pools, services.signingKey));
+  let deployments = assembly.apis.map((api) =>
+    deploymentFor(api, functionNames(assembly), pools, services.signingKey, integrated),
+  );
   /** Pools replaced by a reload, finishing what they had. */
   const draining = new Set<Promise<void>>();
   const logOf = apiLog(assembly, options.log);
@@ -686,7 +692,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
       const previous = pools;
       await services.provideSdks(next);
       pools = services.poolsFor(next);
-      deployments = next.apis.map((api) => deploymentFor(api, functionNames(next), pools, services.signingKey));
+      deployments = next.apis.map((api) =>
+        deploymentFor(api, functionNames(next), pools, services.signingKey, integrated),
+      );
       for (const pool of previous.values()) {
         const drained = pool.drain().finally(() => draining.delete(drained));
         draining.add(drained);

@@ -442,9 +442,12 @@ const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
 
 /** A REST API's Api (rest-api.ts reads it). */
 const readRestApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
-  const restApi = readRestApi(shared.resources, shared.apiId, shared.stackName, functionOf);
+  const restApi = readRestApi(shared.resources, shared.apiId, shared.stackName, functionOf, shared);
   const { functions, functionStacks } = readReached([
     ...restApi.routes.flatMap((route) => (route.integration === 'proxy' ? [route.functionId] : [])),
+    ...restApi.routes.flatMap((route) =>
+      route.integration === 'integrated' && route.target.kind === 'lambda' ? [route.target.functionId] : [],
+    ),
     ...[...restApi.authorizers.values()].flatMap((authorizer) =>
       'functionId' in authorizer ? [authorizer.functionId] : [],
     ),

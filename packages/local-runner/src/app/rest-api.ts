@@ -11,8 +11,10 @@ import {
   refuseRoutesOutsideResources,
   UnsupportedTemplateError,
 } from './cfn.ts';
+import type { ValueContext } from './intrinsics.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { checkResourcePolicy } from './resource-policy.ts';
+import { type NonProxyIntegration, readNonProxyIntegration } from './rest-integrations.ts';
 import { readStages } from './stages.ts';
 import { localPoolId } from './user-pools.ts';
 import {
@@ -112,7 +114,12 @@ export interface MockRoute extends RouteBase {
   unanswered: boolean;
 }
 
-export type RestRoute = ProxyRoute | MockRoute;
+/** A non-proxy integration (AWS, HTTP, HTTP_PROXY: rest-integrations.ts), mapped by its templates and parameters. */
+export interface IntegratedRoute extends RouteBase, NonProxyIntegration {
+  integration: 'integrated';
+}
+
+export type RestRoute = ProxyRoute | MockRoute | IntegratedRoute;
 
 export interface GatewayResponse {
   statusCode: number | undefined;
@@ -211,6 +218,7 @@ const readRoutes = (
   apiId: string,
   functionOf: FunctionOf,
   authorizers: Map<string, RestAuthorizer>,
+  app: ValueContext,
 ): RestRoute[] => {
   /** The path of the resource `value` (a property of `where`) names: the API's root, or a Resource of the API. */
   const pathOf = (value: unknown, where: Where): string => {
@@ -271,6 +279,16 @@ const readRoutes = (
     }
     if (integration.Type === 'MOCK')
       return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
+    if (integration.Type !== 'AWS_PROXY') {
+      try {
+        const read = readNonProxyIntegration(integration, { app, functionOf, id, where });
+        return [{ ...base, validation, integration: 'integrated', ...read }];
+      } catch (error) {
+        if (!(error instanceof UnsupportedTemplateError)) throw error;
+        refused.push(error.message);
+        return [];
+      }
+    }
     // A Lambda proxy integration's payloads follow the binary media types alone (proxy-event.ts, responses.ts).
     if (integration.ContentHandling !== undefined) {
       throw new UnsupportedTemplateError(
@@ -292,7 +310,7 @@ const readRoutes = (
   // this API.
   if (refused.length > 0)
     throw new UnsupportedTemplateError(
-      `the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:\n${refused.map((line) => `  ${line}`).join('\n')}`,
+      `the runner does not serve these methods' integrations (it serves AWS_PROXY, MOCK, Lambda and served services' AWS, HTTP and HTTP_PROXY):\n${refused.map((line) => `  ${line}`).join('\n')}`,
     );
   return routes;
 };
@@ -305,32 +323,16 @@ const transferMode = (value: unknown, where: Where) => {
   return mode;
 };
 
-/** An integration's Uri as text, its Fn::Join parts joined, any other intrinsic (a Ref, a GetAtt) as `*`. */
-const uriText = (value: unknown): string => {
-  if (typeof value === 'string') return value;
-  const join = (value as { 'Fn::Join'?: [string, unknown[]] } | null)?.['Fn::Join'];
-  return Array.isArray(join) && Array.isArray(join[1]) ? join[1].map(uriText).join(join[0]) : '*';
-};
-
 /**
- * Why the runner does not serve an integration, named as the API Gateway console names it (the AWS service and action
- * of a non-proxy AWS integration, the address of an HTTP one); undefined for a Lambda proxy or a mock.
+ * Why the runner does not serve an integration, named as the API Gateway console names it; undefined for the types it
+ * serves (a non-proxy one's own refusals are rest-integrations.ts's).
  */
 const unsupportedIntegration = (integration: Record<string, unknown>) => {
   const type = String(integration.Type);
   // "Stream the integration response for your proxy integrations in API Gateway": a Lambda proxy integration's alone.
   if (integration.ResponseTransferMode === 'STREAM' && type !== 'AWS_PROXY')
     return `a response-streaming integration (${type}, ResponseTransferMode STREAM), which the runner streams from Lambda proxy integrations alone`;
-  if (type === 'AWS_PROXY' || type === 'MOCK') return undefined;
-  const uri = uriText(integration.Uri ?? '');
-  if (type === 'AWS') {
-    // arn:aws:apigateway:{region}:{service}:{path|action}/...
-    const [, service = 'an AWS service', target = ''] = /:apigateway:[^:]*:([^:/]+):(.*)$/.exec(uri) ?? [];
-    return service === 'lambda'
-      ? 'a non-proxy Lambda integration (AWS, with mapping templates)'
-      : `a non-proxy integration (AWS) with ${service} (${target})`;
-  }
-  if (type === 'HTTP' || type === 'HTTP_PROXY') return `an HTTP integration (${type}) to ${uri}`;
+  if (['AWS_PROXY', 'MOCK', 'AWS', 'HTTP', 'HTTP_PROXY'].includes(type)) return undefined;
   return `an integration of type ${type}`;
 };
 
@@ -451,6 +453,7 @@ export const readRestApi = (
   apiId: string,
   stackName: string,
   functionOf: FunctionOf,
+  app: ValueContext = { stackName, resources, tables: [], exports: new Map() },
 ) => {
   const apiResource = resources[apiId] as CfnResource;
   refuseRoutesOutsideResources(apiResource, apiId);
@@ -466,7 +469,7 @@ export const readRestApi = (
     'AWS::ApiGateway::Stage',
   );
   const authorizers = readAuthorizers(resources, apiId, functionOf);
-  const routes = readRoutes(resources, apiId, functionOf, authorizers);
+  const routes = readRoutes(resources, apiId, functionOf, authorizers, app);
   const { keys, notices } = readApiKeys(resources, apiId, stackName);
   return {
     stages,

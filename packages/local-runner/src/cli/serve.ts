@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import type { UrlApi } from '../app/api.ts';
 import { userPoolsOf } from '../app/assembly.ts';
+import type { RestRoute } from '../app/rest-api.ts';
 import { captureSynth } from '../app/synth-capture.ts';
 import { RunnerError } from '../errors.ts';
 import { devIssuerScope, signDevToken } from '../issuer/dev-issuer.ts';
@@ -104,6 +105,16 @@ const stopOnSignals = (parent: number) => {
 };
 
 /** How the banner names each kind of API. */
+/** What a REST method's banner line names: its function, its mock's status, or its non-proxy integration's target. */
+const routeTarget = (route: RestRoute) => {
+  if (route.integration === 'proxy') return route.functionId;
+  if (route.integration === 'mock') return `(mock: ${route.statusCode})`;
+  const { target } = route;
+  if (target.kind === 'lambda') return `${target.functionId} (non-proxy)`;
+  if (target.kind === 'http') return `(${target.proxy ? 'HTTP_PROXY' : 'HTTP'} ${target.method} ${target.url})`;
+  return `(${target.service} ${target.action ?? target.path})`;
+};
+
 const kindNames = { rest: 'REST API', http: 'HTTP API', url: 'Function URL', websocket: 'WebSocket API' } as const;
 
 /** A function URL's settings, as the banner shows them. */
@@ -269,10 +280,7 @@ const banner = async (
           ]
         : app.kind === 'http'
           ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
-          : app.routes.map(
-              (route) =>
-                `  ${route.method} ${url}${route.resourcePath} -> ${route.integration === 'proxy' ? route.functionId : `(mock: ${route.statusCode})`}`,
-            );
+          : app.routes.map((route) => `  ${route.method} ${url}${route.resourcePath} -> ${routeTarget(route)}`);
   const several = api.apis.length > 1;
   const chosen = !several && first !== undefined && first.app.otherApiIds.length > 0;
   const stacks = [...new Set(api.apis.map(({ app }) => app.stackName))];

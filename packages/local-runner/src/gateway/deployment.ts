@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Api, HttpApi, RestApi, UrlApi, WebSocketApi } from '../app/api.ts';
 import type { Stage } from '../app/cfn.ts';
+import type { IntegratedService } from '../app/rest-integrations.ts';
 import type { FunctionPool } from '../lambda/pool.ts';
 import type { Authorizer } from './authorizers/authorizer.ts';
 import type { HttpResponse } from './responses.ts';
@@ -15,7 +16,12 @@ interface DeploymentOf<Kind> {
   pools: Map<string, FunctionPool>;
   /** The API's authorizers, by logical id (authorizers/for-api.ts). */
   authorizers: Map<string, Authorizer>;
+  /** The served services' endpoints an AWS integration calls, by the integration URI's service name. */
+  services?: ServiceEndpoints;
 }
+
+/** The local endpoint of each service an AWS integration reaches (rest-integrations.ts), by service name. */
+export type ServiceEndpoints = Partial<Record<IntegratedService, string>>;
 
 export interface RestDeployment extends DeploymentOf<RestApi> {
   kind: 'rest';
@@ -42,10 +48,11 @@ export const deploymentOf = (
   api: Api,
   pools: Map<string, FunctionPool>,
   authorizers: Map<string, Authorizer>,
+  services: ServiceEndpoints = {},
 ): Deployment => {
   switch (api.kind) {
     case 'rest':
-      return { kind: 'rest', api, pools, authorizers, resources: compileRoutes(api.routes) };
+      return { kind: 'rest', api, pools, authorizers, services, resources: compileRoutes(api.routes) };
     case 'http':
       return { kind: 'http', api, pools, authorizers };
     case 'url':

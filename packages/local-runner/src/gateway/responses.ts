@@ -23,6 +23,8 @@ const gatewayDefaults: Record<string, { status: number; message: string }> = {
   MISSING_AUTHENTICATION_TOKEN: { status: 403, message: 'Missing Authentication Token' },
   REQUEST_TOO_LARGE: { status: 413, message: 'Request Too Long' },
   UNAUTHORIZED: { status: 401, message: 'Unauthorized' },
+  // A non-proxy integration's request whose content type no template takes (PassthroughBehavior NEVER, WHEN_NO_TEMPLATES).
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported Media Type' },
   // A function that fails or answers malformed: AWS answers 502 {"message": "Internal server error"}.
   DEFAULT_5XX: { status: 502, message: 'Internal server error' },
 };

@@ -671,15 +671,18 @@ describe('http-shapes-app: HTTP APIs, a REST API with stage variables, a functio
 describe('direct-integration-app: non-proxy AWS integrations with DynamoDB', () => {
   const app = startBeforeAll(directIntegration);
 
-  test("today: refused, non-proxy AWS integrations are not served; on AWS POST /prod/seeds puts an item and GET /prod/seeds answers DynamoDB's Scan", () => {
-    expect(refusal(app)).toBe(
-      [
-        'the runner serves Lambda proxy (AWS_PROXY) and MOCK integrations; not these methods:',
-        '  ScanSeeds (GET /seeds): a non-proxy integration (AWS) with dynamodb (action/Scan)',
-        '  PutSeed (POST /seeds): a non-proxy integration (AWS) with dynamodb (action/PutItem)',
-        '  GetSeed (GET /seeds/{id}): a non-proxy integration (AWS) with dynamodb (action/GetItem)',
-      ].join('\n'),
-    );
+  // As on AWS: POST /prod/seeds puts an item keyed by the request id, GET /prod/seeds answers DynamoDB's Scan and
+  // GET /prod/seeds/{id} its GetItem, each the service's answer passed through (no response template).
+  test('POST /prod/seeds puts an item, GET /prod/seeds scans it, GET /prod/seeds/{id} gets it', async () => {
+    const seeds = apiOf(app, 'SeedsApi');
+    const put = await call(seeds, 'POST', '/prod/seeds', { 'content-type': 'application/json' }, '{}');
+    expect(put.status).toBe(200);
+    const requestId = put.headers.get('x-amzn-requestid') as string;
+    const scan = await call(seeds, 'GET', '/prod/seeds');
+    expect(scan.status).toBe(200);
+    expect(JSON.parse(scan.body).Items).toContainEqual({ seedId: { S: requestId } });
+    const got = await call(seeds, 'GET', `/prod/seeds/${requestId}`);
+    expect(JSON.parse(got.body)).toEqual({ Item: { seedId: { S: requestId } } });
   });
 });
 

@@ -142,17 +142,35 @@ describe('readApi refuses', () => {
     ).toThrow(/^Request\w+: identity source method\.request\.path\.id$/);
   });
 
-  test('every method whose integration is neither a Lambda proxy nor a mock, each named with what it is', () => {
+  // What a non-proxy integration uses that the runner does not reproduce ("Variables for data transformations for API
+  // Gateway": $util has six functions; a service it does not serve; a VPC link), every method named at once.
+  test('every method whose integration uses what the runner does not reproduce, each named with the construct', () => {
     const refusal = () =>
       read((_stack, api, fn) => {
         api.root.addMethod('GET', new HttpIntegration('https://example.com/'));
-        api.root.addResource('lambda').addMethod('POST', new LambdaIntegration(fn, { proxy: false }));
-        api.root.addResource('items').addMethod('PUT', new AwsIntegration({ service: 'dynamodb', action: 'PutItem' }));
+        api.root.addResource('lambda').addMethod(
+          'POST',
+          new LambdaIntegration(fn, {
+            proxy: false,
+            requestTemplates: { 'application/json': '$util.toJson($input)' },
+          }),
+        );
+        api.root.addResource('items').addMethod('PUT', new AwsIntegration({ service: 'kinesis', action: 'PutRecord' }));
+        api.root.addResource('paths').addMethod(
+          'GET',
+          new LambdaIntegration(fn, {
+            proxy: false,
+            requestTemplates: { 'application/json': "$input.json('$..name')" },
+          }),
+        );
       });
-    expect(refusal).toThrow(/the runner serves Lambda proxy \(AWS_PROXY\) and MOCK integrations; not these methods:/);
-    expect(refusal).toThrow(/\(GET \/\): an HTTP integration \(HTTP_PROXY\) to https:\/\/example\.com\//);
-    expect(refusal).toThrow(/\(POST \/lambda\): a non-proxy Lambda integration \(AWS, with mapping templates\)/);
-    expect(refusal).toThrow(/\(PUT \/items\): a non-proxy integration \(AWS\) with dynamodb \(action\/PutItem\)/);
+    expect(refusal).toThrow(/the runner does not serve these methods' integrations/);
+    expect(refusal).not.toThrow(/\(GET \/\)/);
+    expect(refusal).toThrow(/\(POST \/lambda\): its application\/json template uses \$util\.toJson/);
+    expect(refusal).toThrow(
+      /\(PUT \/items\): an AWS integration with kinesis \(the runner integrates sqs, sns, events, dynamodb\)/,
+    );
+    expect(refusal).toThrow(/\(GET \/paths\): its application\/json template uses the JSONPath \$\.\.name/);
   });
 
   test('an HTTP API\'s Lambda authorizer with simple responses on payload 1.0, which takes 2.0 ("must return an IAM policy")', () => {

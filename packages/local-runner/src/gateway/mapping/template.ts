@@ -31,7 +31,7 @@ export class MappingError extends Error {}
  * (https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html):
  * "Mapping template size: 300 KB".
  */
-export const maxTemplateBytes = 300 * 1024;
+const maxTemplateBytes = 300 * 1024;
 
 const inputMethods: ReadonlySet<string> = new Set(['body', 'json', 'path', 'params']);
 const refusedDirectives: ReadonlySet<string> = new Set(['macro', 'macro_call', 'define', 'raw']);

@@ -9,6 +9,7 @@ import type { HttpResponse } from '../responses.ts';
 import { authorize, authorizeIam, checkApiKey } from './authorize.ts';
 import type { Exchange } from './exchange.ts';
 import { invoke, mockResponse, proxyEvents } from './integrate.ts';
+import { integrate, mappingInput } from './integrated.ts';
 import { withinLimits } from './limits.ts';
 import { respond } from './respond.ts';
 import { route, withoutStage } from './route.ts';
@@ -46,6 +47,10 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   const invalid = validate(exchange, chosen, headers, parameters, body.next);
   if ('responded' in invalid) return ended(invalid.responded);
   if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen));
+  if (chosen.integration === 'integrated') {
+    const event = events.delivered(authorizer.next, apiKey.next, caller.next);
+    return ended(await integrate(exchange, chosen, mappingInput(exchange, event, body.next)));
+  }
   const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next, caller.next));
   if ('responded' in report) return ended(report.responded);
   return ended(await respond(exchange, chosen, report.next));

@@ -1,0 +1,110 @@
+// A REST API's non-proxy integrations, served by the runner of our fixture app (fixtures/integrations-app.ts):
+// - "Tutorial: Create a REST API as an Amazon SQS proxy in API Gateway"
+//   (https://docs.aws.amazon.com/apigateway/latest/developerguide/integrating-api-with-aws-services-sqs.html): a
+//   storage-first POST writes to the queue through a mapping template, and the queue's function consumes the message;
+// - "Set up Lambda custom integrations in API Gateway" and "Handle Lambda errors in API Gateway"
+//   (https://docs.aws.amazon.com/apigateway/latest/developerguide/handle-errors-in-lambda-integration.html): a
+//   function's error mapped to 400 by the integration response whose selection pattern matches its errorMessage;
+// - "Method request behavior for payloads without mapping templates"
+//   (https://docs.aws.amazon.com/apigateway/latest/developerguide/integration-passthrough-behaviors.html): NEVER
+//   answers 415 to a content type no template takes;
+// - HTTP_PROXY and HTTP integrations ("Set up HTTP integrations in API Gateway",
+//   https://docs.aws.amazon.com/apigateway/latest/developerguide/setup-http-integrations.html) to a loopback server;
+// - AWS integrations with SNS Publish, EventBridge PutEvents and DynamoDB PutItem at their local endpoints.
+import { createServer, type Server } from 'node:http';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, expect, test } from '@jest/globals';
+import { localAws } from '../../../src/app/local-aws.ts';
+import { listenOnLoopback } from '../../../src/http-server.ts';
+import { integrationNames, synthesizeIntegrationsApp } from '../../fixtures/integrations-app.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
+
+let backend: Server;
+let backendUrl = '';
+
+// The HTTP integrations' endpoint: what it was asked, as JSON; /items/missing is 404.
+beforeAll(async () => {
+  backend = createServer((request, response) => {
+    const missing = request.url === '/items/missing';
+    response.writeHead(missing ? 404 : 200, { 'Content-Type': 'application/json', 'X-Backend': 'loopback' });
+    response.end(
+      JSON.stringify({ method: request.method, url: request.url, stage: request.headers['x-stage'] ?? null }),
+    );
+  });
+  backendUrl = await listenOnLoopback(backend);
+});
+afterAll(() => new Promise<void>((resolve) => backend.close(() => resolve())));
+
+const served = servedBeforeAll(() => synthesizeIntegrationsApp(backendUrl));
+
+const send = async (method: string, path: string, body?: string, contentType = 'application/json') => {
+  const response = await fetch(`${served.api.url}/v1${path}`, {
+    method,
+    ...(body !== undefined && { body, headers: { 'Content-Type': contentType } }),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+};
+
+test('storage first: a POST is sent to SQS by its mapping template, and the queue feeds the function', async () => {
+  const order = JSON.stringify({ order: 'fern & moss', quantity: 2 });
+  const consumed = served.functionLog.seen(/CONSUMED \{"order":"fern & moss","quantity":2\}/);
+  const answer = await send('POST', '/orders', order);
+  expect(answer.status).toBe(202);
+  expect(JSON.parse(answer.text)).toEqual({ accepted: true, requestId: expect.any(String) });
+  await consumed;
+});
+
+test('non-proxy Lambda: the request and response templates map the event and the result', async () => {
+  const answer = await send('POST', '/greet', JSON.stringify({ name: 'Ada' }));
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('x-greeted')).toBe('yes');
+  expect(JSON.parse(answer.text)).toEqual({ greeting: 'Hello, Ada', stage: 'v1' });
+});
+
+test("non-proxy Lambda: the function's error is mapped to 400 by the selection pattern over its message", async () => {
+  const answer = await send('POST', '/greet', JSON.stringify({ nickname: 'Ada' }));
+  expect(answer.status).toBe(400);
+  expect(JSON.parse(answer.text)).toEqual({ error: '[BadRequest] no name in {"name":null,"stage":"v1"}' });
+});
+
+test('PassthroughBehavior NEVER: a content type no template takes is 415, the function not invoked', async () => {
+  const answer = await send('POST', '/greet', 'name=Ada', 'application/x-www-form-urlencoded');
+  expect(answer.status).toBe(415);
+  expect(JSON.parse(answer.text)).toEqual({ message: 'Unsupported Media Type' });
+});
+
+test('HTTP_PROXY: the request passes through to the URL, and its answer back', async () => {
+  const answer = await send('GET', '/proxied/a/b?x=1');
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('x-backend')).toBe('loopback');
+  expect(JSON.parse(answer.text)).toEqual({ method: 'GET', url: '/a/b?x=1', stage: null });
+});
+
+test('HTTP: the path and header parameters mapped, the answer through its response template and parameters', async () => {
+  const answer = await send('GET', '/fetched/42');
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get('x-backend')).toBe('loopback');
+  expect(JSON.parse(answer.text)).toEqual({ item: { method: 'GET', url: '/items/42', stage: 'v1' }, via: 'http' });
+  expect((await send('GET', '/fetched/missing')).status).toBe(404);
+});
+
+test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem reach the local services', async () => {
+  const published = await send('POST', '/notify', JSON.stringify({ hello: 'topic' }));
+  expect(published.status).toBe(200);
+  expect(published.text).toContain('<MessageId>');
+  const put = await send('POST', '/events', JSON.stringify({ hello: 'bus' }));
+  expect(put.status).toBe(200);
+  expect(JSON.parse(put.text)).toMatchObject({ FailedEntryCount: 0 });
+  const stored = await send('POST', '/items', JSON.stringify({ id: 'i-1', name: 'fern' }));
+  expect(stored.status).toBe(200);
+  const database = new DynamoDBClient({
+    endpoint: served.api.databaseEndpoint,
+    region: localAws.region,
+    credentials: localAws.credentials,
+  });
+  const { Item } = await database.send(
+    new GetItemCommand({ TableName: integrationNames.table, Key: { id: { S: 'i-1' } } }),
+  );
+  database.destroy();
+  expect(Item).toEqual({ id: { S: 'i-1' }, name: { S: 'fern' } });
+});
