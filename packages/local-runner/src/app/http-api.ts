@@ -13,6 +13,7 @@ import {
   shown,
   UnsupportedTemplateError,
 } from './cfn.ts';
+import { type HttpServiceIntegration, readHttpServiceIntegration } from './http-service-integrations.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readStages } from './stages.ts';
 import {
@@ -26,23 +27,35 @@ import {
   type Where,
 } from './values.ts';
 
-export interface HttpRoute {
+interface HttpRouteBase {
   routeKey: string;
   /** The route's path (`/items/{id}`, `/{proxy+}`), `$default` for the catch-all route. */
   resourcePath: string;
   /** `ANY` or an HTTP method. */
   method: string;
-  functionId: string;
-  qualifier?: string;
   /** The route's JWT authorizer, if any. */
   authorizerId: string | undefined;
   /** AuthorizationType AWS_IAM: the request must be signed with SigV4 (gateway/sigv4.ts). */
   iam: boolean;
   authorizationScopes: string[];
   integrationTimeoutMs: number;
+}
+
+/** A route with a Lambda proxy integration. */
+export interface HttpLambdaRoute extends HttpRouteBase {
+  functionId: string;
+  qualifier?: string;
   /** The integration's PayloadFormatVersion: the event's and the response's format. */
   payloadVersion: '1.0' | '2.0';
+  service?: undefined;
 }
+
+/** A route with a first-class AWS service integration (http-service-integrations.ts). */
+export interface HttpServiceRoute extends HttpRouteBase {
+  service: HttpServiceIntegration;
+}
+
+export type HttpRoute = HttpLambdaRoute | HttpServiceRoute;
 
 export interface JwtAuthorizerDefinition {
   type: 'JWT';
@@ -284,16 +297,29 @@ const routeOf = (
       throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
   }
   const [method = '', path = ''] = routeKey === '$default' ? ['ANY', '$default'] : routeKey.split(' ');
+  const base = {
+    routeKey,
+    resourcePath: path,
+    method,
+    authorizerId,
+    iam: authorization === 'AWS_IAM',
+    authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
+    integrationTimeoutMs: numberOf(integration.properties.TimeoutInMillis, integrationAt('TimeoutInMillis'), 30_000),
+  };
+  if (integration.properties.IntegrationSubtype !== undefined) {
+    const context = app ?? { stackName: '', resources, tables: [], exports: new Map() };
+    try {
+      return [{ ...base, service: readHttpServiceIntegration(integration.properties, integration.id, where, context) }];
+    } catch (error) {
+      if (!(error instanceof UnsupportedTemplateError)) throw error;
+      refused.push(error.message);
+      return [];
+    }
+  }
   return [
     {
-      routeKey,
-      resourcePath: path,
-      method,
+      ...base,
       ...functionOfUri(integration.properties.IntegrationUri, `${integration.id} (IntegrationUri) of ${where}`),
-      authorizerId,
-      iam: authorization === 'AWS_IAM',
-      authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
-      integrationTimeoutMs: numberOf(integration.properties.TimeoutInMillis, integrationAt('TimeoutInMillis'), 30_000),
       payloadVersion: version === '1.0' ? '1.0' : '2.0',
     },
   ];

@@ -11,3 +11,9 @@ export const localAws = {
    */
   credentials: { accessKeyId: 'local', secretAccessKey: 'local', sessionToken: 'local' },
 };
+
+/**
+ * The SQS endpoint a queue's URL names where the template is read before the local SQS listens (an integration's
+ * parameters): AWS's own for the region. The local SQS finds a queue by the name its URL ends with, whatever the host.
+ */
+export const awsSqsEndpoint = `https://sqs.${localAws.region}.${localAws.urlSuffix}`;

@@ -8,6 +8,7 @@ import { jsonPathSteps } from '../gateway/mapping/json-path.ts';
 import { templateRefusal } from '../gateway/mapping/template.ts';
 import { UnsupportedTemplateError } from './cfn.ts';
 import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
+import { awsSqsEndpoint } from './local-aws.ts';
 import { numberOf, type Where } from './values.ts';
 
 /** The AWS services an AWS integration reaches locally, by the URI's service name, each at its wire endpoint. */
@@ -168,9 +169,10 @@ export const readNonProxyIntegration = (
       `${where}: the integration request's ContentHandling ${String(integration.ContentHandling)}`,
     );
   const at: Where = { resource: id, property: 'Integration.TimeoutInMillis' };
-  // Templates and parameters may hold the template's values (a topic's ARN joined into a template).
+  // Templates and parameters may hold the template's values (a topic's ARN joined into a template, a queue's URL).
+  const withQueues = { ...app, sqsEndpoint: app.sqsEndpoint ?? awsSqsEndpoint };
   const evaluated = (property: string) =>
-    evaluatedProperty(integration[property], app, `${app.stackName}/${id}`, `Integration.${property}`);
+    evaluatedProperty(integration[property], withQueues, `${app.stackName}/${id}`, `Integration.${property}`);
   return {
     target: targetOf(integration, app, functionOf, id, where),
     requestParameters: expressionsOf(

@@ -279,7 +279,10 @@ const banner = async (
             ...app.routes.map((route) => `  ${route.routeKey} -> ${route.functionId}`),
           ]
         : app.kind === 'http'
-          ? app.routes.map((route) => `  ${route.routeKey} at ${url} -> ${route.functionId}`)
+          ? app.routes.map(
+              (route) =>
+                `  ${route.routeKey} at ${url} -> ${route.service ? `(${route.service.subtype})` : route.functionId}`,
+            )
           : app.routes.map((route) => `  ${route.method} ${url}${route.resourcePath} -> ${routeTarget(route)}`);
   const several = api.apis.length > 1;
   const chosen = !several && first !== undefined && first.app.otherApiIds.length > 0;

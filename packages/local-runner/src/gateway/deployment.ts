@@ -54,7 +54,7 @@ export const deploymentOf = (
     case 'rest':
       return { kind: 'rest', api, pools, authorizers, services, resources: compileRoutes(api.routes) };
     case 'http':
-      return { kind: 'http', api, pools, authorizers };
+      return { kind: 'http', api, pools, authorizers, services };
     case 'url':
       return { kind: 'url', api, pools, authorizers };
     case 'websocket':

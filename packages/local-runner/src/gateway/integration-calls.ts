@@ -128,7 +128,7 @@ const serviceRequest = (
     if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = json.type;
   }
   for (const [name, value] of Object.entries(request.querystring)) url.searchParams.set(name, value);
-  if (!json) {
+  if (!json && !hasHeader(headers, 'x-amz-target')) {
     const form = new URLSearchParams(url.search);
     if (target.action !== undefined && !form.has('Action')) form.set('Action', target.action);
     for (const [name, value] of new URLSearchParams(body)) form.append(name, value);

@@ -107,7 +107,7 @@ export const eventV2 = (
 export const eventV1 = (
   made: ReturnType<typeof eventV2>,
   request: IncomingMessage,
-  route: HttpRoute,
+  route: Pick<HttpRoute, 'resourcePath' | 'routeKey'>,
   parameters: Record<string, string>,
   authorizer: Record<string, unknown> | undefined,
 ) => {

@@ -1,5 +1,6 @@
 // An HTTP API's integrate phase: the route's function invoked (time-limit.ts) with the event of its payload format
 // (events.ts), what the authorizer allowed in it.
+import type { HttpLambdaRoute } from '../../app/http-api.ts';
 import type { InvocationReport } from '../../lambda/pool.ts';
 import type { Step } from '../exchange.ts';
 import { iamIdentity } from '../proxy-event.ts';
@@ -36,7 +37,7 @@ const eventOfVersion1 = (
  */
 export const integrate = async (
   { deployment, request, notes }: HttpExchange,
-  found: Found,
+  found: Found & { route: HttpLambdaRoute },
   made: ReturnType<typeof eventV2>,
   granted: Record<string, unknown> | undefined,
 ): Promise<Step<InvocationReport>> => {

@@ -1,5 +1,6 @@
 // An HTTP API's pipeline ("Working with HTTP APIs"): its CORS preflight (cors.ts), then limits, route, authorize
-// (AWS_IAM's signature, or the route's authorizer), integrate (payload format 2.0 or 1.0) and respond, each phase in
+// (AWS_IAM's signature, or the route's authorizer), integrate (payload format 2.0 or 1.0, or an AWS service's
+// first-class integration: service.ts) and respond, each phase in
 // the file of its name; a phase that answers ends the request, and every response but the preflight's carries the API's request id and CORS headers.
 import { randomUUID } from 'node:crypto';
 import type { HttpDeployment, Pipeline } from '../deployment.ts';
@@ -12,6 +13,7 @@ import { integrate } from './integrate.ts';
 import { withinLimits } from './limits.ts';
 import { respond } from './respond.ts';
 import { route } from './route.ts';
+import { serviceResponse } from './service.ts';
 
 export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deployment, stage) => {
   const { cors } = deployment.api;
@@ -41,7 +43,8 @@ export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deplo
   if ('responded' in caller) return ended(caller.responded);
   const authorized = await authorize(exchange, found.next, made);
   if ('responded' in authorized) return ended(authorized.responded);
-  const report = await integrate(exchange, found.next, made, caller.next ?? authorized.next);
+  if (chosen.service) return ended(await serviceResponse(exchange, chosen, made, body.next));
+  const report = await integrate(exchange, { ...found.next, route: chosen }, made, caller.next ?? authorized.next);
   if ('responded' in report) return ended(report.responded);
   return ended(respond(chosen, report.next, notes));
 };

@@ -3,7 +3,7 @@
 // 500 {"message":"Internal Server Error"}, 503 {"message":"Service Unavailable"} past the integration's time-out.
 
 import { isScalar } from '../../app/cfn.ts';
-import type { HttpRoute } from '../../app/http-api.ts';
+import type { HttpLambdaRoute } from '../../app/http-api.ts';
 import { failureOf, type InvocationReport } from '../../lambda/pool.ts';
 import { functionHeaders, type Malformed } from '../function-headers.ts';
 import { type HttpResponse, isFinalStatus, proxyResultToResponse } from '../responses.ts';
@@ -65,7 +65,7 @@ export const resultToResponse = (result: unknown): HttpResponse | Malformed => {
 };
 
 /** The function's answer as the route's response: its own 500 when it failed or answered malformed (`notes` say). */
-export const respond = (route: HttpRoute, { invocation }: InvocationReport, notes: string[]) => {
+export const respond = (route: HttpLambdaRoute, { invocation }: InvocationReport, notes: string[]) => {
   if (invocation.outcome !== 'result') {
     notes.push(`${route.functionId} ${invocation.outcome}: ${failureOf(invocation)}`);
     return ownResponse(500);
