@@ -79,12 +79,31 @@ export const templateRefusal = (template: string): string | undefined => {
   return undefined;
 };
 
+/** The same quota's "Number of iterations in a `#foreach ... #end` loop in mapping templates: 1000". */
+const maxIterations = 1000;
+
+/**
+ * Velocity whose `#foreach` loops end after the quota's 1,000 iterations, as Velocity's own
+ * `directive.foreach.maxloops` ends them (whether API Gateway fails the request instead is not documented).
+ */
+class MappingCompile extends Compile {
+  override renderAstList(asts?: Parameters<Compile['renderAstList']>[0], contextId?: string) {
+    const loop = contextId?.startsWith('foreach:') ? this.local[contextId] : undefined;
+    const count = (loop as { foreach?: { count?: number } } | undefined)?.foreach?.count ?? 0;
+    if (count > maxIterations) {
+      this.runState.break = true;
+      return '';
+    }
+    return super.renderAstList(asts, contextId);
+  }
+}
+
 const compiled = new Map<string, Compile>();
 
 const compile = (template: string) => {
   let found = compiled.get(template);
   if (!found) {
-    found = new Compile(parse(template));
+    found = new MappingCompile(parse(template));
     compiled.set(template, found);
   }
   return found;

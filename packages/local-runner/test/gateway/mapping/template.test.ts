@@ -124,6 +124,17 @@ describe('$context and $stageVariables', () => {
   });
 });
 
+describe('the quotas of "Quotas for configuring and running a REST API in API Gateway"', () => {
+  // https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-execution-service-limits-table.html
+  test('a #foreach loop ends after 1,000 iterations, nested loops each counted apart', () => {
+    const body = JSON.stringify({ items: Array.from({ length: 1500 }, (_, index) => index), pair: [1, 2] });
+    const rendered = renderTemplate("#foreach($i in $input.path('$.items'))x#end", input(body));
+    expect(rendered).toBe('x'.repeat(1000));
+    const nested = "#foreach($a in $input.path('$.pair'))#foreach($b in $input.path('$.pair'))$a$b #end#end";
+    expect(renderTemplate(nested, input(body))).toBe('11 12 21 22 ');
+  });
+});
+
 describe('what the runner does not reproduce is refused, named', () => {
   test.each([
     ['$util.toJson($x)', '$util.toJson'],
