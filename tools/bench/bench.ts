@@ -26,6 +26,7 @@ import { measureS3Notifications } from './s3-notifications.ts';
 import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
 import { measureStepFunctions } from './step-functions.ts';
+import { measureStorageFirst } from './storage-first.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 import { measureWebSocket } from './websocket-scenario.ts';
 
@@ -304,6 +305,8 @@ progress('events: SendMessage and PutEvents to the function');
 const delivery = await measureEventDelivery(scratch);
 progress('S3 notifications: PutObject to the function');
 const putObjectToStartMs = await measureS3Notifications(scratch);
+progress('a storage-first POST: API Gateway to SQS through a mapping template');
+const storageFirst = await measureStorageFirst(scratch);
 const latencyRow = (samples: number[]) =>
   `p50 ${median(samples).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (${samples.length} one at a time, the function warm)`;
 
@@ -549,6 +552,8 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | S3 objects a second, 1 KB (PutObject in, GetObject out; SDK v3, 8 in flight, a data folder on disk) | ${s3Row('1 KB')} |
 | S3 objects a second, 1 MB (the same) | ${s3Row('1 MB')} |
 | an express execution of three states (Pass, a Lambda task, Pass), StartSyncExecution to its answer | first ${stepFunctions.firstMs.toFixed(0)} ms (the function cold); then p50 ${median(stepFunctions.executionsMs).toFixed(1)} ms, p99 ${percentile(stepFunctions.executionsMs, 99).toFixed(1)} ms (${stepFunctions.executionsMs.length} one at a time) |
+| a storage-first POST (REST API to SQS through a mapping template): its answer | p50 ${median(storageFirst.answeredMs).toFixed(2)} ms, p99 ${percentile(storageFirst.answeredMs, 99).toFixed(2)} ms (${storageFirst.answeredMs.length} one at a time) |
+| a storage-first POST to the start of the function the queue feeds | ${latencyRow(storageFirst.postToStartMs)} |
 | a handler's edit to its new answer (\`start --watch\`, createPlant, ${handlerEdits.editsMs.length} edits) | median ${editSeconds(editMedianMs)}, max ${editSeconds(editMaxMs)} (each: ${handlerEdits.editsMs.map(editSeconds).join(', ')}; ${[...new Set(handlerEdits.paths)].join(', ')}) |
 
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
@@ -575,7 +580,10 @@ an app synthesized in-process): StartSyncExecution timed from just before the SD
 with the task's function cold, then one at a time. The PutObject row
 (tools/bench/s3-notifications.ts, an app synthesized in-process): a bucket notifying a function of each object
 created, one 1 KB object at a time after two that warm the function, from just before the SDK's PutObject to the time
-the function logs as it starts (an asynchronous invocation, as S3's). The handler's edit
+the function logs as it starts (an asynchronous invocation, as S3's). The storage-first rows
+(tools/bench/storage-first.ts, synthesized in-process): a REST API's POST whose AWS integration sends the body to a
+queue (SendMessage, its form written by the mapping template, signed as API Gateway signs), one at a time after two
+that warm the queue's function; its answer timed by the client, its function's start as that function logs it. The handler's edit
 (tools/bench/handler-edit.ts): a copy of the project served by \`start --watch\`, createPlant's conflict message edited
 as an editor saves (a temporary file renamed over it), each timed from the save to the first answer carrying the new
 text; the reload's way (its bundle rebuilt alone, or a synth) as the runner's log says it.
