@@ -1,4 +1,4 @@
-// A REST API's pipeline ("Amazon API Gateway REST API" request flow; Lambda proxy and mock integrations): limits, route,
+// A REST API's pipeline ("Amazon API Gateway REST API" request flow; Lambda proxy, mock and non-proxy integrations): limits, route,
 // authorize (AWS_IAM's signature, the authorizer, then the API key), validate, integrate, respond, each phase in the file of its name; a
 // phase that responds ends the request. Each behaviour, with the AWS page it comes from, is in docs/gateway.md.
 import { randomUUID } from 'node:crypto';
