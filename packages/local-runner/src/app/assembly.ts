@@ -421,7 +421,7 @@ const readWebSocketApp = ({ shared, functionOf, readReached }: ApiReading): Api 
 const readHttpApp = ({ shared, functionOf, readReached }: ApiReading): Api => {
   const httpApi = readHttpApi(shared.resources, shared.apiId, functionOf, shared);
   const { functions, functionStacks } = readReached([
-    ...httpApi.routes.flatMap((route) => (route.service ? [] : [route.functionId])),
+    ...httpApi.routes.flatMap((route) => (route.service || route.httpProxy ? [] : [route.functionId])),
     ...[...httpApi.authorizers.values()].flatMap((authorizer) =>
       authorizer.type === 'REQUEST' ? [authorizer.functionId] : [],
     ),

@@ -14,7 +14,7 @@ import {
   UnsupportedTemplateError,
 } from './cfn.ts';
 import { type HttpServiceIntegration, readHttpServiceIntegration } from './http-service-integrations.ts';
-import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
+import { evaluatedProperty, resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { readStages } from './stages.ts';
 import {
   booleanOf,
@@ -48,14 +48,25 @@ export interface HttpLambdaRoute extends HttpRouteBase {
   /** The integration's PayloadFormatVersion: the event's and the response's format. */
   payloadVersion: '1.0' | '2.0';
   service?: undefined;
+  httpProxy?: undefined;
 }
 
 /** A route with a first-class AWS service integration (http-service-integrations.ts). */
 export interface HttpServiceRoute extends HttpRouteBase {
   service: HttpServiceIntegration;
+  httpProxy?: undefined;
 }
 
-export type HttpRoute = HttpLambdaRoute | HttpServiceRoute;
+/**
+ * A route with an HTTP proxy integration ("Create HTTP proxy integrations for HTTP APIs"): the request passed to the
+ * URL (its `{name}` filled from the route's path parameters), the answer passed back.
+ */
+export interface HttpProxyRoute extends HttpRouteBase {
+  httpProxy: { url: string; method: string };
+  service?: undefined;
+}
+
+export type HttpRoute = HttpLambdaRoute | HttpServiceRoute | HttpProxyRoute;
 
 export interface JwtAuthorizerDefinition {
   type: 'JWT';
@@ -253,13 +264,27 @@ const authorizerOf = (id: string, resource: CfnResource, functionOfUri: Function
 
 /** Why the runner does not serve a route as AWS does, if it does not: its integration's type, format, authorization. */
 const routeProblem = (type: string, version: string, authorization: string) =>
-  type !== 'AWS_PROXY'
-    ? `an integration of type ${type} (the runner serves Lambda proxy integrations, AWS_PROXY)`
+  type !== 'AWS_PROXY' && type !== 'HTTP_PROXY'
+    ? `an integration of type ${type} (the runner serves AWS_PROXY and HTTP_PROXY integrations)`
     : version !== '2.0' && version !== '1.0'
       ? `payload format version ${version}`
       : !['NONE', 'AWS_IAM', 'JWT', 'CUSTOM'].includes(authorization)
         ? `authorization type ${authorization} (only NONE, AWS_IAM, JWT and CUSTOM)`
         : undefined;
+
+/** An HTTP_PROXY integration's URL and method, or why the runner does not serve it (a VPC link, parameter mapping). */
+const httpProxyOf = (
+  { id, properties }: { id: string; properties: Record<string, unknown> },
+  where: string,
+  app: ValueContext,
+): { url: string; method: string } | string => {
+  if (properties.ConnectionType === 'VPC_LINK') return `${where}: an HTTP_PROXY integration through a VPC link`;
+  if (properties.RequestParameters !== undefined || properties.ResponseParameters !== undefined)
+    return `${where}: an HTTP_PROXY integration's parameter mapping`;
+  const url = evaluatedProperty(properties.IntegrationUri, app, `${app.stackName}/${id}`, 'IntegrationUri');
+  if (typeof url !== 'string' || !URL.canParse(url)) return `${where}: IntegrationUri ${JSON.stringify(url)}`;
+  return { url, method: String(properties.IntegrationMethod ?? 'ANY') };
+};
 
 /**
  * The route `id` of an HTTP API whose authorizers are `authorizers`; a route the runner does not serve as AWS does
@@ -306,6 +331,18 @@ const routeOf = (
     authorizationScopes: stringsOf(properties.AuthorizationScopes, at('AuthorizationScopes')),
     integrationTimeoutMs: numberOf(integration.properties.TimeoutInMillis, integrationAt('TimeoutInMillis'), 30_000),
   };
+  if (type === 'HTTP_PROXY') {
+    const proxied = httpProxyOf(
+      integration,
+      where,
+      app ?? { stackName: '', resources, tables: [], exports: new Map() },
+    );
+    if (typeof proxied === 'string') {
+      refused.push(proxied);
+      return [];
+    }
+    return [{ ...base, httpProxy: proxied }];
+  }
   if (integration.properties.IntegrationSubtype !== undefined) {
     const context = app ?? { stackName: '', resources, tables: [], exports: new Map() };
     try {

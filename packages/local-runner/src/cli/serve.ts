@@ -281,7 +281,7 @@ const banner = async (
         : app.kind === 'http'
           ? app.routes.map(
               (route) =>
-                `  ${route.routeKey} at ${url} -> ${route.service ? `(${route.service.subtype})` : route.functionId}`,
+                `  ${route.routeKey} at ${url} -> ${route.service ? `(${route.service.subtype})` : route.httpProxy ? `(HTTP_PROXY ${route.httpProxy.url})` : route.functionId}`,
             )
           : app.routes.map((route) => `  ${route.method} ${url}${route.resourcePath} -> ${routeTarget(route)}`);
   const several = api.apis.length > 1;

@@ -232,7 +232,7 @@ test('the readers take the evaluator: a route Target and an environment variable
       expect(
         app?.routes.map((route) => ({
           routeKey: route.routeKey,
-          functionId: route.service ? undefined : route.functionId,
+          functionId: route.service || route.httpProxy ? undefined : route.functionId,
         })),
       ).toEqual([{ routeKey: 'GET /x', functionId: 'Echo' }]);
       const echo = app?.functions.get('Echo');

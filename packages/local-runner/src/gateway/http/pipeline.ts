@@ -13,7 +13,7 @@ import { integrate } from './integrate.ts';
 import { withinLimits } from './limits.ts';
 import { respond } from './respond.ts';
 import { route } from './route.ts';
-import { serviceResponse } from './service.ts';
+import { proxiedResponse, serviceResponse } from './service.ts';
 
 export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deployment, stage) => {
   const { cors } = deployment.api;
@@ -44,6 +44,7 @@ export const httpPipeline: Pipeline<HttpDeployment> = async (request, url, deplo
   const authorized = await authorize(exchange, found.next, made);
   if ('responded' in authorized) return ended(authorized.responded);
   if (chosen.service) return ended(await serviceResponse(exchange, chosen, made, body.next));
+  if (chosen.httpProxy) return ended(await proxiedResponse(exchange, chosen, made, body.next));
   const report = await integrate(exchange, { ...found.next, route: chosen }, made, caller.next ?? authorized.next);
   if ('responded' in report) return ended(report.responded);
   return ended(respond(chosen, report.next, notes));

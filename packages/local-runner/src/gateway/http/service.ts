@@ -4,9 +4,9 @@
 // `$request.header.x`, `$request.querystring.x`, `$request.path.x`, `$context.x`, `$stageVariables.x`), the
 // subtype's operation called at the service's local endpoint over its JSON protocol, and the service's answer passed
 // back with its status. How AWS shapes that answer for each subtype is not documented (docs/gateway.md).
-import type { HttpServiceRoute } from '../../app/http-api.ts';
+import type { HttpProxyRoute, HttpServiceRoute } from '../../app/http-api.ts';
 import { httpMappingExpression } from '../../app/http-service-integrations.ts';
-import { callService } from '../integration-calls.ts';
+import { callHttp, callService } from '../integration-calls.ts';
 import { selectJsonPath } from '../mapping/json-path.ts';
 import type { HttpResponse } from '../responses.ts';
 import type { eventV2 } from './events.ts';
@@ -108,4 +108,38 @@ export const serviceResponse = async (
   }
   const { status, body: answered } = called.answer;
   return { status, headers: [['Content-Type', 'application/json']], body: Buffer.from(answered) };
+};
+
+/**
+ * An HTTP_PROXY route: the request's method (or the integration's), headers and body to its URL, `{name}` filled from
+ * the route's path parameters, its query string appended; the answer as it comes. Unreachable: 500; past the
+ * integration's time-out: 504 ("Create HTTP proxy integrations for HTTP APIs",
+ * https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-http.html).
+ */
+export const proxiedResponse = async (
+  exchange: HttpExchange,
+  route: HttpProxyRoute,
+  event: Event,
+  body: Buffer,
+): Promise<HttpResponse> => {
+  const { url: template, method } = route.httpProxy;
+  const url = new URL(template.replace(/\{([^}]+?)\+?\}/g, (_, name: string) => event.pathParameters?.[name] ?? ''));
+  for (const [name, value] of new URLSearchParams(event.rawQueryString)) url.searchParams.append(name, value);
+  const called = await callHttp(
+    url,
+    { method: method === 'ANY' ? event.requestContext.http.method : method, headers: event.headers, body },
+    route.integrationTimeoutMs,
+  );
+  if ('answer' in called) {
+    const { status, headers, body: answered } = called.answer;
+    return { status, headers: Object.entries(headers), body: Buffer.from(answered) };
+  }
+  if ('timedOut' in called)
+    return {
+      status: 504,
+      headers: [['Content-Type', 'application/json']],
+      body: Buffer.from('{"message":"Gateway Timeout"}'),
+    };
+  exchange.notes.push('failed' in called ? called.failed : called.refused);
+  return ownResponse(500);
 };
