@@ -50,9 +50,18 @@ const integrationRequest = (route: IntegratedRoute, template: string | undefined
   return { headers: of('header'), querystring: of('querystring'), path: of('path'), body };
 };
 
-/** The URL of an HTTP integration: `{name}` filled from the mapped path parameters, the query string appended. */
-const httpUrl = (template: string, request: IntegrationRequest, passedQuery: URLSearchParams | undefined) => {
-  const url = new URL(template.replace(/\{([^}]+?)\+?\}/g, (_, name: string) => request.path[name] ?? ''));
+/**
+ * The URL of an HTTP integration: `${stageVariables.name}` filled from the stage ("Use stage variables for a REST API
+ * in API Gateway"), `{name}` from the mapped path parameters, the query string appended.
+ */
+const httpUrl = (
+  template: string,
+  request: IntegrationRequest,
+  stageVariables: Record<string, string>,
+  passedQuery: URLSearchParams | undefined,
+) => {
+  const staged = template.replace(/\$\{stageVariables\.(\w+)\}/g, (_, name: string) => stageVariables[name] ?? '');
+  const url = new URL(staged.replace(/\{([^}]+?)\+?\}/g, (_, name: string) => request.path[name] ?? ''));
   for (const [name, value] of passedQuery ?? []) url.searchParams.append(name, value);
   for (const [name, value] of Object.entries(request.querystring)) url.searchParams.set(name, value);
   return url;
@@ -67,7 +76,13 @@ const call = async (exchange: Exchange, route: IntegratedRoute, request: Integra
     return callLambda(pool, target, request, timeout, exchange.notes);
   }
   if (target.kind === 'http') {
-    const url = httpUrl(target.url, request, target.proxy ? exchange.url.searchParams : undefined);
+    const passed = target.proxy ? exchange.url.searchParams : undefined;
+    let url: URL;
+    try {
+      url = httpUrl(target.url, request, exchange.stage.variables, passed);
+    } catch {
+      return { failed: `the integration's URL ${target.url} is not a URL for this request` };
+    }
     return callHttp(
       url,
       { method: target.proxy ? exchange.method : target.method, headers: request.headers, body: request.body },

@@ -21,6 +21,8 @@ import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 let backend: Server;
 let backendUrl = '';
+/** A loopback port where nothing listens: one the system gave, closed again. */
+let downPort = 0;
 
 // The HTTP integrations' endpoint: what it was asked, as JSON; /items/missing is 404.
 beforeAll(async () => {
@@ -32,10 +34,13 @@ beforeAll(async () => {
     );
   });
   backendUrl = await listenOnLoopback(backend);
+  const closed = createServer();
+  downPort = Number(new URL(await listenOnLoopback(closed)).port);
+  await new Promise((resolve) => closed.close(resolve));
 });
 afterAll(() => new Promise<void>((resolve) => backend.close(() => resolve())));
 
-const served = servedBeforeAll(() => synthesizeIntegrationsApp(backendUrl));
+const served = servedBeforeAll(() => synthesizeIntegrationsApp(backendUrl, downPort));
 
 const send = async (method: string, path: string, body?: string, contentType = 'application/json') => {
   const response = await fetch(`${served.api.url}/v1${path}`, {
@@ -86,6 +91,16 @@ test('HTTP: the path and header parameters mapped, the answer through its respon
   expect(answer.headers.get('x-backend')).toBe('loopback');
   expect(JSON.parse(answer.text)).toEqual({ item: { method: 'GET', url: '/items/42', stage: 'v1' }, via: 'http' });
   expect((await send('GET', '/fetched/missing')).status).toBe(404);
+});
+
+test("HTTP to an address that does not answer (its port from a stage variable): 500, the reason in the request's log line", async () => {
+  const logged = served.log.seen(
+    new RegExp(`GET /v1/down .*127\\.0\\.0\\.1:${downPort} did not answer \\(ECONNREFUSED\\)`),
+  );
+  const answer = await send('GET', '/down');
+  expect(answer.status).toBe(500);
+  expect(JSON.parse(answer.text)).toEqual({ message: 'Internal server error' });
+  await logged;
 });
 
 test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem reach the local services', async () => {
