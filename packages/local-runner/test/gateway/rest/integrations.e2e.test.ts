@@ -27,6 +27,8 @@ let downPort = 0;
 // The HTTP integrations' endpoint: what it was asked, as JSON; /items/missing is 404.
 beforeAll(async () => {
   backend = createServer((request, response) => {
+    // Never answered: the integration's time-out ends it (the server's close ends the connection).
+    if (request.url === '/slow') return;
     const missing = request.url === '/items/missing';
     response.writeHead(missing ? 404 : 200, { 'Content-Type': 'application/json', 'X-Backend': 'loopback' });
     response.end(
@@ -38,7 +40,13 @@ beforeAll(async () => {
   downPort = Number(new URL(await listenOnLoopback(closed)).port);
   await new Promise((resolve) => closed.close(resolve));
 });
-afterAll(() => new Promise<void>((resolve) => backend.close(() => resolve())));
+afterAll(
+  () =>
+    new Promise<void>((resolve) => {
+      backend.close(() => resolve());
+      backend.closeAllConnections();
+    }),
+);
 
 const served = servedBeforeAll(() => synthesizeIntegrationsApp(backendUrl, downPort));
 
@@ -101,6 +109,13 @@ test("HTTP to an address that does not answer (its port from a stage variable): 
   expect(answer.status).toBe(500);
   expect(JSON.parse(answer.text)).toEqual({ message: 'Internal server error' });
   await logged;
+});
+
+test("past the integration's TimeoutInMillis: 504 INTEGRATION_TIMEOUT", async () => {
+  const answer = await send('GET', '/slow');
+  expect(answer.status).toBe(504);
+  expect(answer.headers.get('x-amzn-errortype')).toBe('INTEGRATION_TIMEOUT');
+  expect(JSON.parse(answer.text)).toEqual({ message: 'Endpoint request timed out' });
 });
 
 test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem reach the local services', async () => {
