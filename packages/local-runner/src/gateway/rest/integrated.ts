@@ -148,38 +148,43 @@ const passedThrough = (exchange: Exchange, answer: IntegrationAnswer): HttpRespo
   body: Buffer.from(answer.body),
 });
 
-/** The route's integration: its request mapped and sent, its answer mapped to the method response. */
-export const integrate = async (
-  exchange: Exchange,
-  route: IntegratedRoute,
-  input: MappingInput,
-): Promise<HttpResponse> => {
-  if (route.credentials) exchange.notes.push(`as ${route.credentials}, whose policies are not evaluated`);
+/**
+ * The integration request: the template's output (or the body passed through), the mapped parameters; 415 where
+ * PassthroughBehavior refuses the content type, 400 where the template reads a body that is not JSON as JSON.
+ */
+const mappedRequest = (exchange: Exchange, route: IntegratedRoute, input: MappingInput): Step<IntegrationRequest> => {
   const template = requestTemplate(route, exchange.request.headers['content-type']);
-  if ('responded' in template)
-    return gatewayResponse(exchange, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type').responded;
-  let request: IntegrationRequest;
+  if ('responded' in template) return gatewayResponse(exchange, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type');
+  const proxy = route.target.kind === 'http' && route.target.proxy;
   try {
-    const proxy = route.target.kind === 'http' && route.target.proxy;
-    request = integrationRequest(route, proxy ? undefined : template.next, input);
+    const request = integrationRequest(route, proxy ? undefined : template.next, input);
     if (proxy) request.headers = { ...input.params.header, ...request.headers };
+    return { next: request };
   } catch (error) {
     if (!(error instanceof MappingError)) throw error;
     exchange.notes.push(error.message);
-    return gatewayResponse(exchange, 'BAD_REQUEST_BODY', error.message).responded;
+    return gatewayResponse(exchange, 'BAD_REQUEST_BODY', error.message);
   }
-  const called = await call(exchange, route, request);
+};
+
+/** A configuration error of API Gateway's (500), named in the request's log line as its execution log names it. */
+const configurationError = (exchange: Exchange, what: string) => {
+  exchange.notes.push(`Execution failed due to configuration error: ${what}`);
+  return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+};
+
+/** The method response of what the call gave: the gateway's own answer when it gave none. */
+const answered = (exchange: Exchange, route: IntegratedRoute, called: Called, input: MappingInput): HttpResponse => {
   if ('timedOut' in called)
     return gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out').responded;
-  if ('refused' in called)
-    return {
-      status: 400,
-      headers: [
-        ['Content-Type', 'application/json'],
-        ['x-amzn-RequestId', exchange.requestId],
-      ],
-      body: Buffer.from(JSON.stringify({ message: called.refused })),
-    };
+  if ('refused' in called) {
+    const body = Buffer.from(JSON.stringify({ message: called.refused }));
+    const headers: [string, string][] = [
+      ['Content-Type', 'application/json'],
+      ['x-amzn-RequestId', exchange.requestId],
+    ];
+    return { status: 400, headers, body };
+  }
   if ('failed' in called) {
     exchange.notes.push(called.failed);
     return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error').responded;
@@ -187,13 +192,26 @@ export const integrate = async (
   const { answer } = called;
   if (route.target.kind === 'http' && route.target.proxy) return passedThrough(exchange, answer);
   const response = selectedResponse(route.responses, answer, route.target.kind === 'lambda');
-  if (!response) {
-    exchange.notes.push(
-      'Execution failed due to configuration error: No match for output mapping and no default output mapping configured',
-    );
-    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
+  if (!response)
+    return configurationError(exchange, 'No match for output mapping and no default output mapping configured');
+  try {
+    return methodResponse(exchange, response, answer, input);
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    return configurationError(exchange, `Unable to transform response (${error.message})`);
   }
-  return methodResponse(exchange, response, answer, input);
+};
+
+/** The route's integration: its request mapped and sent, its answer mapped to the method response. */
+export const integrate = async (
+  exchange: Exchange,
+  route: IntegratedRoute,
+  input: MappingInput,
+): Promise<HttpResponse> => {
+  if (route.credentials) exchange.notes.push(`as ${route.credentials}, whose policies are not evaluated`);
+  const request = mappedRequest(exchange, route, input);
+  if ('responded' in request) return request.responded;
+  return answered(exchange, route, await call(exchange, route, request.next), input);
 };
 
 /** What a template renders over, from the request as the proxy event has it (its parameters, its requestContext). */

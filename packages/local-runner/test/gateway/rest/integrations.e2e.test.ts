@@ -29,6 +29,10 @@ beforeAll(async () => {
   backend = createServer((request, response) => {
     // Never answered: the integration's time-out ends it (the server's close ends the connection).
     if (request.url === '/slow') return;
+    if (request.url === '/items/text') {
+      response.end('plain text');
+      return;
+    }
     const missing = request.url === '/items/missing';
     response.writeHead(missing ? 404 : 200, { 'Content-Type': 'application/json', 'X-Backend': 'loopback' });
     response.end(
@@ -99,6 +103,14 @@ test('HTTP: the path and header parameters mapped, the answer through its respon
   expect(answer.headers.get('x-backend')).toBe('loopback');
   expect(JSON.parse(answer.text)).toEqual({ item: { method: 'GET', url: '/items/42', stage: 'v1' }, via: 'http' });
   expect((await send('GET', '/fetched/missing')).status).toBe(404);
+});
+
+test("a response template that reads an answer that is not JSON as JSON: API Gateway's configuration error, 500", async () => {
+  const logged = served.log.seen(/GET \/v1\/fetched\/text .*Unable to transform response/);
+  const answer = await send('GET', '/fetched/text');
+  expect(answer.status).toBe(500);
+  expect(JSON.parse(answer.text)).toEqual({ message: 'Internal server error' });
+  await logged;
 });
 
 test("HTTP to an address that does not answer (its port from a stage variable): 500, the reason in the request's log line", async () => {
