@@ -603,7 +603,13 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
   let pools = services.pools;
   // The services an AWS integration of a REST API calls, at their local endpoints.
   const local = services.local.urls;
-  const integrated = { sqs: local.sqs, sns: local.sns, events: local.events, dynamodb: services.database.endpoint };
+  const integrated = {
+    sqs: local.sqs,
+    sns: local.sns,
+    events: local.events,
+    kinesis: local.kinesis,
+    dynamodb: services.database.endpoint,
+  };
   /** The assembly served (another after a reload). */
   let served = assembly;
   let deployments = assembly.apis.map((api) =>

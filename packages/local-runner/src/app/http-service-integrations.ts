@@ -11,7 +11,9 @@ import { awsSqsEndpoint } from './local-aws.ts';
 
 /** A subtype the runner serves: the service's local endpoint, its JSON protocol's target, and its parameters. */
 interface Subtype {
-  service: 'sqs' | 'events';
+  service: 'sqs' | 'events' | 'kinesis';
+  /** Its JSON protocol's version (the content type `application/x-amz-json-<version>`). */
+  json: '1.0' | '1.1';
   target: string;
   required: string[];
   optional: string[];
@@ -20,6 +22,7 @@ interface Subtype {
 const subtypes: Record<string, Subtype> = {
   'SQS-SendMessage': {
     service: 'sqs',
+    json: '1.0',
     target: 'AmazonSQS.SendMessage',
     required: ['QueueUrl', 'MessageBody'],
     optional: [
@@ -32,6 +35,7 @@ const subtypes: Record<string, Subtype> = {
   },
   'SQS-ReceiveMessage': {
     service: 'sqs',
+    json: '1.0',
     target: 'AmazonSQS.ReceiveMessage',
     required: ['QueueUrl'],
     optional: [
@@ -45,22 +49,38 @@ const subtypes: Record<string, Subtype> = {
   },
   'SQS-DeleteMessage': {
     service: 'sqs',
+    json: '1.0',
     target: 'AmazonSQS.DeleteMessage',
     required: ['ReceiptHandle', 'QueueUrl'],
     optional: [],
   },
-  'SQS-PurgeQueue': { service: 'sqs', target: 'AmazonSQS.PurgeQueue', required: ['QueueUrl'], optional: [] },
+  'SQS-PurgeQueue': {
+    service: 'sqs',
+    json: '1.0',
+    target: 'AmazonSQS.PurgeQueue',
+    required: ['QueueUrl'],
+    optional: [],
+  },
   'EventBridge-PutEvents': {
     service: 'events',
+    json: '1.1',
     target: 'AWSEvents.PutEvents',
     required: ['Detail', 'DetailType', 'Source'],
     optional: ['Time', 'EventBusName', 'Resources', 'TraceHeader'],
+  },
+  'Kinesis-PutRecord': {
+    service: 'kinesis',
+    json: '1.1',
+    target: 'Kinesis_20131202.PutRecord',
+    required: ['StreamName', 'Data', 'PartitionKey'],
+    optional: ['SequenceNumberForOrdering', 'ExplicitHashKey'],
   },
 };
 
 export interface HttpServiceIntegration {
   subtype: string;
   service: Subtype['service'];
+  json: Subtype['json'];
   /** The JSON protocol's X-Amz-Target of the subtype's operation. */
   target: string;
   /** Each parameter's value: static text with mapping expressions in it (gateway/http/service.ts fills them). */
@@ -114,6 +134,7 @@ export const readHttpServiceIntegration = (
   return {
     subtype: name,
     service: subtype.service,
+    json: subtype.json,
     target: subtype.target,
     parameters: sent,
     credentials: credentialsOf(properties.CredentialsArn),

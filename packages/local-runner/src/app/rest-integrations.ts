@@ -12,7 +12,7 @@ import { awsSqsEndpoint } from './local-aws.ts';
 import { numberOf, type Where } from './values.ts';
 
 /** The AWS services an AWS integration reaches locally, by the URI's service name, each at its wire endpoint. */
-const integratedServices = ['sqs', 'sns', 'events', 'dynamodb'] as const;
+const integratedServices = ['sqs', 'sns', 'events', 'dynamodb', 'kinesis'] as const;
 export type IntegratedService = (typeof integratedServices)[number];
 
 /** An integration response's ContentHandling (rest-api.ts's ContentHandling). */

@@ -104,6 +104,7 @@ export const callHttp = async (
 const jsonProtocols: Partial<Record<IntegratedService, { prefix: string; type: string }>> = {
   events: { prefix: 'AWSEvents', type: 'application/x-amz-json-1.1' },
   dynamodb: { prefix: 'DynamoDB_20120810', type: 'application/x-amz-json-1.0' },
+  kinesis: { prefix: 'Kinesis_20131202', type: 'application/x-amz-json-1.1' },
 };
 
 const hasHeader = (headers: Record<string, string>, name: string) =>

@@ -155,7 +155,9 @@ describe('readApi refuses', () => {
             requestTemplates: { 'application/json': '$util.toJson($input)' },
           }),
         );
-        api.root.addResource('items').addMethod('PUT', new AwsIntegration({ service: 'kinesis', action: 'PutRecord' }));
+        api.root
+          .addResource('items')
+          .addMethod('PUT', new AwsIntegration({ service: 'firehose', action: 'PutRecord' }));
         api.root.addResource('paths').addMethod(
           'GET',
           new LambdaIntegration(fn, {
@@ -168,7 +170,7 @@ describe('readApi refuses', () => {
     expect(refusal).not.toThrow(/\(GET \/\)/);
     expect(refusal).toThrow(/\(POST \/lambda\): its application\/json template uses \$util\.toJson/);
     expect(refusal).toThrow(
-      /\(PUT \/items\): an AWS integration with kinesis \(the runner integrates sqs, sns, events, dynamodb\)/,
+      /\(PUT \/items\): an AWS integration with firehose \(the runner integrates sqs, sns, events, dynamodb, kinesis\)/,
     );
     expect(refusal).toThrow(/\(GET \/paths\): its application\/json template uses the JSONPath \$\.\.name/);
   });

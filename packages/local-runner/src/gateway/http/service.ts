@@ -77,7 +77,7 @@ export const serviceResponse = async (
   event: Event,
   body: Buffer,
 ): Promise<HttpResponse> => {
-  const { service, target, credentials, subtype } = route.service;
+  const { service, target, credentials, subtype, json } = route.service;
   if (credentials) exchange.notes.push(`${subtype} as ${credentials}, whose policies are not evaluated`);
   const endpoint = exchange.deployment.services?.[service];
   if (!endpoint) return ownResponse(500);
@@ -89,7 +89,7 @@ export const serviceResponse = async (
     return ownResponse(500);
   }
   const [prefix = '', action = ''] = target.split('.');
-  const type = service === 'events' ? 'application/x-amz-json-1.1' : 'application/x-amz-json-1.0';
+  const type = `application/x-amz-json-${json}`;
   const called = await callService(
     endpoint,
     { kind: 'aws', service, action, method: 'POST' },

@@ -10,9 +10,11 @@
 //   answers 415 to a content type no template takes;
 // - HTTP_PROXY and HTTP integrations ("Set up HTTP integrations in API Gateway",
 //   https://docs.aws.amazon.com/apigateway/latest/developerguide/setup-http-integrations.html) to a loopback server;
-// - AWS integrations with SNS Publish, EventBridge PutEvents and DynamoDB PutItem at their local endpoints.
+// - AWS integrations with SNS Publish, EventBridge PutEvents, DynamoDB PutItem and Kinesis PutRecord at their local
+//   endpoints.
 import { createServer, type Server } from 'node:http';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetRecordsCommand, GetShardIteratorCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../../src/app/local-aws.ts';
 import { listenOnLoopback } from '../../../src/http-server.ts';
@@ -149,4 +151,28 @@ test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem 
   );
   database.destroy();
   expect(Item).toEqual({ id: { S: 'i-1' }, name: { S: 'fern' } });
+});
+
+test('AWS integration: Kinesis PutRecord puts the body, base64-encoded by the template, as a record of the stream', async () => {
+  const put = await send('POST', '/records', JSON.stringify({ reading: 42 }));
+  expect(put.status).toBe(200);
+  expect(JSON.parse(put.text)).toMatchObject({ ShardId: 'shardId-000000000000', SequenceNumber: expect.any(String) });
+  const kinesis = new KinesisClient({
+    endpoint: served.api.endpointVariables.AWS_ENDPOINT_URL_KINESIS,
+    region: localAws.region,
+    credentials: localAws.credentials,
+  });
+  try {
+    const { ShardIterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: integrationNames.stream,
+        ShardId: 'shardId-000000000000',
+        ShardIteratorType: 'TRIM_HORIZON',
+      }),
+    );
+    const { Records = [] } = await kinesis.send(new GetRecordsCommand({ ShardIterator }));
+    expect(Records.map(({ Data }) => Buffer.from(Data ?? []).toString())).toEqual([JSON.stringify({ reading: 42 })]);
+  } finally {
+    kinesis.destroy();
+  }
 });
