@@ -15,9 +15,6 @@ import { numberOf, type Where } from './values.ts';
 const integratedServices = ['sqs', 'sns', 'events', 'dynamodb', 'kinesis'] as const;
 export type IntegratedService = (typeof integratedServices)[number];
 
-/** An integration response's ContentHandling (rest-api.ts's ContentHandling). */
-type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
-
 export type IntegrationTarget =
   | { kind: 'lambda'; functionId: string; qualifier?: string }
   | { kind: 'http'; url: string; method: string; proxy: boolean }
@@ -31,7 +28,6 @@ export interface IntegrationResponse {
   headers: Record<string, string>;
   /** Response templates by content type. */
   templates: Record<string, string>;
-  contentHandling: ContentHandling;
 }
 
 type PassthroughBehavior = 'WHEN_NO_MATCH' | 'WHEN_NO_TEMPLATES' | 'NEVER';
@@ -86,15 +82,16 @@ const templatesOf = (value: unknown, where: string) => {
   return templates;
 };
 
-const contentHandlingOf = (value: unknown, where: string): ContentHandling => {
-  if (value === undefined || value === 'CONVERT_TO_TEXT' || value === 'CONVERT_TO_BINARY') return value;
-  throw new UnsupportedTemplateError(`${where}: ContentHandling ${String(value)}`);
+/** ContentHandling on a non-proxy integration: its payloads are text here, binary conversions not applied. */
+const refuseContentHandling = (value: unknown, where: string) => {
+  if (value !== undefined) throw new UnsupportedTemplateError(`${where}: ContentHandling ${String(value)}`);
 };
 
 /** The integration responses: a SelectionPattern is a Java regular expression matched whole. */
 const responsesOf = (value: unknown, where: string): IntegrationResponse[] =>
   ((value ?? []) as Record<string, unknown>[]).map((response) => {
     const at = `${where} (integration response ${String(response.StatusCode)})`;
+    refuseContentHandling(response.ContentHandling, at);
     const pattern = response.SelectionPattern;
     return {
       selectionPattern: typeof pattern === 'string' && pattern !== '' ? new RegExp(`^(?:${pattern})$`) : undefined,
@@ -105,7 +102,6 @@ const responsesOf = (value: unknown, where: string): IntegrationResponse[] =>
         ),
       ),
       templates: templatesOf(response.ResponseTemplates, at),
-      contentHandling: contentHandlingOf(response.ContentHandling, at),
     };
   });
 
