@@ -4,6 +4,7 @@
 // `$input` (body, json, path, params), `$util` (util.ts), `$context` (with `requestOverride` / `responseOverride`)
 // and `$stageVariables`. What a template uses beyond them is refused where the app is read (`templateRefusal`).
 import { Compile, parse } from 'velocityjs';
+import { javaStringMethods } from './java-methods.ts';
 import { jsonPathSteps, selectJsonPath } from './json-path.ts';
 import { utilFunctions, utilVariable } from './util.ts';
 
@@ -103,7 +104,7 @@ const compiled = new Map<string, Compile>();
 const compile = (template: string) => {
   let found = compiled.get(template);
   if (!found) {
-    found = new MappingCompile(parse(template));
+    found = new MappingCompile(parse(template), { customMethodHandlers: javaStringMethods });
     compiled.set(template, found);
   }
   return found;

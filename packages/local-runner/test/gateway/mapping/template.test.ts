@@ -99,6 +99,27 @@ describe('$util', () => {
   });
 });
 
+// API Gateway runs Velocity on Java: a string's methods are java.lang.String's (regular expressions in replaceAll,
+// split and matches; length() a method).
+describe("a string's Java methods", () => {
+  test.each([
+    ['$input.body.length()', 'fern', '4'],
+    ['#if($input.body.equals("FAILED"))yes#{else}no#end', 'FAILED', 'yes'],
+    ['#if($input.body.toString().equals("FAILED"))yes#{else}no#end', 'DONE', 'no'],
+    ['#if($input.body.isEmpty())empty#end', '', 'empty'],
+    ['$input.body.replaceAll("@@", \'"\')', '@@a@@', '"a"'],
+    ['$input.body.replaceAll("(\\w+)-(\\w+)", "$2-$1")', 'moss-fern', 'fern-moss'],
+    ['$input.body.replaceFirst("o", "0")', 'moon', 'm0on'],
+    ['$input.body.replace(".", "!")', 'a.b.c', 'a!b!c'],
+    ['#if($input.body.matches("[a-z]+"))whole#end', 'fern', 'whole'],
+    ['#if($input.body.matches("[a-z]"))whole#{else}part#end', 'fern', 'part'],
+    ['$input.body.split(",").size()', 'a,b,,', '2'],
+    ['$input.body.substring(1, 3).toUpperCase()', 'fern', 'ER'],
+  ])('%s of %j is %j', (template, body, expected) => {
+    expect(renderTemplate(template, input(body))).toBe(expected);
+  });
+});
+
 describe('$context and $stageVariables', () => {
   test('$context variables, and a #set of responseOverride lands in the context', () => {
     const context: Record<string, unknown> = {
