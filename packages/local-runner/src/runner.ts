@@ -609,6 +609,9 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     events: local.events,
     kinesis: local.kinesis,
     dynamodb: services.database.endpoint,
+    // Step Functions' endpoint, once the runner serves it (its service's own change); until then such a method answers
+    // 500, naming the service, and a state machine's ARN in a template refuses the app at start.
+    states: (local as Partial<Record<string, string>>).states,
   };
   /** The assembly served (another after a reload). */
   let served = assembly;

@@ -11,7 +11,7 @@ import { awsSqsEndpoint } from './local-aws.ts';
 
 /** A subtype the runner serves: the service's local endpoint, its JSON protocol's target, and its parameters. */
 interface Subtype {
-  service: 'sqs' | 'events' | 'kinesis';
+  service: 'sqs' | 'events' | 'kinesis' | 'states';
   /** Its JSON protocol's version (the content type `application/x-amz-json-<version>`). */
   json: '1.0' | '1.1';
   target: string;
@@ -67,6 +67,27 @@ const subtypes: Record<string, Subtype> = {
     target: 'AWSEvents.PutEvents',
     required: ['Detail', 'DetailType', 'Source'],
     optional: ['Time', 'EventBusName', 'Resources', 'TraceHeader'],
+  },
+  'StepFunctions-StartExecution': {
+    service: 'states',
+    json: '1.0',
+    target: 'AWSStepFunctions.StartExecution',
+    required: ['StateMachineArn'],
+    optional: ['Name', 'Input'],
+  },
+  'StepFunctions-StartSyncExecution': {
+    service: 'states',
+    json: '1.0',
+    target: 'AWSStepFunctions.StartSyncExecution',
+    required: ['StateMachineArn'],
+    optional: ['Name', 'Input', 'TraceHeader'],
+  },
+  'StepFunctions-StopExecution': {
+    service: 'states',
+    json: '1.0',
+    target: 'AWSStepFunctions.StopExecution',
+    required: ['ExecutionArn'],
+    optional: ['Cause', 'Error'],
   },
   'Kinesis-PutRecord': {
     service: 'kinesis',

@@ -105,6 +105,7 @@ const jsonProtocols: Partial<Record<IntegratedService, { prefix: string; type: s
   events: { prefix: 'AWSEvents', type: 'application/x-amz-json-1.1' },
   dynamodb: { prefix: 'DynamoDB_20120810', type: 'application/x-amz-json-1.0' },
   kinesis: { prefix: 'Kinesis_20131202', type: 'application/x-amz-json-1.1' },
+  states: { prefix: 'AWSStepFunctions', type: 'application/x-amz-json-1.0' },
 };
 
 const hasHeader = (headers: Record<string, string>, name: string) =>
