@@ -67,7 +67,13 @@ const inputOf = (route: HttpServiceRoute, event: Event, body: string) => {
         ? JSON.parse(value)
         : value;
   const input = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typed(name, value)]));
-  return route.service.service === 'events' ? { Entries: [input] } : input;
+  if (route.service.service === 'events') return { Entries: [input] };
+  // Step Functions' API names its members in camel case (stateMachineArn, input), the subtype's parameters not.
+  if (route.service.service === 'states')
+    return Object.fromEntries(
+      Object.entries(input).map(([name, value]) => [name[0]?.toLowerCase() + name.slice(1), value]),
+    );
+  return input;
 };
 
 /** The route's service called; its answer, or 500 (unreachable, a parameter not of its type) or 503 (time-out). */
