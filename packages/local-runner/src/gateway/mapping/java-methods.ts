@@ -8,7 +8,7 @@ type Handler = (text: string, ...params: unknown[]) => unknown;
 
 /** A Java replacement (`$1` a group, `\x` the character x) as JavaScript's (`$1`, `$$` a dollar). */
 const replacementOf = (replacement: unknown) =>
-  String(replacement).replace(/\\(.)|\$(\d)|\$/g, (whole, escaped: string | undefined, group: string | undefined) =>
+  String(replacement).replace(/\\(.)|\$(\d)|\$/g, (_whole, escaped: string | undefined, group: string | undefined) =>
     escaped !== undefined ? (escaped === '$' ? '$$' : escaped) : group !== undefined ? `$${group}` : '$$',
   );
 
