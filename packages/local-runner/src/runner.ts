@@ -608,6 +608,7 @@ export const startRunner = async (options: RunnerOptions): Promise<Runner> => {
     sns: local.sns,
     events: local.events,
     kinesis: local.kinesis,
+    s3: local.s3,
     dynamodb: services.database.endpoint,
     // Step Functions' endpoint, once the runner serves it (its service's own change); until then such a method answers
     // 500, naming the service, and a state machine's ARN in a template refuses the app at start.

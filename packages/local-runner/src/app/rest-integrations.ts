@@ -12,7 +12,7 @@ import { awsSqsEndpoint } from './local-aws.ts';
 import { numberOf, type Where } from './values.ts';
 
 /** The AWS services an AWS integration reaches locally, by the URI's service name, each at its wire endpoint. */
-const integratedServices = ['sqs', 'sns', 'events', 'dynamodb', 'kinesis', 'states'] as const;
+const integratedServices = ['sqs', 'sns', 'events', 'dynamodb', 'kinesis', 'states', 's3'] as const;
 export type IntegratedService = (typeof integratedServices)[number];
 
 export type IntegrationTarget =

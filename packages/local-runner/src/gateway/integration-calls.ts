@@ -121,7 +121,11 @@ const serviceRequest = (
   target: Extract<IntegrationTarget, { kind: 'aws' }>,
   request: IntegrationRequest,
 ) => {
-  const url = new URL(target.path === undefined ? '/' : `/${target.path}`, endpoint);
+  // `{name}` in the path filled from the mapped path parameters, as an HTTP integration's URL.
+  const path = target.path?.replace(/\{([^}]+?)\+?\}/g, (_, name: string) =>
+    encodeURIComponent(request.path[name] ?? ''),
+  );
+  const url = new URL(path === undefined ? '/' : `/${path}`, endpoint);
   const headers = { ...request.headers };
   const json = jsonProtocols[target.service];
   let body = request.body;
@@ -130,7 +134,8 @@ const serviceRequest = (
     if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = json.type;
   }
   for (const [name, value] of Object.entries(request.querystring)) url.searchParams.set(name, value);
-  if (!json && !hasHeader(headers, 'x-amz-target')) {
+  // S3 speaks REST: the path, the method and the body as the mapping made them.
+  if (!json && target.service !== 's3' && !hasHeader(headers, 'x-amz-target')) {
     const form = new URLSearchParams(url.search);
     if (target.action !== undefined && !form.has('Action')) form.set('Action', target.action);
     for (const [name, value] of new URLSearchParams(body)) form.append(name, value);
@@ -155,7 +160,10 @@ export const callService = async (
     region: localAws.region,
     service: target.service,
     sha256: Sha256,
-    applyChecksum: false,
+    // S3 takes the payload's hash in x-amz-content-sha256.
+    applyChecksum: target.service === 's3',
+    // S3 signs the path as it is sent; the other services, escaped once more.
+    uriEscapePath: target.service !== 's3',
   });
   const signed = await signer.sign({
     method: target.method,

@@ -170,7 +170,7 @@ describe('readApi refuses', () => {
     expect(refusal).not.toThrow(/\(GET \/\)/);
     expect(refusal).toThrow(/\(POST \/lambda\): its application\/json template uses \$util\.toJson/);
     expect(refusal).toThrow(
-      /\(PUT \/items\): an AWS integration with firehose \(the runner integrates sqs, sns, events, dynamodb, kinesis, states\)/,
+      /\(PUT \/items\): an AWS integration with firehose \(the runner integrates sqs, sns, events, dynamodb, kinesis, states, s3\)/,
     );
     expect(refusal).toThrow(/\(GET \/paths\): its application\/json template uses the JSONPath \$\.\.name/);
   });

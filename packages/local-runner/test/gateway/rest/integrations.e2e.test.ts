@@ -176,3 +176,11 @@ test('AWS integration: Kinesis PutRecord puts the body, base64-encoded by the te
     kinesis.destroy();
   }
 });
+
+test('AWS integration with S3: a PUT stores the body as the object the path names, a GET answers it', async () => {
+  expect((await send('PUT', '/files/notes.txt', 'water the fern', 'text/plain')).status).toBe(200);
+  const got = await send('GET', '/files/notes.txt');
+  expect(got.status).toBe(200);
+  expect(got.text).toBe('water the fern');
+  expect((await send('GET', '/files/absent.txt')).status).toBe(404);
+});
