@@ -136,7 +136,7 @@ export const startLocalServices = async (options: {
     if (!polling || !invoke) return;
     void pollers?.stop();
     pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
-    const dynamodb = (urls as { dynamodbstreams?: string }).dynamodbstreams;
+    const dynamodb = urls.dynamodbstreams;
     streams.restart(streamMappings, invoke, { kinesis: urls.kinesis, dynamodb });
   };
   // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
@@ -157,7 +157,9 @@ export const startLocalServices = async (options: {
   const s3 = simpleStorageService(dataDir, log);
   // Step Functions calls the other services over their endpoints (the database's, once the runner gives it).
   let databaseEndpoint: string | undefined;
-  let urls = {} as Record<ServiceName, string>;
+  /** Each service's address, by its name; `dynamodbstreams`, the database's, once the runner sets it. */
+  type Urls = Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
+  let urls = {} as Urls;
   const states = stepFunctions({
     log,
     invoke: () => options.invoke,
@@ -218,7 +220,7 @@ export const startLocalServices = async (options: {
     ...Object.fromEntries(servers.map(({ name, url }) => [name, url])),
     sns: sns.url,
     s3: s3Server.url,
-  } as Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
+  } as Urls;
   address = urls.sqs;
   return {
     /** Each service's address, by its name (`ssm`, `secretsmanager`, `sqs`, `sns`, `events`, `kinesis`, `s3`). */
@@ -296,7 +298,16 @@ export const startLocalServices = async (options: {
 };
 
 /** The services served, by name (`dynamodbstreams`: the database's port, set by the runner once it is up). */
-type ServiceName = 'ssm' | 'secretsmanager' | 'sqs' | 'sns' | 'events' | 'kinesis' | 's3' | 'states' | 'dynamodbstreams';
+type ServiceName =
+  | 'ssm'
+  | 'secretsmanager'
+  | 'sqs'
+  | 'sns'
+  | 'events'
+  | 'kinesis'
+  | 's3'
+  | 'states'
+  | 'dynamodbstreams';
 
 /** Each of `services` on a server of its own; one that cannot listen closes those that did. */
 const serveEach = async (services: JsonService[], log: (line: string) => void) => {
