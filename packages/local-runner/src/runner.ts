@@ -391,15 +391,13 @@ export const startServices = async (
     await closeEndpoints();
     throw error;
   }
-  local.useDatabase(database.endpoint);
+  local.useDatabase(database);
   // Each notice said once, however many reloads would say it again.
   const said = new Set<string>();
   const sayOnce = (key: string, line: string) => {
     if (!said.has(key)) options.log(line);
     said.add(key);
   };
-  // DynamoDB Streams answers on the database's port (database/streams/), known once it is up.
-  local.urls.dynamodbstreams = database.endpoint;
   const endpoints: LocalEndpoints = {
     database: database.endpoint,
     unservedServices: unserved.url,

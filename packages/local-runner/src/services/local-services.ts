@@ -125,11 +125,14 @@ export const startLocalServices = async (options: {
   let pollers: ReturnType<typeof startQueuePollers> | undefined;
   // The stream mappings' pollers read each stream over its service's API, at its URL (known once it listens).
   let streamMappings = options.seeds.streamMappings ?? [];
+  let databaseAppend: AppendListener = () => () => undefined;
   const streams = streamPolling({
     targets,
     log,
     checkpoints: stateFile(dataDir, 'stream-checkpoints', emptyCheckpoints),
-    onAppend: (arn, listener) => kinesis.onAppend(arn, listener),
+    // Kinesis's appends, and the database's stream writes (once the runner gives the database).
+    onAppend: (arn, listener) =>
+      arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener),
   });
   const poll = () => {
     const { invoke } = options;
@@ -278,9 +281,14 @@ export const startLocalServices = async (options: {
     buckets: s3.buckets,
     /** The state machines, for the banner. */
     stateMachines: states.machines,
-    /** The database's endpoint, once it serves: state machines' DynamoDB tasks call it. */
-    useDatabase: (endpoint: string) => {
-      databaseEndpoint = endpoint;
+    /**
+     * The database, once it serves: state machines' DynamoDB tasks call it, DynamoDB Streams answers on its port, and
+     * its stream writes wake the stream pollers.
+     */
+    useDatabase: (database: { endpoint: string; onAppend: AppendListener }) => {
+      databaseEndpoint = database.endpoint;
+      urls.dynamodbstreams = database.endpoint;
+      databaseAppend = database.onAppend;
     },
     /** The buckets' notifications, for the banner. */
     s3Notifications: notifications.banner,
@@ -296,6 +304,9 @@ export const startLocalServices = async (options: {
     },
   };
 };
+
+/** Calls `listener` once records are appended to the stream `arn`; returns how to stop. */
+type AppendListener = (arn: string, listener: () => void) => () => void;
 
 /** The services served, by name (`dynamodbstreams`: the database's port, set by the runner once it is up). */
 type ServiceName =
