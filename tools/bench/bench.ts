@@ -27,6 +27,7 @@ import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
 import { measureStepFunctions } from './step-functions.ts';
 import { measureStorageFirst } from './storage-first.ts';
+import { measureStreamDelivery } from './stream-delivery.ts';
 import type { WarmResults, WarmSettings } from './warm-paths.ts';
 import { measureWebSocket } from './websocket-scenario.ts';
 
@@ -305,6 +306,8 @@ progress('events: SendMessage and PutEvents to the function');
 const delivery = await measureEventDelivery(scratch);
 progress('S3 notifications: PutObject to the function');
 const putObjectToStartMs = await measureS3Notifications(scratch);
+progress('DynamoDB Streams: a table write to the stream handler');
+const writeToStreamStartMs = await measureStreamDelivery(scratch);
 progress('a storage-first POST: API Gateway to SQS through a mapping template');
 const storageFirst = await measureStorageFirst(scratch);
 const latencyRow = (samples: number[]) =>
@@ -547,6 +550,7 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 | SendMessage to the start of the function its event source mapping feeds | ${latencyRow(delivery.sendToStartMs)} |
 | PutEvents to the start of the rule's target function | ${latencyRow(delivery.putToStartMs)} |
 | PutObject (1 KB) to the start of the function its bucket notifies | ${latencyRow(putObjectToStartMs)} |
+| PutItem to the start of the function its table's stream feeds (batch size 1) | ${latencyRow(writeToStreamStartMs)} |
 | messages a second through a queue to its function, batch size 1 | ${delivery.perSecond[1].toFixed(0)} |
 | messages a second through a queue to its function, batch size 10 | ${delivery.perSecond[10].toFixed(0)} |
 | S3 objects a second, 1 KB (PutObject in, GetObject out; SDK v3, 8 in flight, a data folder on disk) | ${s3Row('1 KB')} |
@@ -580,7 +584,9 @@ an app synthesized in-process): StartSyncExecution timed from just before the SD
 with the task's function cold, then one at a time. The PutObject row
 (tools/bench/s3-notifications.ts, an app synthesized in-process): a bucket notifying a function of each object
 created, one 1 KB object at a time after two that warm the function, from just before the SDK's PutObject to the time
-the function logs as it starts (an asynchronous invocation, as S3's). The storage-first rows
+the function logs as it starts (an asynchronous invocation, as S3's). The PutItem row (tools/bench/stream-delivery.ts,
+the same way): a table whose stream feeds a function, one item at a time, from just before the SDK's PutItem to the
+function's start. The storage-first rows
 (tools/bench/storage-first.ts, synthesized in-process): a REST API's POST whose AWS integration sends the body to a
 queue (SendMessage, its form written by the mapping template, signed as API Gateway signs), one at a time after two
 that warm the queue's function; its answer timed by the client, its function's start as that function logs it. The handler's edit
