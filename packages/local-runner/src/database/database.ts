@@ -203,7 +203,12 @@ export const startDatabase = async (
     const child = current;
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
-    if (child.connected) child.send('close');
+    // A process dying as it is told to close (its disk full) breaks the channel: the send fails (EPIPE), and it is
+    // killed instead of the failure ending the runner.
+    if (child.connected)
+      child.send('close', (error) => {
+        if (error) child.kill();
+      });
     else child.kill();
     await exited;
   };
