@@ -8,18 +8,15 @@ import { App, Stack } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { startRunner } from 'cdk-local-runner';
+import { startedLine, timeToFunctionStart } from './to-function-start.ts';
 
-/** Each start logs `STARTED {"at": <ms>, "id": <the new image's id>}`. */
+/** Each start logs the time and the key of the item it was given (to-function-start.ts). */
 const handlerCode = `exports.handler = async (event) => {
-  const at = Date.now();
-  console.log('STARTED ' + JSON.stringify({ at, id: event.Records[0].dynamodb.Keys.id.S }));
+  ${startedLine('event.Records[0].dynamodb.Keys.id.S')}
   return {};
 };`;
 
 const tableName = 'bench-streamed';
-/** Latency samples (one item at a time). */
-const samples = 100;
 
 const synthesize = (scratch: string) => {
   const outdir = join(scratch, 'stream-delivery-cdk.out');
@@ -43,47 +40,19 @@ const synthesize = (scratch: string) => {
   return outdir;
 };
 
-/** From PutItem to the stream handler's start, ms, `samples` items one at a time (after two that warm it). */
+/** From PutItem to the stream handler's start, ms, one item at a time. */
 export const measureStreamDelivery = async (scratch: string): Promise<number[]> => {
-  const startedAt = new Map<string, number>();
-  const waiting = new Map<string, () => void>();
-  const runner = await startRunner({
-    cloudAssemblyDir: synthesize(scratch),
-    port: 0,
-    dataDir: undefined,
-    maxWorkers: 4,
-    log: () => undefined,
-    functionLog: (_name, line) => {
-      const json = /STARTED (\{.*\})/.exec(line)?.[1];
-      if (json === undefined) return;
-      const { at, id } = JSON.parse(json) as { at: number; id: string };
-      startedAt.set(id, at);
-      waiting.get(id)?.();
-    },
-  });
-  const started = (id: string) =>
-    new Promise<number>((resolve) => {
-      const done = () => resolve(startedAt.get(id) as number);
-      if (startedAt.has(id)) done();
-      else waiting.set(id, done);
-    });
-  const dynamodb = new DynamoDBClient({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    endpoint: runner.databaseEndpoint,
-  });
+  let dynamodb: DynamoDBClient | undefined;
   try {
-    const timings: number[] = [];
-    for (let sample = 0; sample < samples + 2; sample += 1) {
-      const id = `item-${sample}`;
-      const before = Date.now();
+    return await timeToFunctionStart(synthesize(scratch), async (runner, id) => {
+      dynamodb ??= new DynamoDBClient({
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        endpoint: runner.databaseEndpoint,
+      });
       await dynamodb.send(new PutItemCommand({ TableName: tableName, Item: { id: { S: id } } }));
-      const ms = (await started(id)) - before;
-      if (sample >= 2) timings.push(ms);
-    }
-    return timings;
+    });
   } finally {
-    dynamodb.destroy();
-    await runner.close();
+    dynamodb?.destroy();
   }
 };
