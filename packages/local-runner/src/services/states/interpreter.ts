@@ -3,9 +3,10 @@
 // types (Pass, Task, Choice, Wait, Succeed, Fail, Parallel, Map) in JSONPath or JSONata, its variables kept by Assign,
 // its errors retried and caught by Retry and Catch as AWS backs off, its history recorded and each state said in the
 // log. Tasks run through `Run.runTask` (tasks.ts); waits are skipped when the runner is asked to (--skip-waits).
-import { mapState, parallelState } from './branch-states.ts';
+import { parallelState } from './branch-states.ts';
 import { ExecutionStopped, runtimeError, StatesError } from './errors.ts';
 import { choiceState, failState, passState, succeedState, waitState } from './flow-states.ts';
+import { mapState } from './map-state.ts';
 import { retried, withRetryAndCatch } from './retry.ts';
 import type { Definition, Outcome, Run, Scope, StateRun } from './run.ts';
 import { taskState } from './task-state.ts';

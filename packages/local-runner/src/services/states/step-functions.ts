@@ -12,6 +12,8 @@ import { type JsonInput, type JsonService, ServiceError } from '../json-protocol
 import type { StateFile } from '../state-file.ts';
 import { type Delivery, type Invoker, TargetError } from '../targets.ts';
 import { described, Executions, type KeptExecutions, seconds } from './executions.ts';
+import { readerRefusal } from './item-reader.ts';
+import { writerRefusal } from './result-writer.ts';
 import type { Definition } from './run.ts';
 import { TaskTokens } from './task-tokens.ts';
 import { taskRefusal, taskRunner } from './tasks.ts';
@@ -40,6 +42,22 @@ const statesOf = (definition: Definition): [string, Record<string, unknown>][] =
     return [[name, state] as [string, Record<string, unknown>], ...nested.flatMap(statesOf)];
   });
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Why the runner does not run the Map `state` as written, or undefined when it does. */
+const mapRefusal = (state: Record<string, unknown>) => {
+  const processor = isObject(state.ItemProcessor) ? state.ItemProcessor : {};
+  const distributed = isObject(processor.ProcessorConfig) && processor.ProcessorConfig.Mode === 'DISTRIBUTED';
+  for (const field of ['ItemReader', 'ItemBatcher', 'ResultWriter'])
+    if (state[field] !== undefined && !distributed)
+      return `${field} is for a Distributed Map (ItemProcessor.ProcessorConfig.Mode DISTRIBUTED)`;
+  return (
+    (state.ItemReader === undefined ? undefined : readerRefusal(state.ItemReader)) ??
+    (state.ResultWriter === undefined ? undefined : writerRefusal(state.ResultWriter))
+  );
+};
+
 /** Refuses a machine with a state the runner does not reproduce, naming the state and what it uses. */
 const checked = (seed: StateMachineSeed) => {
   for (const [name, state] of statesOf(seed.definition as Definition)) {
@@ -48,11 +66,8 @@ const checked = (seed: StateMachineSeed) => {
       throw new UnsupportedTemplateError(
         `${seed.source}: its state ${name}'s Resource ${String(state.Resource)}: ${refusal}`,
       );
-    for (const field of ['ItemReader', 'ResultWriter', 'ItemBatcher'])
-      if (state.Type === 'Map' && state[field] !== undefined)
-        throw new UnsupportedTemplateError(
-          `${seed.source}: its Map state ${name} has an ${field}, which the runner does not reproduce yet`,
-        );
+    const mapRefused = state.Type === 'Map' ? mapRefusal(state) : undefined;
+    if (mapRefused) throw new UnsupportedTemplateError(`${seed.source}: its Map state ${name}: ${mapRefused}`);
   }
   return seed;
 };

@@ -3,12 +3,13 @@
 // `arn:aws:states:::lambda:invoke` (the runner's Invoker); the optimized integrations of the services the runner
 // serves (SQS sendMessage, SNS publish, EventBridge putEvents, DynamoDB getItem/putItem/updateItem/deleteItem, Step
 // Functions startExecution with `.sync` and `.sync:2`), and `arn:aws:states:::aws-sdk:<service>:<action>` for the
-// served services, each over the service's local endpoint (wire-calls.ts); `.waitForTaskToken` on any of them but
-// `.sync`. Any other resource is refused at start (taskRefusal), naming the state and the resource.
+// served services, S3's among them (s3-calls.ts), each over the service's local endpoint (wire-calls.ts);
+// `.waitForTaskToken` on any of them but `.sync`. Any other resource is refused at start (taskRefusal), naming the state and the resource.
 import { randomUUID } from 'node:crypto';
 import { type Invoker, TargetError } from '../targets.ts';
 import { StatesError } from './errors.ts';
 import type { TaskCall } from './run.ts';
+import { s3Actions, s3Call } from './s3-calls.ts';
 import type { TaskTokens } from './task-tokens.ts';
 import { type WireEndpoints, WireError, type WireService, wireCall } from './wire-calls.ts';
 
@@ -61,7 +62,7 @@ const optimized: Record<string, string[]> = {
 };
 
 /** The AWS SDK integrations' services served: their local service and their errors' prefix. */
-const sdkServices: Record<string, { wire?: WireService; prefix: string; actions?: string[] }> = {
+const sdkServices: Record<string, { wire?: WireService | 's3'; prefix: string; actions?: string[] }> = {
   sqs: { wire: 'sqs', prefix: 'Sqs' },
   sns: { wire: 'sns', prefix: 'Sns', actions: ['publish'] },
   eventbridge: { wire: 'events', prefix: 'EventBridge' },
@@ -70,6 +71,7 @@ const sdkServices: Record<string, { wire?: WireService; prefix: string; actions?
   ssm: { wire: 'ssm', prefix: 'Ssm' },
   secretsmanager: { wire: 'secretsmanager', prefix: 'SecretsManager' },
   lambda: { prefix: 'Lambda', actions: ['invoke'] },
+  s3: { wire: 's3', prefix: 'S3', actions: s3Actions.map((action) => `${action[0]?.toLowerCase()}${action.slice(1)}`) },
 };
 
 const sdkPrefixes = new Set(Object.values(sdkServices).map(({ prefix }) => prefix));
@@ -191,12 +193,13 @@ const rekeyed = (record: Record<string, unknown>, change: (first: string) => str
  */
 const wired = async (
   services: TaskServices,
-  service: WireService,
+  service: WireService | 's3',
   action: string,
   input: Record<string, unknown>,
   prefix: string,
 ) => {
   try {
+    if (service === 's3') return await s3Call(services.endpoints().s3, action, input);
     if (service !== 'states') return await wireCall(services.endpoints(), service, action, input);
     const answer = await wireCall(
       services.endpoints(),

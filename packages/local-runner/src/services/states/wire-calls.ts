@@ -7,8 +7,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../app/local-aws.ts';
 import { Sha256 } from '../../gateway/sigv4.ts';
 
-/** The local services' addresses, known once each listens (the database's once it has started). */
-export type WireEndpoints = Partial<Record<WireService, string>>;
+/** The local services' addresses, known once each listens (the database's once it has started); S3's, s3-calls.ts's. */
+export type WireEndpoints = Partial<Record<WireService | 's3', string>>;
 
 export type WireService = 'sqs' | 'sns' | 'events' | 'dynamodb' | 'states' | 'ssm' | 'secretsmanager';
 
