@@ -264,6 +264,38 @@ test('a Task whose resource the runner does not serve refuses the start, naming 
   );
 });
 
+test('a Map the runner does not reproduce as written refuses the start, naming the state and the field', async () => {
+  // "ItemReader (Map)", https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itemreader.html: PARQUET
+  // is one of AWS's input types; ItemReader belongs to a Distributed Map.
+  const distributed = {
+    ProcessorConfig: { Mode: 'DISTRIBUTED' },
+    StartAt: 'P',
+    States: { P: { Type: 'Pass', End: true } },
+  };
+  const reader = (InputType: string) => ({
+    Resource: 'arn:aws:states:::s3:getObject',
+    ReaderConfig: { InputType },
+    Parameters: { Bucket: 'b', Key: 'k' },
+  });
+  const refusal = (processor: Record<string, unknown>, InputType: string) =>
+    startLocalServices({
+      dataDir: undefined,
+      seeds: seeds([
+        machine('Rows', {
+          StartAt: 'Each',
+          States: { Each: { Type: 'Map', ItemReader: reader(InputType), ItemProcessor: processor, End: true } },
+        }),
+      ]),
+      log: () => undefined,
+    });
+  await expect(refusal(distributed, 'PARQUET')).rejects.toThrow(
+    'App/Rows: its Map state Each: ItemReader.ReaderConfig.InputType PARQUET is not reproduced (JSON, JSONL and CSV are)',
+  );
+  await expect(refusal({ ...distributed, ProcessorConfig: { Mode: 'INLINE' } }, 'CSV')).rejects.toThrow(
+    'App/Rows: its Map state Each: ItemReader is for a Distributed Map (ItemProcessor.ProcessorConfig.Mode DISTRIBUTED)',
+  );
+});
+
 test('an ended execution is kept in the data folder: described, with its history, after a restart', async () => {
   const folder = mkdtempSync(join(tmpdir(), 'step-functions-kept-'));
   const quick = machine('Quick', { StartAt: 'Hello', States: { Hello: { Type: 'Pass', Result: 'hi', End: true } } });
