@@ -13,7 +13,7 @@ import type { StateFile } from '../state-file.ts';
 import { ExecutionStopped, StatesError } from './errors.ts';
 import { History, type HistoryEvent, shownData } from './history.ts';
 import { runStates } from './interpreter.ts';
-import type { Definition, Run } from './run.ts';
+import type { Definition, MapRunReport, Run } from './run.ts';
 
 type Status = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -113,6 +113,8 @@ export interface ExecutionsOptions {
 
 export class Executions {
   readonly #byArn = new Map<string, Execution>();
+  /** The Distributed Maps' runs, by ARN (in memory: DescribeMapRun answers them until the runner stops). */
+  readonly mapRuns = new Map<string, MapRunReport>();
   readonly #options: ExecutionsOptions;
 
   constructor(options: ExecutionsOptions) {
@@ -207,6 +209,7 @@ export class Executions {
       skipWaits,
       runTask,
       newToken,
+      mapRuns: this.mapRuns,
     };
   }
 

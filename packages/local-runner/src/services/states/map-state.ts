@@ -16,7 +16,7 @@ import { evaluatedFields, filled, filtered, pathValue } from './data-flow.ts';
 import { runtimeError, StatesError } from './errors.ts';
 import { mapField, mapNumber, readItems } from './item-reader.ts';
 import { type ChildRecord, type MapRun, writtenResults } from './result-writer.ts';
-import type { Definition, Outcome, StateRun } from './run.ts';
+import type { Definition, MapRunReport, Outcome, StateRun } from './run.ts';
 
 type Fields = Record<string, unknown>;
 
@@ -105,11 +105,14 @@ const unitsOf = (sr: StateRun, items: unknown[]): Promise<Unit[]> | Unit[] =>
         input: () => itemInput(sr, Value, index),
       }));
 
+const isDistributed = (sr: StateRun) => {
+  const processor = sr.state.ItemProcessor;
+  return isObject(processor) && isObject(processor.ProcessorConfig) && processor.ProcessorConfig.Mode === 'DISTRIBUTED';
+};
+
 /** A Distributed Map's run, named as AWS names one (`mapRun:<machine>/<label>:<id>`); undefined for an inline Map. */
 const mapRunOf = (sr: StateRun): MapRun | undefined => {
-  const processor = sr.state.ItemProcessor;
-  const config = isObject(processor) && isObject(processor.ProcessorConfig) ? processor.ProcessorConfig : {};
-  if (config.Mode !== 'DISTRIBUTED') return undefined;
+  if (!isDistributed(sr)) return undefined;
   const id = randomUUID();
   const machine = String(sr.run.context.StateMachine.Name);
   const label = typeof sr.state.Label === 'string' ? sr.state.Label : sr.name;
@@ -121,15 +124,21 @@ const mapRunOf = (sr: StateRun): MapRun | undefined => {
   };
 };
 
-/** Each child run, at most MaxConcurrency at once: their records, or the failure that stops the Map. */
-const runChildren = async (sr: StateRun, runStates: RunStates, units: Unit[], total: number, inline: boolean) => {
+/** Each child run, at most MaxConcurrency at once, its record put in `children`; the failure that stops the Map. */
+const runChildren = async (
+  sr: StateRun,
+  runStates: RunStates,
+  units: Unit[],
+  children: ChildRecord[],
+  total: number,
+) => {
+  const inline = !isDistributed(sr);
   const processor = (sr.state.ItemProcessor ?? sr.state.Iterator) as Definition;
   const limit =
     typeof sr.state.MaxConcurrency === 'number' && sr.state.MaxConcurrency > 0 ? sr.state.MaxConcurrency : units.length;
   const tolerated = toleratedOf(sr.state, total);
   const controller = new AbortController();
   const run = childRun(sr.run, controller);
-  const children: ChildRecord[] = new Array(units.length);
   let failed = 0;
   let next = 0;
   const worker = async () => {
@@ -137,7 +146,7 @@ const runChildren = async (sr: StateRun, runStates: RunStates, units: Unit[], to
       const unit = units[next++] as Unit;
       const event = { name: sr.name, index: unit.index };
       if (inline) sr.run.history.add('MapIterationStarted', event);
-      const child = { name: randomUUID(), input: undefined as unknown, startDate: new Date() };
+      const child = { name: randomUUID(), size: unit.size, input: undefined as unknown, startDate: new Date() };
       try {
         child.input = await unit.input();
         const scope = {
@@ -169,36 +178,75 @@ const runChildren = async (sr: StateRun, runStates: RunStates, units: Unit[], to
       throw error;
     },
   );
-  return children;
 };
 
-/** The Map's items run: MapStateStarted (inline) or a map run's line, then their children. */
-const ranChildren = async (sr: StateRun, runStates: RunStates, mapRun: MapRun | undefined, started: () => void) => {
+/** A Distributed Map's run told to DescribeMapRun and ListMapRuns, RUNNING. */
+const reportOf = (sr: StateRun, mapRun: MapRun): MapRunReport => {
+  const { state } = sr;
+  const writer = state.ResultWriter;
+  const report: MapRunReport = {
+    mapRunArn: mapRun.arn,
+    executionArn: String(sr.run.context.Execution.Id),
+    stateMachineArn: mapRun.childPrefix,
+    status: 'RUNNING',
+    startDate: new Date(),
+    maxConcurrency: typeof state.MaxConcurrency === 'number' ? state.MaxConcurrency : 0,
+    toleratedFailureCount: typeof state.ToleratedFailureCount === 'number' ? state.ToleratedFailureCount : 0,
+    toleratedFailurePercentage:
+      typeof state.ToleratedFailurePercentage === 'number' ? state.ToleratedFailurePercentage : 0,
+    written: isObject(writer) && writer.Resource !== undefined,
+    items: { total: 0, succeeded: 0, failed: 0 },
+    executions: { total: 0, succeeded: 0, failed: 0 },
+  };
+  sr.run.mapRuns?.set(mapRun.arn, report);
+  return report;
+};
+
+/** The report ended `status`, its counts the children's. */
+const ended = (report: MapRunReport, status: MapRunReport['status'], children: ChildRecord[]) => {
+  const done = children.filter((child) => child !== undefined);
+  const ok = done.filter((child) => child.error === undefined);
+  const items = (list: ChildRecord[]) => list.reduce((sum, child) => sum + child.size, 0);
+  report.status = status;
+  report.stopDate = new Date();
+  report.items = { ...report.items, succeeded: items(ok), failed: items(done) - items(ok) };
+  report.executions = { ...report.executions, succeeded: ok.length, failed: done.length - ok.length };
+};
+
+/** The Map's items, in their children: MapStateStarted (inline), or a map run's line and totals. */
+const unitsRun = async (sr: StateRun, mapRun: MapRun | undefined, report: MapRunReport | undefined) => {
   const items = await itemsOf(sr);
   const units = await unitsOf(sr, items);
+  if (report) {
+    report.items.total = items.length;
+    report.executions.total = units.length;
+  }
   const batches = isObject(sr.state.ItemBatcher) ? ` in ${units.length} batches` : '';
   if (mapRun) sr.run.say(`${sr.scope.path}${sr.name} (Map): map run ${mapRun.id} over ${items.length} items${batches}`);
   else sr.run.history.add('MapStateStarted', { length: items.length });
-  started();
-  return runChildren(sr, runStates, units, items.length, !mapRun);
+  return { units, total: items.length };
 };
 
 export const mapState = async (sr: StateRun, runStates: RunStates): Promise<Outcome> => {
   const mapRun = mapRunOf(sr);
+  const report = mapRun && reportOf(sr, mapRun);
   if (mapRun) sr.run.history.add('MapRunStarted', { mapRunArn: mapRun.arn });
+  const children: ChildRecord[] = [];
   let started = mapRun !== undefined;
   let result: unknown;
   try {
-    const children = await ranChildren(sr, runStates, mapRun, () => {
-      started = true;
-    });
+    const { units, total } = await unitsRun(sr, mapRun, report);
+    started = true;
+    await runChildren(sr, runStates, units, children, total);
     result = await writtenResults(sr, mapRun, children);
   } catch (error) {
+    if (report) ended(report, error instanceof StatesError ? 'FAILED' : 'ABORTED', children);
     if (error instanceof StatesError && started)
       if (mapRun) sr.run.history.add('MapRunFailed', { error: error.error, cause: error.cause });
       else sr.run.history.add('MapStateFailed');
     throw error;
   }
+  if (report) ended(report, 'SUCCEEDED', children);
   sr.run.history.add(mapRun ? 'MapRunSucceeded' : 'MapStateSucceeded');
   return finished(sr, result);
 };

@@ -28,6 +28,8 @@ export interface MapRun {
 /** One child workflow execution (an item, or a batch), as it ran. */
 export interface ChildRecord {
   name: string;
+  /** How many items it ran. */
+  size: number;
   input: unknown;
   output?: unknown;
   error?: StatesError;

@@ -19,6 +19,22 @@ export interface TaskCall {
   submitted: (output: unknown) => void;
 }
 
+/** A Distributed Map's run, as DescribeMapRun and ListMapRuns describe it (counts of items and of children). */
+export interface MapRunReport {
+  mapRunArn: string;
+  executionArn: string;
+  stateMachineArn: string;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  startDate: Date;
+  stopDate?: Date;
+  maxConcurrency: number;
+  toleratedFailureCount: number;
+  toleratedFailurePercentage: number;
+  written: boolean;
+  items: { total: number; succeeded: number; failed: number };
+  executions: { total: number; succeeded: number; failed: number };
+}
+
 /** One execution as it runs: its context object, history, log, and how its tasks and waits are made. */
 export interface Run {
   context: { Execution: Record<string, unknown>; StateMachine: Record<string, unknown> };
@@ -30,6 +46,8 @@ export interface Run {
   runTask: (call: TaskCall) => Promise<unknown>;
   /** A new task token for `.waitForTaskToken`. */
   newToken: () => string;
+  /** Where its Distributed Maps' runs are told, by ARN. */
+  mapRuns?: Map<string, MapRunReport>;
 }
 
 /** Where a state runs: its query language by default, its variables, its place in branches (for the log). */

@@ -2,9 +2,10 @@
 // API over the JSON protocol the SDKs speak (AWS JSON 1.0, `X-Amz-Target: AWSStepFunctions.<Operation>`, AWS Step
 // Functions API Reference, https://docs.aws.amazon.com/step-functions/latest/apireference/): StartExecution,
 // StartSyncExecution (express machines), DescribeExecution, GetExecutionHistory, StopExecution, ListExecutions,
-// ListStateMachines, DescribeStateMachine, SendTaskSuccess, SendTaskFailure and SendTaskHeartbeat. Each execution runs
-// in this process (executions.ts, interpreter.ts), its history kept and each state said in the log. A rule's or a
-// schedule's target that is a state machine starts an execution (the `states` receiver of Targets).
+// DescribeMapRun, ListMapRuns, ListStateMachines, DescribeStateMachine, SendTaskSuccess, SendTaskFailure and
+// SendTaskHeartbeat. Each execution runs in this process (executions.ts, interpreter.ts), its history kept and each
+// state said in the log. A rule's or a schedule's target that is a state machine starts an execution (the `states`
+// receiver of Targets).
 import { UnsupportedTemplateError } from '../../app/cfn.ts';
 import { localAws } from '../../app/local-aws.ts';
 import { queueEndpointMark, type StateMachineSeed } from '../../app/state-machine-resources.ts';
@@ -14,7 +15,7 @@ import { type Delivery, type Invoker, TargetError } from '../targets.ts';
 import { described, Executions, type KeptExecutions, seconds } from './executions.ts';
 import { readerRefusal } from './item-reader.ts';
 import { writerRefusal } from './result-writer.ts';
-import type { Definition } from './run.ts';
+import type { Definition, MapRunReport } from './run.ts';
 import { TaskTokens } from './task-tokens.ts';
 import { taskRefusal, taskRunner } from './tasks.ts';
 import type { WireEndpoints } from './wire-calls.ts';
@@ -183,6 +184,51 @@ const taskSuccess = (tokens: TaskTokens, input: JsonInput) => {
   return {};
 };
 
+/** A Map Run's counts as DescribeMapRun gives them (`itemCounts`, `executionCounts`). */
+const mapRunCounts = (report: MapRunReport, counts: MapRunReport['items']) => {
+  const rest = counts.total - counts.succeeded - counts.failed;
+  const running = report.status === 'RUNNING';
+  return {
+    ...{ pending: running ? rest : 0, running: 0, succeeded: counts.succeeded, failed: counts.failed, timedOut: 0 },
+    ...{ aborted: running ? 0 : rest, total: counts.total, failuresNotRedrivable: 0, pendingRedrive: 0 },
+    resultsWritten: report.written && report.status === 'SUCCEEDED' ? counts.succeeded + counts.failed : 0,
+  };
+};
+
+/** DescribeMapRun ("DescribeMapRun", AWS Step Functions API Reference). */
+const describedMapRun = (executions: Executions, input: JsonInput) => {
+  const arn = text(input, 'mapRunArn');
+  const report = executions.mapRuns.get(arn);
+  if (!report) throw new ServiceError('ResourceNotFound', `Map Run Does Not Exist: '${arn}'`);
+  const { mapRunArn, executionArn, status, startDate, stopDate } = report;
+  return {
+    ...{
+      mapRunArn,
+      executionArn,
+      status,
+      startDate: seconds(startDate),
+      ...(stopDate && { stopDate: seconds(stopDate) }),
+    },
+    ...{ maxConcurrency: report.maxConcurrency, toleratedFailureCount: report.toleratedFailureCount },
+    toleratedFailurePercentage: report.toleratedFailurePercentage,
+    itemCounts: mapRunCounts(report, report.items),
+    executionCounts: mapRunCounts(report, report.executions),
+    redriveCount: 0,
+  };
+};
+
+/** ListMapRuns: the execution's Map Runs, the first first. */
+const listedMapRuns = (executions: Executions, input: JsonInput) => {
+  const { arn } = executions.get(text(input, 'executionArn'));
+  const runs = [...executions.mapRuns.values()].filter(({ executionArn }) => executionArn === arn);
+  return {
+    mapRuns: runs.map(({ executionArn, mapRunArn, stateMachineArn, startDate, stopDate }) => ({
+      ...{ executionArn, mapRunArn, stateMachineArn, startDate: seconds(startDate) },
+      ...(stopDate && { stopDate: seconds(stopDate) }),
+    })),
+  };
+};
+
 /** The API's operations, each on the machines, the executions and the task tokens. */
 const operationsOf = (
   machines: Machines,
@@ -201,6 +247,8 @@ const operationsOf = (
     redriveStatus: 'NOT_REDRIVABLE',
   }),
   GetExecutionHistory: (input) => historyPage(executions, input),
+  DescribeMapRun: (input) => describedMapRun(executions, input),
+  ListMapRuns: (input) => listedMapRuns(executions, input),
   StopExecution: (input) => {
     const execution = executions.get(text(input, 'executionArn'));
     if (execution.status === 'RUNNING') {

@@ -8,9 +8,10 @@
 // "ResultWriter (Map)" says (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html: the
 // Map's output `{MapRunArn, ResultWriterDetails: {Bucket, Key}}`, `<Prefix>/<map run id>/manifest.json` listing
 // `SUCCEEDED_0.json` and `FAILED_0.json`); the history's MapRunStarted and MapRunSucceeded ("HistoryEvent",
-// https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html); and the AWS SDK integration
-// for S3 with its error named `S3.NoSuchKeyException` ("Learning to use AWS service SDK integrations in Step
-// Functions", https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html).
+// https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html), DescribeMapRun and
+// ListMapRuns (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeMapRun.html); and the AWS
+// SDK integration for S3 with its error named `S3.NoSuchKeyException` ("Learning to use AWS service SDK integrations
+// in Step Functions", https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,7 +19,9 @@ import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   DescribeExecutionCommand,
+  DescribeMapRunCommand,
   GetExecutionHistoryCommand,
+  ListMapRunsCommand,
   SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
@@ -158,6 +161,15 @@ test('a CSV file’s records, in batches with their BatchInput, write their resu
   expect(events.find(({ type }) => type === 'MapRunStarted')?.mapRunStartedEventDetails?.mapRunArn).toBe(
     output.MapRunArn,
   );
+  // "DescribeMapRun" and "ListMapRuns", AWS Step Functions API Reference.
+  const { mapRuns = [] } = await sfn.send(new ListMapRunsCommand({ executionArn: described.executionArn }));
+  expect(mapRuns.map(({ mapRunArn }) => mapRunArn)).toEqual([output.MapRunArn]);
+  expect(await sfn.send(new DescribeMapRunCommand({ mapRunArn: output.MapRunArn }))).toMatchObject({
+    executionArn: described.executionArn,
+    status: 'SUCCEEDED',
+    itemCounts: { total: 3, succeeded: 3, failed: 0, resultsWritten: 3 },
+    executionCounts: { total: 2, succeeded: 2 },
+  });
 });
 
 test('the objects under a prefix, at most MaxItems, each with `$$.Map.Item`; then a JSON file’s items', async () => {
