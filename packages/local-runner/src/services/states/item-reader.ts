@@ -7,9 +7,11 @@
 //   ItemsPointer names), JSONL (a JSON text a line) or CSV (CSVHeaderLocation FIRST_ROW, or GIVEN with CSVHeaders;
 //   CSVDelimiter COMMA, PIPE, SEMICOLON, SPACE or TAB), each field a string, parsed by the guide's rules;
 // - ReaderConfig.MaxItems (or MaxItemsPath): at most that many items.
+// - `s3:listObjectsV2` with ReaderConfig.Transformation LOAD_AND_FLATTEN: the items of each object under the prefix,
+//   read as its InputType says.
 // Parameters (JSONPath, filled from the state's input) or Arguments (JSONata) name the object. A reading that fails is
-// `States.ItemReaderFailed`. What the runner does not read (PARQUET, MANIFEST, a ManifestType, Transformation
-// LOAD_AND_FLATTEN) refuses the start (readerRefusal).
+// `States.ItemReaderFailed`. What the runner does not read (PARQUET, MANIFEST, a ManifestType) refuses the start
+// (readerRefusal).
 import { evaluatedFields, filled, filtered, pathValue } from './data-flow.ts';
 import { StatesError } from './errors.ts';
 import type { StateRun } from './run.ts';
@@ -30,9 +32,9 @@ export const readerRefusal = (reader: unknown): string | undefined => {
     return `ItemReader.Resource ${String(reader.Resource)} is not served (s3:listObjectsV2 and s3:getObject are)`;
   const config = isObject(reader.ReaderConfig) ? reader.ReaderConfig : {};
   if (config.ManifestType !== undefined) return 'ItemReader.ReaderConfig.ManifestType is not reproduced';
-  if (config.Transformation !== undefined && config.Transformation !== 'NONE')
-    return `ItemReader.ReaderConfig.Transformation ${String(config.Transformation)} is not reproduced`;
-  if (resource === 's3:listObjectsV2') return undefined;
+  if (!['NONE', 'LOAD_AND_FLATTEN'].includes(String(config.Transformation ?? 'NONE')))
+    return `ItemReader.ReaderConfig.Transformation ${String(config.Transformation)} is not one of NONE, LOAD_AND_FLATTEN`;
+  if (resource === 's3:listObjectsV2' && config.Transformation !== 'LOAD_AND_FLATTEN') return undefined;
   if (!['JSON', 'JSONL', 'CSV'].includes(String(config.InputType)))
     return `ItemReader.ReaderConfig.InputType ${String(config.InputType)} is not reproduced (JSON, JSONL and CSV are)`;
   if (config.CSVDelimiter !== undefined && delimiters[String(config.CSVDelimiter)] === undefined)
@@ -176,19 +178,37 @@ const parsedItems = (body: string, config: Fields): unknown[] => {
 };
 
 /** The items the Map's ItemReader reads. */
-export const readItems = async (sr: StateRun, reader: Fields): Promise<unknown[]> => {
-  const config = isObject(reader.ReaderConfig) ? reader.ReaderConfig : {};
-  const template = sr.language === 'JSONata' ? reader.Arguments : reader.Parameters;
-  const args = (await mapField(sr, template ?? {}, sr.language === 'JSONata' ? 'Arguments' : 'Parameters')) as Fields;
-  const max = (await mapNumber(sr, config, 'MaxItems')) || Number.POSITIVE_INFINITY;
-  if (String(reader.Resource).endsWith(':listObjectsV2')) return listedObjects(sr, args, max);
+/** One object's items, as `config` reads its contents. */
+const objectItems = async (sr: StateRun, args: Fields, config: Fields) => {
   const object = await s3(sr, 'getObject', args);
   try {
-    return parsedItems(String(object.Body ?? ''), config).slice(0, max);
+    return parsedItems(String(object.Body ?? ''), config);
   } catch (error) {
     throw new StatesError(
       'States.ItemReaderFailed',
       `${String(args.Key)} is not ${String(config.InputType)} as ItemReader reads it: ${(error as Error).message}`,
     );
   }
+};
+
+/** LOAD_AND_FLATTEN: the items of each object under the prefix, one object after another, until `max`. */
+const flattenedObjects = async (sr: StateRun, args: Fields, config: Fields, max: number) => {
+  const items: unknown[] = [];
+  for (const object of await listedObjects(sr, args, Number.POSITIVE_INFINITY)) {
+    if (items.length >= max) break;
+    items.push(...(await objectItems(sr, { Bucket: args.Bucket, Key: object.Key }, config)));
+  }
+  return items.slice(0, max);
+};
+
+/** The items the Map's ItemReader reads. */
+export const readItems = async (sr: StateRun, reader: Fields): Promise<unknown[]> => {
+  const config = isObject(reader.ReaderConfig) ? reader.ReaderConfig : {};
+  const template = sr.language === 'JSONata' ? reader.Arguments : reader.Parameters;
+  const args = (await mapField(sr, template ?? {}, sr.language === 'JSONata' ? 'Arguments' : 'Parameters')) as Fields;
+  const max = (await mapNumber(sr, config, 'MaxItems')) || Number.POSITIVE_INFINITY;
+  if (!String(reader.Resource).endsWith(':listObjectsV2')) return (await objectItems(sr, args, config)).slice(0, max);
+  return config.Transformation === 'LOAD_AND_FLATTEN'
+    ? flattenedObjects(sr, args, config, max)
+    : listedObjects(sr, args, max);
 };

@@ -4,7 +4,8 @@
 // header's names, each field a string, a quoted field holding the delimiter; "ItemBatcher (Map)",
 // https://docs.aws.amazon.com/step-functions/latest/dg/input-output-itembatcher.html: `{BatchInput, Items}`), the
 // objects under a prefix (each item `{Etag, Key, LastModified, Size, StorageClass}`, LastModified in seconds, as that
-// page's example shows) at most MaxItems, a JSON file, and a JSON Lines file in JSONata; the results written as
+// page's example shows) at most MaxItems, a JSON file, a JSON Lines file in JSONata, and the JSON Lines objects
+// under a prefix read whole (LOAD_AND_FLATTEN, "Processing nested data sets" on the same page); the results written as
 // "ResultWriter (Map)" says (https://docs.aws.amazon.com/step-functions/latest/dg/input-output-resultwriter.html: the
 // Map's output `{MapRunArn, ResultWriterDetails: {Bucket, Key}}`, `<Prefix>/<map run id>/manifest.json` listing
 // `SUCCEEDED_0.json` and `FAILED_0.json`); the history's MapRunStarted and MapRunSucceeded ("HistoryEvent",
@@ -45,6 +46,8 @@ const objects: Record<string, string> = {
   'inbox/c.txt': 'third',
   'plants/catalog.json': JSON.stringify([{ name: 'fern' }, { name: 'moss' }]),
   'plants/names.jsonl': '{"name":"fern"}\n{"name":"weed"}\n{"name":"moss"}\n',
+  'rows/1.jsonl': '{"n":1}\n{"n":2}\n',
+  'rows/2.jsonl': '{"n":3}\n',
 };
 
 let dataDir = '';
@@ -203,6 +206,12 @@ test('a JSON Lines file read in JSONata, a failed item tolerated and written to 
   expect(await objectJson(`${folder}SUCCEEDED_0.json`)).toEqual([{ name: 'FERN' }, { name: 'MOSS' }]);
   const [failed] = await objectJson(`${folder}FAILED_0.json`);
   expect(failed).toMatchObject({ Status: 'FAILED', Error: 'Unsellable', Input: JSON.stringify({ name: 'weed' }) });
+});
+
+test('LOAD_AND_FLATTEN: the lines of each JSON Lines object under the prefix are the items', async () => {
+  const described = await run(s3MapApp.flattened, 'flattened', { bucket: Bucket });
+  expect(described.status).toBe('SUCCEEDED');
+  expect(JSON.parse(described.output ?? '')).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
 });
 
 test('the AWS SDK integration for S3 puts, gets, copies, heads and deletes; a missing key is S3.NoSuchKeyException', async () => {
