@@ -55,10 +55,10 @@ const itemInput = async (sr: StateRun, item: unknown, index: number) => {
   return filled(selector, { value: input, context, variables: sr.scope.variables });
 };
 
-/** How many failed items the Map tolerates. */
-const toleratedOf = (state: Fields, total: number) => {
-  const count = typeof state.ToleratedFailureCount === 'number' ? state.ToleratedFailureCount : 0;
-  const percentage = typeof state.ToleratedFailurePercentage === 'number' ? state.ToleratedFailurePercentage : 0;
+/** How many failed items the Map tolerates: ToleratedFailureCount or ...Percentage, each also as a path or JSONata. */
+const toleratedOf = async (sr: StateRun, total: number) => {
+  const count = (await mapNumber(sr, sr.state, 'ToleratedFailureCount')) ?? 0;
+  const percentage = (await mapNumber(sr, sr.state, 'ToleratedFailurePercentage')) ?? 0;
   return Math.max(count, Math.floor((percentage / 100) * total));
 };
 
@@ -134,9 +134,9 @@ const runChildren = async (
 ) => {
   const inline = !isDistributed(sr);
   const processor = (sr.state.ItemProcessor ?? sr.state.Iterator) as Definition;
-  const limit =
-    typeof sr.state.MaxConcurrency === 'number' && sr.state.MaxConcurrency > 0 ? sr.state.MaxConcurrency : units.length;
-  const tolerated = toleratedOf(sr.state, total);
+  const concurrency = (await mapNumber(sr, sr.state, 'MaxConcurrency')) ?? 0;
+  const limit = concurrency > 0 ? concurrency : units.length;
+  const tolerated = await toleratedOf(sr, total);
   const controller = new AbortController();
   const run = childRun(sr.run, controller);
   let failed = 0;

@@ -113,6 +113,30 @@ const served = [
     StartAt: 'Hour',
     States: { Hour: { Type: 'Wait', Seconds: 3600, End: true } },
   }),
+  machine('Tolerant', {
+    StartAt: 'Each',
+    States: {
+      Each: {
+        Type: 'Map',
+        ItemsPath: '$.items',
+        ToleratedFailureCountPath: '$.tolerate',
+        MaxConcurrencyPath: '$.concurrency',
+        ItemProcessor: {
+          StartAt: 'Check',
+          States: {
+            Check: {
+              Type: 'Choice',
+              Choices: [{ Variable: '$', NumericLessThan: 0, Next: 'Negative' }],
+              Default: 'Fine',
+            },
+            Negative: { Type: 'Fail', Error: 'Negative', Cause: 'below zero' },
+            Fine: { Type: 'Pass', End: true },
+          },
+        },
+        End: true,
+      },
+    },
+  }),
   machine('Items', {
     StartAt: 'Each',
     States: {
@@ -250,6 +274,23 @@ test('a Map tolerates ToleratedFailureCount failed items, each one’s result it
       .executionArn,
   );
   expect(again.error).toBe('States.ExceedToleratedFailureThreshold');
+});
+
+test('a Map’s ToleratedFailureCountPath and MaxConcurrencyPath are read from its input', async () => {
+  // "Map workflow state" (https://docs.aws.amazon.com/step-functions/latest/dg/state-map.html) lists both paths.
+  const ran = async (tolerate: number) =>
+    endOf(
+      (
+        await sfn.send(
+          new StartExecutionCommand({
+            stateMachineArn: stateMachineArn('Tolerant'),
+            input: JSON.stringify({ items: [1, -2, 3], tolerate, concurrency: 1 }),
+          }),
+        )
+      ).executionArn,
+    );
+  expect(JSON.parse((await ran(1)).output ?? '')).toEqual([1, { Error: 'Negative', Cause: 'below zero' }, 3]);
+  expect((await ran(0)).error).toBe('Negative');
 });
 
 test('a Task whose resource the runner does not serve refuses the start, naming the state and the resource', async () => {
