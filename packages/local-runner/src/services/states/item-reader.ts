@@ -177,10 +177,18 @@ const parsedItems = (body: string, config: Fields): unknown[] => {
   return items;
 };
 
-/** The items the Map's ItemReader reads. */
+/** A compressed object, by its name or its `Content-Encoding`: AWS reads some; the runner does not decompress. */
+const compressed = (key: string, encoding: unknown) =>
+  /\.(gz|gzip|zst|zstd)$/i.test(key) || /gzip|zstd/i.test(String(encoding ?? ''));
+
 /** One object's items, as `config` reads its contents. */
 const objectItems = async (sr: StateRun, args: Fields, config: Fields) => {
   const object = await s3(sr, 'getObject', args);
+  if (compressed(String(args.Key), object.ContentEncoding))
+    throw new StatesError(
+      'States.ItemReaderFailed',
+      `${String(args.Key)} is compressed: the runner's ItemReader does not decompress objects`,
+    );
   try {
     return parsedItems(String(object.Body ?? ''), config);
   } catch (error) {

@@ -5,6 +5,7 @@
 // reads them; an object's `Body` is text both ways. S3's error (`<Error><Code>`) comes back as a WireError of its code;
 // a HEAD has no body, so its 404 is `NoSuchKey` (and its 403 `AccessDenied`).
 import { createHash } from 'node:crypto';
+import { request as httpRequest, STATUS_CODES } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { XMLParser } from 'fast-xml-parser';
 import { localAws } from '../../app/local-aws.ts';
@@ -65,19 +66,38 @@ const signedHeaders = async (url: URL, request: S3Request, body: string) => {
 
 const parser = new XMLParser({ ignoreAttributes: true, removeNSPrefix: true, parseTagValue: false });
 
+/**
+ * One exchange over node:http, the body as S3 keeps it: fetch would undo a stored object's `Content-Encoding` (gzip),
+ * so a compressed object would come back changed, or not at all.
+ */
+const exchanged = (url: URL, method: string, headers: Record<string, string>, body: string) =>
+  new Promise<{ status: number; headers: Headers; body: Buffer }>((resolve, reject) => {
+    const sending = method === 'PUT' ? { 'content-length': String(Buffer.byteLength(body)) } : {};
+    const call = httpRequest(url, { method, headers: { ...headers, ...sending } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const answered = new Headers();
+        for (const [name, value] of Object.entries(response.headers))
+          if (value !== undefined) answered.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: response.statusCode ?? 500, headers: answered, body: Buffer.concat(chunks) });
+      });
+    });
+    call.on('error', reject);
+    call.end(method === 'PUT' ? body : undefined);
+  });
+
 /** The request made: the response's status, headers and text; S3's error answer as a WireError. */
 const sent = async (endpoint: string, request: S3Request) => {
   const url = new URL(`${endpoint}/${request.bucket}${request.key === undefined ? '' : `/${encodedKey(request.key)}`}`);
   for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
   const body = request.body ?? '';
-  const response = await fetch(url, {
-    method: request.method,
-    headers: await signedHeaders(url, request, body),
-    ...(request.method === 'PUT' && { body }),
-  });
-  const answer = await response.text();
-  if (response.ok) return { headers: response.headers, text: answer };
-  if (answer === '') throw new WireError(response.status === 404 ? 'NoSuchKey' : 'AccessDenied', response.statusText);
+  const response = await exchanged(url, request.method, await signedHeaders(url, request, body), body);
+  const answer = response.body.toString('utf8');
+  if (response.status >= 200 && response.status < 300) return { headers: response.headers, text: answer };
+  if (answer === '')
+    throw new WireError(response.status === 404 ? 'NoSuchKey' : 'AccessDenied', STATUS_CODES[response.status] ?? '');
   const error = (parser.parse(answer) as { Error?: { Code?: string; Message?: string } }).Error ?? {};
   throw new WireError(error.Code ?? 'ServiceError', error.Message ?? answer);
 };
@@ -94,6 +114,7 @@ const objectHeaders = (headers: Headers) => {
     AcceptRanges: headers.get('accept-ranges') ?? 'bytes',
     ContentLength: Number(headers.get('content-length') ?? 0),
     ContentType: headers.get('content-type') ?? undefined,
+    ...(headers.get('content-encoding') !== null && { ContentEncoding: headers.get('content-encoding') }),
     ETag: headers.get('etag') ?? undefined,
     ...(lastModified !== null && { LastModified: new Date(lastModified).toISOString() }),
     Metadata: metadata,

@@ -225,3 +225,15 @@ test('the AWS SDK integration for S3 puts, gets, copies, heads and deletes; a mi
   expect(await objectText('sdk/copy.txt')).toBe('grow slowly');
   await expect(s3.send(new HeadObjectCommand({ Bucket, Key: 'sdk/note.txt' }))).rejects.toThrow();
 });
+
+// Last: it replaces the JSON Lines object the test above reads. AWS reads some compressed objects ("ItemReader (Map)");
+// the runner does not decompress, so it fails the read, naming the object, rather than read the bytes as text.
+test('a compressed object (its Content-Encoding gzip) fails the read with States.ItemReaderFailed, naming it', async () => {
+  await s3.send(
+    new PutObjectCommand({ Bucket, Key: 'plants/names.jsonl', Body: 'not really gzip', ContentEncoding: 'gzip' }),
+  );
+  const described = await run(s3MapApp.jsonl, 'jsonl-compressed', { bucket: Bucket });
+  expect(described.status).toBe('FAILED');
+  expect(described.error).toBe('States.ItemReaderFailed');
+  expect(described.cause).toContain('plants/names.jsonl is compressed');
+});
