@@ -14,7 +14,12 @@ import {
 import type { ValueContext } from './intrinsics.ts';
 import { type RequestValidation, readRequestValidation } from './request-validation.ts';
 import { checkResourcePolicy } from './resource-policy.ts';
-import { type NonProxyIntegration, readNonProxyIntegration } from './rest-integrations.ts';
+import {
+  type MockIntegration,
+  type NonProxyIntegration,
+  readMockIntegration,
+  readNonProxyIntegration,
+} from './rest-integrations.ts';
 import { readStages } from './stages.ts';
 import { localPoolId } from './user-pools.ts';
 import {
@@ -97,21 +102,11 @@ export interface ProxyRoute extends RouteBase {
   streamed: boolean;
 }
 
-/** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
-export type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
-const contentHandlings: readonly ContentHandling[] = ['CONVERT_TO_TEXT', 'CONVERT_TO_BINARY'];
+export type { ContentHandling } from './rest-integrations.ts';
 
-/** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, always the same. */
-export interface MockRoute extends RouteBase {
+/** A mock integration (`MOCK`, such as a CORS preflight): API Gateway answers itself, as its templates say. */
+export interface MockRoute extends RouteBase, MockIntegration {
   integration: 'mock';
-  statusCode: number;
-  headers: Record<string, string>;
-  body: string;
-  /** The integration's ContentHandling, and the chosen integration response's (gateway/content-handling.ts). */
-  requestContentHandling: ContentHandling;
-  responseContentHandling: ContentHandling;
-  /** No integration response answers it: API Gateway's configuration error (500) in place of the fields above. */
-  unanswered: boolean;
 }
 
 /** A non-proxy integration (AWS, HTTP, HTTP_PROXY: rest-integrations.ts), mapped by its templates and parameters. */
@@ -277,10 +272,12 @@ const readRoutes = (
         throw new UnsupportedTemplateError(`${where}: AuthorizerId ${authorizerId}, an authorizer of another API`);
       base.authorizerId = authorizerId;
     }
-    if (integration.Type === 'MOCK')
-      return [{ ...base, validation, integration: 'mock', ...readMockIntegration(integration, id) }];
     if (integration.Type !== 'AWS_PROXY') {
       try {
+        if (integration.Type === 'MOCK')
+          return [
+            { ...base, validation, integration: 'mock', ...readMockIntegration(integration, { app, id, where }) },
+          ];
         const read = readNonProxyIntegration(integration, { app, functionOf, id, where });
         return [{ ...base, validation, integration: 'integrated', ...read }];
       } catch (error) {
@@ -349,77 +346,6 @@ const staticHeaders = (parameters: unknown, prefix: string, id: string) => {
     headers[name.slice(prefix.length)] = literal;
   }
   return headers;
-};
-
-const contentHandlingOf = (properties: Record<string, unknown>, id: string): ContentHandling => {
-  const handling = contentHandlings.find((known) => known === properties.ContentHandling);
-  if (handling === undefined && properties.ContentHandling !== undefined) {
-    throw new UnsupportedTemplateError(`${id}: ContentHandling ${String(properties.ContentHandling)}`);
-  }
-  return handling;
-};
-
-/**
- * What a mock integration answers ("Set up mock integrations in API Gateway",
- * https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html): its request template's
- * `statusCode` picks the integration response whose SelectionPattern matches it, else the one without a pattern;
- * without a request template, "the default integration response ... the one with an undefined HTTP status regex".
- * That response's status, static headers and static body. No response chosen: API Gateway's configuration error, 500
- * (`unanswered`). Mapping-template logic (VTL) is refused.
- */
-const readMockIntegration = (integration: Record<string, unknown>, id: string) => {
-  const templates = (integration.RequestTemplates ?? {}) as Record<string, unknown>;
-  const requestTemplate = templates['application/json'];
-  // Templates for other content types alone, or none with PassthroughBehavior NEVER (415 for every request):
-  // which template, or whether any, applies depends on the request's Content-Type, which the runner does not follow.
-  if (
-    (requestTemplate === undefined && Object.keys(templates).length > 0) ||
-    (Object.keys(templates).length === 0 && integration.PassthroughBehavior === 'NEVER')
-  )
-    throw new UnsupportedTemplateError(
-      `${id}: a mock's request templates ${JSON.stringify(Object.keys(templates))} with PassthroughBehavior ${String(integration.PassthroughBehavior ?? 'WHEN_NO_MATCH')} (only an application/json template, or none)`,
-    );
-  const selected =
-    requestTemplate === undefined
-      ? undefined
-      : /^\s*\{\s*"?statusCode"?\s*:\s*(\d{3})\s*\}\s*$/.exec(String(requestTemplate))?.[1];
-  if (requestTemplate !== undefined && selected === undefined) {
-    throw new UnsupportedTemplateError(
-      `${id}: mock request template ${String(requestTemplate)} (only {statusCode: N})`,
-    );
-  }
-  const responses = (integration.IntegrationResponses ?? []) as Record<string, unknown>[];
-  const patterned =
-    selected === undefined
-      ? undefined
-      : responses.find(
-          ({ SelectionPattern: pattern }) =>
-            typeof pattern === 'string' && pattern !== '' && new RegExp(`^(?:${pattern})$`).test(selected),
-        );
-  const chosen =
-    patterned ?? responses.find(({ SelectionPattern: pattern }) => pattern === undefined || pattern === '');
-  const requestContentHandling = contentHandlingOf(integration, id);
-  if (!chosen)
-    return {
-      statusCode: 500,
-      headers: {},
-      body: '',
-      requestContentHandling,
-      responseContentHandling: undefined,
-      unanswered: true,
-    };
-  const headers = staticHeaders(chosen.ResponseParameters, 'method.response.header.', id);
-  const body = ((chosen.ResponseTemplates ?? {}) as Record<string, unknown>)['application/json'] ?? '';
-  if (typeof body !== 'string' || /[$#]/.test(body))
-    throw new UnsupportedTemplateError(`${id}: mock response template ${String(body)} (only a static body)`);
-  return {
-    statusCode: Number(chosen.StatusCode),
-    headers,
-    body,
-    requestContentHandling,
-    responseContentHandling: contentHandlingOf(chosen, `${id} (integration response ${String(chosen.StatusCode)})`),
-    unanswered: false,
-  };
 };
 
 /** What the runner renders in a gateway response template; anything else in one is refused. */

@@ -2,10 +2,12 @@
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-integration-settings.html): a Lambda function
 // (AWS, its invocations URI), an HTTP endpoint (HTTP, HTTP_PROXY), or an AWS service the runner serves (AWS, an
 // `arn:aws:apigateway:<region>:<service>:action/<Action>` or `path/<path>` URI): its request parameters and mapping
-// templates, PassthroughBehavior, and integration responses. What the runner cannot reproduce is refused, named.
+// templates, PassthroughBehavior, and integration responses; and a MOCK integration's ("Mock integrations for REST APIs
+// in API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html), mapped
+// the same way. What the runner cannot reproduce is refused, named.
 
 import { jsonPathSteps } from '../gateway/mapping/json-path.ts';
-import { templateRefusal } from '../gateway/mapping/template.ts';
+import { payloadReference, templateRefusal } from '../gateway/mapping/template.ts';
 import { UnsupportedTemplateError } from './cfn.ts';
 import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
 import { awsSqsEndpoint } from './local-aws.ts';
@@ -20,6 +22,10 @@ export type IntegrationTarget =
   | { kind: 'http'; url: string; method: string; proxy: boolean }
   | { kind: 'aws'; service: IntegratedService; action?: string; path?: string; method: string };
 
+/** An integration's (or integration response's) ContentHandling, which gateway/content-handling.ts applies. */
+export type ContentHandling = 'CONVERT_TO_TEXT' | 'CONVERT_TO_BINARY' | undefined;
+const contentHandlings: readonly ContentHandling[] = ['CONVERT_TO_TEXT', 'CONVERT_TO_BINARY'];
+
 export interface IntegrationResponse {
   /** Matched against the Lambda error's message, or the HTTP status; undefined: the default response. */
   selectionPattern: RegExp | undefined;
@@ -28,9 +34,11 @@ export interface IntegrationResponse {
   headers: Record<string, string>;
   /** Response templates by content type. */
   templates: Record<string, string>;
+  /** A mock's integration response's ContentHandling (a non-proxy integration's is refused). */
+  contentHandling: ContentHandling;
 }
 
-type PassthroughBehavior = 'WHEN_NO_MATCH' | 'WHEN_NO_TEMPLATES' | 'NEVER';
+export type PassthroughBehavior = 'WHEN_NO_MATCH' | 'WHEN_NO_TEMPLATES' | 'NEVER';
 
 export interface NonProxyIntegration {
   target: IntegrationTarget;
@@ -82,17 +90,39 @@ const templatesOf = (value: unknown, where: string) => {
   return templates;
 };
 
-/** ContentHandling on a non-proxy integration: its payloads are text here, binary conversions not applied. */
-const refuseContentHandling = (value: unknown, where: string) => {
-  if (value !== undefined) throw new UnsupportedTemplateError(`${where}: ContentHandling ${String(value)}`);
+/**
+ * ContentHandling: a mock's (whose payloads are text, gateway/content-handling.ts converts them); on a non-proxy
+ * integration, whose payloads are text here and binary conversions not applied, refused.
+ */
+const contentHandlingOf = (value: unknown, where: string, mock: boolean): ContentHandling => {
+  const handling = contentHandlings.find((known) => known === value);
+  if (value !== undefined && (!mock || handling === undefined))
+    throw new UnsupportedTemplateError(`${where}: ContentHandling ${String(value)}`);
+  return handling;
+};
+
+/**
+ * A mock's integration response has no payload AWS documents ("Mock integrations for REST APIs in API Gateway" says
+ * nothing of it): a template or parameter that reads it is refused. A method request's parameters
+ * (`$input.params`), `$context` and `$stageVariables` are what they are in any template.
+ */
+const refuseMockPayload = (response: Record<string, unknown>, templates: Record<string, string>, at: string) => {
+  for (const [type, template] of Object.entries(templates)) {
+    const read = payloadReference(template);
+    if (read) throw new UnsupportedTemplateError(`${at}: its ${type} template reads ${read}, a mock's payload`);
+  }
+  for (const [name, expression] of Object.entries((response.ResponseParameters ?? {}) as Record<string, unknown>))
+    if (String(expression).startsWith('integration.response.'))
+      throw new UnsupportedTemplateError(`${at}: parameter ${name} = ${String(expression)}, a mock's payload`);
 };
 
 /** The integration responses: a SelectionPattern is a Java regular expression matched whole. */
-const responsesOf = (value: unknown, where: string): IntegrationResponse[] =>
+const responsesOf = (value: unknown, where: string, mock: boolean): IntegrationResponse[] =>
   ((value ?? []) as Record<string, unknown>[]).map((response) => {
     const at = `${where} (integration response ${String(response.StatusCode)})`;
-    refuseContentHandling(response.ContentHandling, at);
     const pattern = response.SelectionPattern;
+    const templates = templatesOf(response.ResponseTemplates, at);
+    if (mock) refuseMockPayload(response, templates, at);
     return {
       selectionPattern: typeof pattern === 'string' && pattern !== '' ? new RegExp(`^(?:${pattern})$`) : undefined,
       statusCode: Number(response.StatusCode),
@@ -101,7 +131,8 @@ const responsesOf = (value: unknown, where: string): IntegrationResponse[] =>
           ([name, expression]) => [name.slice('method.response.header.'.length), expression],
         ),
       ),
-      templates: templatesOf(response.ResponseTemplates, at),
+      templates,
+      contentHandling: contentHandlingOf(response.ContentHandling, at, mock),
     };
   });
 
@@ -151,24 +182,58 @@ const credentialsOf = (value: unknown) => {
   return Array.isArray(getAtt) ? `${String(getAtt[0])} (a role of the template)` : JSON.stringify(value);
 };
 
+const passthroughOf = (integration: Record<string, unknown>, where: string) => {
+  const passthrough = passthroughs.find((known) => known === (integration.PassthroughBehavior ?? 'WHEN_NO_MATCH'));
+  if (!passthrough)
+    throw new UnsupportedTemplateError(`${where}: PassthroughBehavior ${String(integration.PassthroughBehavior)}`);
+  return passthrough;
+};
+
+/** An integration's property, evaluated: templates and parameters may hold the template's values (a topic's ARN). */
+const evaluatedOf = (integration: Record<string, unknown>, app: ValueContext, id: string) => {
+  const withQueues = { ...app, sqsEndpoint: app.sqsEndpoint ?? awsSqsEndpoint };
+  return (property: string) =>
+    evaluatedProperty(integration[property], withQueues, `${app.stackName}/${id}`, `Integration.${property}`);
+};
+
+/** What a mock integration answers, by its templates, PassthroughBehavior and integration responses. */
+export interface MockIntegration {
+  /** Request templates by content type (lower case): the rendered one's `statusCode` selects the response. */
+  requestTemplates: Record<string, string>;
+  passthrough: PassthroughBehavior;
+  responses: IntegrationResponse[];
+  /** The integration's ContentHandling (gateway/content-handling.ts). */
+  requestContentHandling: ContentHandling;
+}
+
+/** A method's MOCK integration, read and checked; `where` names the method. */
+export const readMockIntegration = (
+  integration: Record<string, unknown>,
+  context: { app: ValueContext; id: string; where: string },
+): MockIntegration => {
+  const { app, id, where } = context;
+  const evaluated = evaluatedOf(integration, app, id);
+  return {
+    requestTemplates: templatesOf(evaluated('RequestTemplates'), where),
+    passthrough: passthroughOf(integration, where),
+    responses: responsesOf(evaluated('IntegrationResponses'), where, true),
+    requestContentHandling: contentHandlingOf(integration.ContentHandling, where, true),
+  };
+};
+
 /** A method's non-proxy integration (AWS, HTTP, HTTP_PROXY), read and checked; `where` names the method. */
 export const readNonProxyIntegration = (
   integration: Record<string, unknown>,
   context: { app: ValueContext; functionOf: FunctionOf; id: string; where: string },
 ): NonProxyIntegration => {
   const { app, functionOf, id, where } = context;
-  const passthrough = passthroughs.find((known) => known === (integration.PassthroughBehavior ?? 'WHEN_NO_MATCH'));
-  if (!passthrough)
-    throw new UnsupportedTemplateError(`${where}: PassthroughBehavior ${String(integration.PassthroughBehavior)}`);
+  const passthrough = passthroughOf(integration, where);
   if (integration.ContentHandling !== undefined)
     throw new UnsupportedTemplateError(
       `${where}: the integration request's ContentHandling ${String(integration.ContentHandling)}`,
     );
   const at: Where = { resource: id, property: 'Integration.TimeoutInMillis' };
-  // Templates and parameters may hold the template's values (a topic's ARN joined into a template, a queue's URL).
-  const withQueues = { ...app, sqsEndpoint: app.sqsEndpoint ?? awsSqsEndpoint };
-  const evaluated = (property: string) =>
-    evaluatedProperty(integration[property], withQueues, `${app.stackName}/${id}`, `Integration.${property}`);
+  const evaluated = evaluatedOf(integration, app, id);
   return {
     target: targetOf(integration, app, functionOf, id, where),
     requestParameters: expressionsOf(
@@ -178,7 +243,7 @@ export const readNonProxyIntegration = (
     ),
     requestTemplates: templatesOf(evaluated('RequestTemplates'), where),
     passthrough,
-    responses: responsesOf(evaluated('IntegrationResponses'), where),
+    responses: responsesOf(evaluated('IntegrationResponses'), where, false),
     integrationTimeoutMs: numberOf(integration.TimeoutInMillis, at, 29_000),
     credentials: credentialsOf(integration.Credentials),
   };

@@ -80,6 +80,21 @@ export const templateRefusal = (template: string): string | undefined => {
   return undefined;
 };
 
+/** The `$input` members that read the payload (the body, or JSON of it). */
+const payloadReaders: ReadonlySet<string> = new Set(['body', 'json', 'path']);
+
+/**
+ * The first `$input.body`, `$input.json(...)` or `$input.path(...)` of `template` (named), or undefined: a template
+ * over a payload AWS does not document (a mock's integration response's) cannot be rendered as AWS would.
+ */
+export const payloadReference = (template: string): string | undefined => {
+  for (const node of nodesOf(parse(template))) {
+    const name = node.type === 'references' && node.id === 'input' ? node.path?.[0]?.id : undefined;
+    if (typeof name === 'string' && payloadReaders.has(name)) return `$input.${name}`;
+  }
+  return undefined;
+};
+
 /** The same quota's "Number of iterations in a `#foreach ... #end` loop in mapping templates: 1000". */
 const maxIterations = 1000;
 

@@ -1,11 +1,9 @@
-// A REST API's integrate phase: a Lambda proxy integration's function invoked (time-limit.ts), or a mock
-// integration's response.
+// A REST API's integrate phase: a Lambda proxy integration's function invoked (time-limit.ts); a mock's answer is
+// mock.ts's, a non-proxy integration's integrated.ts's.
 import type { ApiKey } from '../../app/api-keys.ts';
-import type { MockRoute, ProxyRoute, RestRoute } from '../../app/rest-api.ts';
+import type { ProxyRoute, RestRoute } from '../../app/rest-api.ts';
 import type { InvocationReport } from '../../lambda/pool.ts';
-import { integrationRequestIsBinary, isBase64, isBinaryMediaType, textResponseIsDecoded } from '../content-handling.ts';
 import { type headersAsSent, iamIdentity, proxyEvent } from '../proxy-event.ts';
-import type { HttpResponse } from '../responses.ts';
 import type { IamCaller } from '../sigv4.ts';
 import { invokeIntegration } from '../time-limit.ts';
 import { type Exchange, gatewayResponse, type Step } from './exchange.ts';
@@ -72,42 +70,4 @@ export const invoke = async (
   if (!pool) return gatewayResponse(exchange, 'INTEGRATION_FAILURE', 'Internal server error');
   const report = await invokeIntegration(pool, route, event, exchange.notes);
   return report ? { next: report } : gatewayResponse(exchange, 'INTEGRATION_TIMEOUT', 'Endpoint request timed out');
-};
-
-/**
- * A mock integration (a CORS preflight): API Gateway answers itself, as the template says
- * (docs/local-runner.md, "Mock integrations"), with JSON's media type as it gives any answer without one. Its request
- * template cannot be applied to a binary payload, nor its response decoded when it is not base64: 500, a
- * configuration error (gateway/content-handling.ts).
- */
-export const mockResponse = (exchange: Exchange, route: MockRoute): HttpResponse => {
-  if (route.unanswered) {
-    exchange.notes.push(
-      'Execution failed due to configuration error: No match for output mapping and no default output mapping configured',
-    );
-    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
-  }
-  const { binaryMediaTypes } = exchange.deployment.api;
-  const requestIsBinary = isBinaryMediaType(exchange.request.headers['content-type'], binaryMediaTypes);
-  if (integrationRequestIsBinary(requestIsBinary, route.requestContentHandling)) {
-    exchange.notes.push('Execution failed due to configuration error: Unable to transform request');
-    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
-  }
-  const acceptIsBinary = isBinaryMediaType(exchange.request.headers.accept, binaryMediaTypes);
-  const decoded = textResponseIsDecoded(acceptIsBinary, route.responseContentHandling);
-  if (decoded && !isBase64(route.body)) {
-    exchange.notes.push('Execution failed due to configuration error: Unable to transform response');
-    return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
-  }
-  return {
-    status: route.statusCode,
-    headers: [
-      ...(Object.keys(route.headers).some((name) => name.toLowerCase() === 'content-type')
-        ? []
-        : ([['Content-Type', 'application/json']] as [string, string][])),
-      ...Object.entries(route.headers),
-      ['x-amzn-RequestId', exchange.requestId],
-    ],
-    body: Buffer.from(route.body, decoded ? 'base64' : 'utf8'),
-  };
 };

@@ -5,7 +5,7 @@
 // SelectionPattern selects (over a Lambda error's message, else the status), with its status, headers and template.
 // HTTP_PROXY passes the request and the answer through unmapped.
 import type { IntegratedRoute } from '../../app/rest-api.ts';
-import type { IntegrationResponse } from '../../app/rest-integrations.ts';
+import type { IntegrationResponse, PassthroughBehavior } from '../../app/rest-integrations.ts';
 import {
   type Called,
   callHttp,
@@ -28,7 +28,10 @@ const mediaType = (value: string | undefined) => value?.split(';')[0]?.trim().to
  * never ("Method request behavior for payloads without mapping templates for REST APIs in API Gateway",
  * https://docs.aws.amazon.com/apigateway/latest/developerguide/integration-passthrough-behaviors.html): 415 otherwise.
  */
-const requestTemplate = (route: IntegratedRoute, contentType: string | undefined): Step<string | undefined> => {
+export const requestTemplate = (
+  route: { requestTemplates: Record<string, string>; passthrough: PassthroughBehavior },
+  contentType: string | undefined,
+): Step<string | undefined> => {
   const type = mediaType(contentType) ?? 'application/json';
   const template = route.requestTemplates[type];
   if (template !== undefined) return { next: template };
@@ -94,9 +97,11 @@ const call = async (exchange: Exchange, route: IntegratedRoute, request: Integra
   return callService(endpoint, target, request, timeout);
 };
 
-/** The integration response for an answer: the first whose pattern matches the error message or status, else the default. */
-const selectedResponse = (responses: IntegrationResponse[], answer: IntegrationAnswer, lambda: boolean) => {
-  const selector = lambda ? answer.errorMessage : String(answer.status);
+/**
+ * The integration response for `selector` (a Lambda error's message, else the status as text): the first whose pattern
+ * matches it, else the default (no pattern).
+ */
+export const selectedResponse = (responses: IntegrationResponse[], selector: string | undefined) => {
   const matched =
     selector === undefined ? undefined : responses.find(({ selectionPattern }) => selectionPattern?.test(selector));
   return matched ?? responses.find(({ selectionPattern }) => selectionPattern === undefined);
@@ -112,29 +117,40 @@ const responseTemplate = (templates: Record<string, string>, accept: string | un
   return type === undefined ? undefined : { type, template: templates[type] as string };
 };
 
-/** The method response: the selected integration response's status, headers and body, with the template's overrides. */
-const methodResponse = (
+/** `headers` with those of `over` in place of any of the same name (its case ignored), then the rest of `over`. */
+const overridden = (headers: [string, string][], over: [string, string][]) => {
+  const names = new Set(over.map(([name]) => name.toLowerCase()));
+  return [...headers.filter(([name]) => !names.has(name.toLowerCase())), ...over];
+};
+
+/**
+ * The method response: the selected integration response's status, headers and body, with the overrides the
+ * request's templates set ($context.responseOverride, shared by the request and response templates as LocalStack's
+ * tests recorded on AWS show: `test_integration_mock_with_response_override_in_request_template`). An override status
+ * that is not an HTTP status is ignored.
+ */
+export const methodResponse = (
   exchange: Exchange,
   response: IntegrationResponse,
   answer: IntegrationAnswer,
   input: MappingInput,
 ): HttpResponse => {
   const chosen = responseTemplate(response.templates, exchange.request.headers.accept);
-  const context = { ...input.context, responseOverride: { header: {} } };
-  const body = chosen ? renderTemplate(chosen.template, { ...input, body: answer.body, context }) : answer.body;
+  const body = chosen ? renderTemplate(chosen.template, { ...input, body: answer.body }) : answer.body;
   const sources: ParameterSources = { ...input, integration: { headers: answer.headers, body: answer.body } };
   const headers = Object.entries(response.headers).flatMap(([name, expression]) => {
     const value = mappedValue(expression, sources);
     return value === undefined ? [] : [[name, value] as [string, string]];
   });
-  const override = context.responseOverride as { status?: unknown; header: Record<string, string> };
+  const override = (input.context.responseOverride ?? {}) as { status?: unknown; header?: Record<string, unknown> };
   const status = Number(override.status ?? response.statusCode);
+  const overrides = Object.entries(override.header ?? {}).map(
+    ([name, value]) => [name, String(value)] as [string, string],
+  );
   return {
-    status: Number.isInteger(status) ? status : response.statusCode,
+    status: Number.isInteger(status) && status >= 100 && status <= 599 ? status : response.statusCode,
     headers: [
-      ['Content-Type', chosen?.type ?? 'application/json'],
-      ...headers,
-      ...Object.entries(override.header),
+      ...overridden(overridden([['Content-Type', chosen?.type ?? 'application/json']], headers), overrides),
       ['x-amzn-RequestId', exchange.requestId],
     ],
     body: Buffer.from(body),
@@ -168,7 +184,7 @@ const mappedRequest = (exchange: Exchange, route: IntegratedRoute, input: Mappin
 };
 
 /** A configuration error of API Gateway's (500), named in the request's log line as its execution log names it. */
-const configurationError = (exchange: Exchange, what: string) => {
+export const configurationError = (exchange: Exchange, what: string) => {
   exchange.notes.push(`Execution failed due to configuration error: ${what}`);
   return gatewayResponse(exchange, 'API_CONFIGURATION_ERROR', 'Internal server error').responded;
 };
@@ -191,7 +207,8 @@ const answered = (exchange: Exchange, route: IntegratedRoute, called: Called, in
   }
   const { answer } = called;
   if (route.target.kind === 'http' && route.target.proxy) return passedThrough(exchange, answer);
-  const response = selectedResponse(route.responses, answer, route.target.kind === 'lambda');
+  const lambda = route.target.kind === 'lambda';
+  const response = selectedResponse(route.responses, lambda ? answer.errorMessage : String(answer.status));
   if (!response)
     return configurationError(exchange, 'No match for output mapping and no default output mapping configured');
   try {

@@ -8,9 +8,10 @@ import { pathSegments } from '../request-path.ts';
 import type { HttpResponse } from '../responses.ts';
 import { authorize, authorizeIam, checkApiKey } from './authorize.ts';
 import type { Exchange } from './exchange.ts';
-import { invoke, mockResponse, proxyEvents } from './integrate.ts';
+import { invoke, proxyEvents } from './integrate.ts';
 import { integrate, mappingInput } from './integrated.ts';
 import { withinLimits } from './limits.ts';
+import { mockResponse } from './mock.ts';
 import { respond } from './respond.ts';
 import { route, withoutStage } from './route.ts';
 import { validate } from './validate.ts';
@@ -46,10 +47,11 @@ export const restPipeline: Pipeline<RestDeployment> = async (request, url, deplo
   if ('responded' in apiKey) return ended(apiKey.responded);
   const invalid = validate(exchange, chosen, headers, parameters, body.next);
   if ('responded' in invalid) return ended(invalid.responded);
-  if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen));
-  if (chosen.integration === 'integrated') {
+  if (chosen.integration !== 'proxy') {
     const event = events.delivered(authorizer.next, apiKey.next, caller.next);
-    return ended(await integrate(exchange, chosen, mappingInput(exchange, event, body.next)));
+    const input = mappingInput(exchange, event, body.next);
+    if (chosen.integration === 'mock') return ended(mockResponse(exchange, chosen, input));
+    return ended(await integrate(exchange, chosen, input));
   }
   const report = await invoke(exchange, chosen, events.delivered(authorizer.next, apiKey.next, caller.next));
   if ('responded' in report) return ended(report.responded);

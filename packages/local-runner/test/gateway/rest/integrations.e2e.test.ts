@@ -11,14 +11,25 @@
 // - HTTP_PROXY and HTTP integrations ("Set up HTTP integrations in API Gateway",
 //   https://docs.aws.amazon.com/apigateway/latest/developerguide/setup-http-integrations.html) to a loopback server;
 // - AWS integrations with SNS Publish, EventBridge PutEvents, DynamoDB PutItem and Kinesis PutRecord at their local
-//   endpoints.
+//   endpoints;
+// - MOCK integrations whose templates are VTL ("Mock integrations for REST APIs in API Gateway",
+//   https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html, and "Enable mock
+//   integration using the API Gateway console",
+//   https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration-console.html): the rendered
+//   request template's statusCode selecting the integration response; the overrides of "Override your API's request
+//   and response parameters and status codes for REST APIs"
+//   (https://docs.aws.amazon.com/apigateway/latest/developerguide/apigateway-override-request-response-parameters.html)
+//   set by the request template and read by the response template, as LocalStack's tests recorded on AWS show
+//   (localstack/localstack tests/aws/services/apigateway/test_apigateway_integrations.py,
+//   test_integration_mock_with_request_overrides_in_response_template and
+//   test_integration_mock_with_response_override_in_request_template).
 import { createServer, type Server } from 'node:http';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetRecordsCommand, GetShardIteratorCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../../src/app/local-aws.ts';
 import { listenOnLoopback } from '../../../src/http-server.ts';
-import { integrationNames, synthesizeIntegrationsApp } from '../../fixtures/integrations-app.ts';
+import { corsOrigins, integrationNames, synthesizeIntegrationsApp } from '../../fixtures/integrations-app.ts';
 import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 let backend: Server;
@@ -183,4 +194,69 @@ test('AWS integration with S3: a PUT stores the body as the object the path name
   expect(got.status).toBe(200);
   expect(got.text).toBe('water the fern');
   expect((await send('GET', '/files/absent.txt')).status).toBe(404);
+});
+
+const mock = async (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
+  const response = await fetch(`${served.api.url}/v1${path}`, { method, headers, body });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+};
+
+test("a mock's request template chooses its status with #if over $input.params, as the console's example does", async () => {
+  const internal = await mock('GET', '/scoped?scope=internal');
+  expect([internal.status, JSON.parse(internal.text)]).toEqual([
+    200,
+    { statusCode: 200, message: 'Go ahead without me' },
+  ]);
+  const other = await mock('GET', '/scoped');
+  expect([other.status, JSON.parse(other.text)]).toEqual([
+    500,
+    { statusCode: 500, message: 'The invoked method is not supported on the API resource.' },
+  ]);
+});
+
+test("a mock's request template sets overrides that its response template reads, and that make the response", async () => {
+  const data = Buffer.from(JSON.stringify({ message: 'path one' })).toString('base64');
+  const answer = await mock('GET', `/carried/${data}?status=yes`);
+  expect(answer.status).toBe(444);
+  expect(answer.headers.get('x-mocked')).toBe('by the request template');
+  expect(answer.headers.get('x-stage')).toBe('v1');
+  expect(JSON.parse(answer.text)).toEqual({ message: 'path one', status: '444' });
+});
+
+test("a mock's request template chosen by the content type; none for it with WHEN_NO_TEMPLATES is 415", async () => {
+  const typed = (contentType: string) => mock('POST', '/typed', { 'Content-Type': contentType }, 'x');
+  const json = await typed('application/json');
+  expect([json.status, JSON.parse(json.text)]).toEqual([200, { template: 'json' }]);
+  // `{ statusCode: 202 }`, not JSON: AWS reads it (CDK writes such a template for every CORS preflight).
+  const text = await typed('text/plain');
+  expect([text.status, JSON.parse(text.text)]).toEqual([202, { template: 'text' }]);
+  expect((await typed('image/png')).status).toBe(415);
+});
+
+test('a statusCode that is not an integer ("200") is API Gateway\'s configuration error, 500', async () => {
+  const logged = served.log.seen(/POST \/v1\/typed 500 .*Unable to parse statusCode/);
+  const answer = await mock('POST', '/typed', { 'Content-Type': 'application/xml' }, '<x/>');
+  expect([answer.status, JSON.parse(answer.text)]).toEqual([500, { message: 'Internal server error' }]);
+  await logged;
+});
+
+test('a mock without a request template answers its default response, its template chosen by Accept', async () => {
+  const html = await mock('GET', '/landing', { Accept: 'text/html' });
+  expect([html.status, html.headers.get('content-type'), html.text]).toEqual([200, 'text/html', '<h1>Plants</h1>']);
+  const json = await mock('GET', '/landing', { Accept: '*/*' });
+  expect([json.headers.get('content-type'), JSON.parse(json.text)]).toEqual(['application/json', { page: 'plants' }]);
+});
+
+// CDK's addCorsPreflight with several origins: the first a static header, the others set by a response template's
+// $context.responseOverride.header when the request's Origin is one of them (aws-cdk-lib, aws-apigateway Resource).
+test("CDK's preflight for several origins allows each of them, by its response template's header override", async () => {
+  const [first, second] = corsOrigins;
+  for (const [origin, allowed] of [
+    [second, second],
+    [first, first],
+    ['https://other.example.com', first],
+  ]) {
+    const answer = await mock('OPTIONS', '/cors', { Origin: String(origin), 'Access-Control-Request-Method': 'GET' });
+    expect([answer.status, answer.headers.get('access-control-allow-origin')]).toEqual([204, allowed]);
+  }
 });
