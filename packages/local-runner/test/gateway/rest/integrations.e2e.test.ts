@@ -78,10 +78,13 @@ const send = async (method: string, path: string, body?: string, contentType = '
 test('storage first: a POST is sent to SQS by its mapping template, and the queue feeds the function', async () => {
   const order = JSON.stringify({ order: 'fern & moss', quantity: 2 });
   const consumed = served.functionLog.seen(/CONSUMED \{"order":"fern & moss","quantity":2\}/);
+  // The integration's Credentials role, named in the request's log line; its policies are not evaluated locally.
+  const noted = served.log.seen(/POST \/v1\/orders 202 .*as ApiRole\w* \(a role of the template\), whose policies/);
   const answer = await send('POST', '/orders', order);
   expect(answer.status).toBe(202);
   expect(JSON.parse(answer.text)).toEqual({ accepted: true, requestId: expect.any(String) });
   await consumed;
+  await noted;
 });
 
 test('non-proxy Lambda: the request and response templates map the event and the result', async () => {
@@ -95,6 +98,17 @@ test("non-proxy Lambda: the function's error is mapped to 400 by the selection p
   const answer = await send('POST', '/greet', JSON.stringify({ nickname: 'Ada' }));
   expect(answer.status).toBe(400);
   expect(JSON.parse(answer.text)).toEqual({ error: '[BadRequest] no name in {"name":null,"stage":"v1"}' });
+});
+
+// Under WHEN_NO_MATCH a body no template takes passes through unmapped (the passthrough page); a Lambda custom
+// integration's payload that is not JSON is API Gateway's 400 "Could not parse request body into json: ..." (a form body
+// with no template: nateyolles/slack-pokerbot issue 1; serverless/serverless issue 2270).
+test('non-proxy Lambda, WHEN_NO_MATCH without templates: the body is the event; not JSON, 400', async () => {
+  const json = await send('POST', '/greet/raw', JSON.stringify({ name: 'Ada', stage: 'raw' }));
+  expect([json.status, JSON.parse(json.text)]).toEqual([200, { greeting: 'Hello, Ada', stage: 'raw' }]);
+  const text = await send('POST', '/greet/raw', 'name=Ada', 'text/plain');
+  expect(text.status).toBe(400);
+  expect(JSON.parse(text.text)).toEqual({ message: expect.stringMatching(/^Could not parse request body into json/) });
 });
 
 test('PassthroughBehavior NEVER: a content type no template takes is 415, the function not invoked', async () => {
@@ -143,7 +157,7 @@ test("past the integration's TimeoutInMillis: 504 INTEGRATION_TIMEOUT", async ()
   expect(JSON.parse(answer.text)).toEqual({ message: 'Endpoint request timed out' });
 });
 
-test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem reach the local services', async () => {
+test('AWS integrations: SNS Publish, EventBridge PutEvents, DynamoDB PutItem and Query reach the local services', async () => {
   const published = await send('POST', '/notify', JSON.stringify({ hello: 'topic' }));
   expect(published.status).toBe(200);
   expect(published.text).toContain('<MessageId>');
@@ -162,6 +176,8 @@ test('AWS integrations: SNS Publish, EventBridge PutEvents and DynamoDB PutItem 
   );
   database.destroy();
   expect(Item).toEqual({ id: { S: 'i-1' }, name: { S: 'fern' } });
+  const queried = await send('GET', '/items/i-1');
+  expect([queried.status, JSON.parse(queried.text)]).toEqual([200, ['fern']]);
 });
 
 test('AWS integration: Kinesis PutRecord puts the body, base64-encoded by the template, as a record of the stream', async () => {
