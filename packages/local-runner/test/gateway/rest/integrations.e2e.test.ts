@@ -263,6 +263,18 @@ test('a mock without a request template answers its default response, its templa
   expect([json.headers.get('content-type'), JSON.parse(json.text)]).toEqual(['application/json', { page: 'plants' }]);
 });
 
+// The mock API of leegilmorecode/serverless-openapi (movie-service-code), its shape: the body carried to the response
+// template in $context.requestOverride.path.body; `{"statusCode": 201,}` is read though it is not JSON.
+test("a mock answers with the request's body, carried by a request override to its response template", async () => {
+  const answer = await mock(
+    'POST',
+    '/echoed',
+    { 'Content-Type': 'application/json' },
+    '{"name": "fern", "pot": "clay"}',
+  );
+  expect([answer.status, JSON.parse(answer.text)]).toEqual([201, { id: 'p-1', name: 'fern', pot: 'clay' }]);
+});
+
 // CDK's addCorsPreflight with several origins: the first a static header, the others set by a response template's
 // $context.responseOverride.header when the request's Origin is one of them (aws-cdk-lib, aws-apigateway Resource).
 test("CDK's preflight for several origins allows each of them, by its response template's header override", async () => {
