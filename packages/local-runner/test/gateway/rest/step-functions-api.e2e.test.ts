@@ -27,6 +27,18 @@ test('a failed execution answers 500 with its error and cause', async () => {
   expect(await response.json()).toEqual({ error: 'Plants.Wilted', cause: 'no water' });
 });
 
+// An AWS integration with Step Functions' StartExecution (its answer, executionArn and startDate: "StartExecution",
+// https://docs.aws.amazon.com/step-functions/latest/apireference/API_StartExecution.html): an execution of the state
+// machine started, its input the request's body.
+test('an AWS integration with StartExecution starts an execution, and answers its ARN', async () => {
+  const response = await post('EchoApi', '/started', { plant: 'ivy' });
+  expect(response.status).toBe(200);
+  expect(await response.json()).toEqual({
+    executionArn: expect.stringMatching(/^arn:aws:states:[\w-]+:\d{12}:(?:execution|express):Echo[\w-]*:/),
+    startDate: expect.any(Number),
+  });
+});
+
 // "Integration subtype reference" (StepFunctions-StartSyncExecution 1.0,
 // https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-develop-integrations-aws-services-reference.html).
 test("an HTTP API's StepFunctions-StartSyncExecution: the body is the input, the answer StartSyncExecution's", async () => {
