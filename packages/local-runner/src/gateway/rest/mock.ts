@@ -18,7 +18,7 @@ import { configurationError, methodResponse, requestTemplate, selectedResponse }
  * 11967, its test recorded on AWS). A string ("200") is not one (aws/aws-cdk issue 5997: "statusCode should be a
  * number"). Undefined when there is none.
  */
-export const mockStatusCode = (rendered: string): number | undefined => {
+const mockStatusCode = (rendered: string): number | undefined => {
   let value: unknown;
   try {
     const parsed: unknown = JSON.parse(rendered);
