@@ -108,8 +108,10 @@ const stopOnSignals = (parent: number) => {
 /** What a REST method's banner line names: its function, its mock's statuses, or its non-proxy integration's target. */
 const routeTarget = (route: RestRoute) => {
   if (route.integration === 'proxy') return route.functionId;
-  if (route.integration === 'mock')
-    return `(mock${route.responses.map(({ statusCode }, index) => `${index === 0 ? ': ' : ', '}${statusCode}`).join('')})`;
+  if (route.integration === 'mock') {
+    const statuses = route.responses.map(({ statusCode }) => statusCode).join(', ');
+    return statuses === '' ? '(mock)' : `(mock: ${statuses})`;
+  }
   const { target } = route;
   if (target.kind === 'lambda') return `${target.functionId} (non-proxy)`;
   if (target.kind === 'http') return `(${target.proxy ? 'HTTP_PROXY' : 'HTTP'} ${target.method} ${target.url})`;
