@@ -6,8 +6,8 @@
 // in API Gateway", https://docs.aws.amazon.com/apigateway/latest/developerguide/how-to-mock-integration.html), mapped
 // the same way. What the runner cannot reproduce is refused, named.
 
-import { jsonPathSteps } from '../gateway/mapping/json-path.ts';
 import { payloadReference, templateRefusal } from '../gateway/mapping/template.ts';
+import { jsonPathProblem } from '../json-path/index.ts';
 import { UnsupportedTemplateError } from './cfn.ts';
 import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
 import { awsSqsEndpoint } from './local-aws.ts';
@@ -64,7 +64,7 @@ const parameterSource =
 const refuseExpression = (where: string, name: string, expression: unknown) => {
   const text = String(expression);
   const jsonPath = /^(?:method\.request|integration\.response)\.body\.(.+)$/.exec(text)?.[1];
-  if (typeof expression !== 'string' || !parameterSource.test(text) || (jsonPath && !jsonPathSteps(`$.${jsonPath}`)))
+  if (typeof expression !== 'string' || !parameterSource.test(text) || (jsonPath && jsonPathProblem(`$.${jsonPath}`)))
     throw new UnsupportedTemplateError(`${where}: parameter ${name} = ${text}`);
 };
 

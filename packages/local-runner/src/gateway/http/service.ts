@@ -6,8 +6,8 @@
 // back with its status. How AWS shapes that answer for each subtype is not documented (docs/gateway.md).
 import type { HttpProxyRoute, HttpServiceRoute } from '../../app/http-api.ts';
 import { httpMappingExpression } from '../../app/http-service-integrations.ts';
+import { selectJsonPath } from '../../json-path/index.ts';
 import { callHttp, callService } from '../integration-calls.ts';
-import { selectJsonPath } from '../mapping/json-path.ts';
 import type { HttpResponse } from '../responses.ts';
 import type { eventV2 } from './events.ts';
 import type { HttpExchange } from './exchange.ts';

@@ -3,7 +3,7 @@
 // request's header, query string or path parameter, or a method response's header, from a static value (`'text'`),
 // the method request's parameters or body, the integration response's header or body, a stage variable or a context
 // variable. rest-integrations.ts has refused any other expression where the app was read.
-import { selectJsonPath } from './json-path.ts';
+import { selectJsonPath } from '../../json-path/index.ts';
 import type { MethodParameters } from './template.ts';
 
 /** What an expression may read. `integration`: the integration response's, once there is one. */

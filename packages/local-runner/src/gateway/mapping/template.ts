@@ -4,8 +4,8 @@
 // `$input` (body, json, path, params), `$util` (util.ts), `$context` (with `requestOverride` / `responseOverride`)
 // and `$stageVariables`. What a template uses beyond them is refused where the app is read (`templateRefusal`).
 import { Compile, parse } from 'velocityjs';
+import { jsonPathProblem, selectJsonPath } from '../../json-path/index.ts';
 import { javaStringMethods } from './java-methods.ts';
-import { jsonPathSteps, selectJsonPath } from './json-path.ts';
 import { utilFunctions, utilVariable } from './util.ts';
 
 /** A request's parameters as `$input.params()` gives them. */
@@ -55,7 +55,7 @@ const referenceRefusal = (node: Node): string | undefined => {
   if (!known.has(name)) return `$${node.id}.${name}`;
   const [argument] = Array.isArray(first.args) ? (first.args as { type: string; value: unknown }[]) : [];
   if (node.id === 'input' && (name === 'json' || name === 'path') && argument?.type === 'string') {
-    if (!jsonPathSteps(String(argument.value))) return `the JSONPath ${String(argument.value)}`;
+    if (jsonPathProblem(String(argument.value))) return `the JSONPath ${String(argument.value)}`;
   }
   return undefined;
 };

@@ -65,17 +65,17 @@ export const withResult = (input: unknown, result: unknown, path: unknown) => {
   return placed(input, String(path), result);
 };
 
-/** A path's value or undefined (a Choice rule's Variable, which may be absent: IsPresent). */
+/** A reference path's value or undefined (a Choice rule's Variable, which may be absent: IsPresent). */
 export const optionalPath = (text: string, scope: PathScope) => {
-  if (text.startsWith('$$')) return selected(text.slice(1), scope.context);
+  if (text.startsWith('$$')) return selected(text.slice(1), scope.context, true);
   const variable = /^\$([A-Za-z_][A-Za-z0-9_]*)/.exec(text);
   if (variable) {
     const name = variable[1] as string;
     return Object.hasOwn(scope.variables, name)
-      ? selected(`$${text.slice(variable[0].length)}`, scope.variables[name])
+      ? selected(`$${text.slice(variable[0].length)}`, scope.variables[name], true)
       : undefined;
   }
-  return selected(text, scope.value);
+  return selected(text, scope.value, true);
 };
 
 // JSONata.

@@ -14,6 +14,7 @@ import type { StateFile } from '../state-file.ts';
 import { type Delivery, type Invoker, TargetError } from '../targets.ts';
 import { described, Executions, type KeptExecutions, seconds } from './executions.ts';
 import { readerRefusal } from './item-reader.ts';
+import { pathRefusal } from './path-checks.ts';
 import { writerRefusal } from './result-writer.ts';
 import type { Definition, MapRunReport } from './run.ts';
 import { TaskTokens } from './task-tokens.ts';
@@ -69,6 +70,8 @@ const checked = (seed: StateMachineSeed) => {
       );
     const mapRefused = state.Type === 'Map' ? mapRefusal(state) : undefined;
     if (mapRefused) throw new UnsupportedTemplateError(`${seed.source}: its Map state ${name}: ${mapRefused}`);
+    const paths = pathRefusal(state);
+    if (paths) throw new UnsupportedTemplateError(`${seed.source}: its state ${name}, ${paths}`);
   }
   return seed;
 };

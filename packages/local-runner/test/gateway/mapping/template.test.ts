@@ -53,6 +53,12 @@ describe('$input', () => {
     expect(renderTemplate("$input.json('$.missing')", input(body))).toBe('null');
   });
 
+  test('$input.json and $input.path take a JSONPath filter and a deep scan (the reference links JSONPath)', () => {
+    expect(renderTemplate("$input.json('$[?(@.price < 200)].type')", input(pets))).toBe('["cat","fish"]');
+    expect(renderTemplate("$input.json('$..id')", input(pets))).toBe('[1,2,3]');
+    expect(renderTemplate(`#foreach($p in $input.path('$[?(@.type == "dog")]'))$p.id#end`, input(pets))).toBe('1');
+  });
+
   test('$input.body is the raw payload, and an empty one reads as {}', () => {
     expect(renderTemplate('$input.body', input('Action=SendMessage'))).toBe('Action=SendMessage');
     expect(renderTemplate("$input.json('$')", input(''))).toBe('{}');
@@ -160,8 +166,8 @@ describe('what the runner does not reproduce is refused, named', () => {
   test.each([
     ['$util.toJson($x)', '$util.toJson'],
     ['$input.headers', '$input.headers'],
-    ["$input.json('$..name')", 'the JSONPath $..name'],
-    ["$input.path('$.a[?(@.b)]')", 'the JSONPath $.a[?(@.b)]'],
+    ["$input.json('$.a.min()')", 'the JSONPath $.a.min()'],
+    ["$input.path('$.a[?(@.b subsetof [1])]')", 'the JSONPath $.a[?(@.b subsetof [1])]'],
     ['#macro(greet)hi#end', 'the directive #macro'],
   ])('%s', (template, construct) => {
     expect(templateRefusal(template)).toBe(construct);
