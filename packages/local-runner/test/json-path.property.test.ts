@@ -84,7 +84,9 @@ test('a deep scan, a filter and a definite path select what the oracles walk to'
         for (const step of steps) {
           if (typeof step === 'number')
             reached = Array.isArray(reached) ? reached[step < 0 ? reached.length + step : step] : undefined;
-          else reached = isObject(reached) && Object.hasOwn(reached, step) ? reached[step] : undefined;
+          else
+            reached =
+              reached !== undefined && isObject(reached) && Object.hasOwn(reached, step) ? reached[step] : undefined;
         }
         const written = steps.map((step) => (typeof step === 'number' ? `[${step}]` : bracket(step))).join('');
         expect(selectJsonPath(document, `$${written}`)).toEqual(reached);

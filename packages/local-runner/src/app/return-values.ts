@@ -252,6 +252,10 @@ export const stateMachineArn = (name: string) =>
 const stateMachineName: Getter = ({ id, stackName, text }) =>
   known(text('StateMachineName') ?? generatedStateMachineName(stackName, id));
 
+/** "AWS::StepFunctions::Activity" Ref: `arn:aws:states:<region>:<account>:activity:<name>`. */
+export const activityArn = (name: string) =>
+  `arn:${localAws.partition}:states:${localAws.region}:${localAws.accountId}:activity:${name}`;
+
 /** The return values of every type the runner knows, by type. */
 export const returnValues: Record<string, ReturnValues> = {
   // Served locally (the database, the functions, the gateway, the issuer standing in for Cognito).
@@ -376,6 +380,11 @@ export const returnValues: Record<string, ReturnValues> = {
       Arn: (subject) => withName(stateMachineName(subject), stateMachineArn),
       Name: stateMachineName,
     },
+  },
+  // "AWS::StepFunctions::Activity" return values: Ref gives its ARN, Fn::GetAtt Name its name (Name is required).
+  'AWS::StepFunctions::Activity': {
+    ref: (subject) => withName(named('Name')(subject), activityArn),
+    attributes: { Name: named('Name') },
   },
 };
 

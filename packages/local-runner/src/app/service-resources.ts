@@ -20,7 +20,7 @@ import { bucketsOf } from './s3-resources.ts';
 import { type ScheduleSeed, schedulesOf } from './scheduler-resources.ts';
 import { type SnsSeeds, snsSeedsOf } from './sns-resources.ts';
 import { keptQueueAttributes, withQueuePolicies } from './sqs-resources.ts';
-import { type StateMachineSeed, stateMachinesOf } from './state-machine-resources.ts';
+import { type ActivitySeed, activitiesOf, type StateMachineSeed, stateMachinesOf } from './state-machine-resources.ts';
 
 /** A parameter as the template declares it. */
 interface ParameterSeed {
@@ -81,6 +81,8 @@ export interface ServiceSeeds {
   buckets?: BucketSeed[];
   /** The Step Functions state machines (state-machine-resources.ts); absent: none. */
   stateMachines?: StateMachineSeed[];
+  /** The Step Functions activities (state-machine-resources.ts); absent: none. */
+  activities?: ActivitySeed[];
   /** The S3 buckets' event notifications (s3-notification-resources.ts); absent: none. */
   s3Notifications?: S3NotificationSeeds;
   /** What could not be seeded, and why: said at start. */
@@ -239,6 +241,7 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.kinesis = kinesisSeedsOf(stacks);
   seeds.buckets = bucketsOf(stacks);
   seeds.stateMachines = stateMachinesOf(stacks, seeds.notices);
+  seeds.activities = activitiesOf(stacks);
   seeds.s3Notifications = s3NotificationSeedsOf(stacks, seeds.notices);
   return seeds;
 };

@@ -7,7 +7,7 @@
 // runner logs each execution state by state). A value the evaluator cannot know refuses the app, naming the property.
 import { type CfnResource, ofType, props, UnsupportedTemplateError } from './cfn.ts';
 import { evaluatedProperty, type ValueContext } from './intrinsics.ts';
-import { generatedStateMachineName, stateMachineArn } from './return-values.ts';
+import { activityArn, generatedStateMachineName, stateMachineArn } from './return-values.ts';
 
 /**
  * What a queue's URL (`Ref` of an AWS::SQS::Queue) names in a definition while the template is read: the local SQS's
@@ -111,4 +111,27 @@ export const stateMachinesOf = (stacks: ValueContext[], notices: string[]): Stat
     ofType(context.resources, 'AWS::StepFunctions::StateMachine').map(([id, resource]) =>
       stateMachineOf(id, resource, context, notices),
     ),
+  );
+
+export interface ActivitySeed {
+  /** `Stack/LogicalId`. */
+  source: string;
+  name: string;
+  arn: string;
+}
+
+/**
+ * Each activity of every stack ("AWS::StepFunctions::Activity", CloudFormation template reference,
+ * https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-stepfunctions-activity.html):
+ * its Name (required); its Tags and EncryptionConfiguration are not applied locally.
+ */
+export const activitiesOf = (stacks: ValueContext[]): ActivitySeed[] =>
+  stacks.flatMap((context) =>
+    ofType(context.resources, 'AWS::StepFunctions::Activity').map(([id, resource]) => {
+      const source = `${context.stackName}/${id}`;
+      const name = evaluatedProperty(props(resource).Name, context, source, 'Name');
+      if (typeof name !== 'string' || name === '')
+        throw new UnsupportedTemplateError(`${source}: an activity with no Name`);
+      return { source, name, arn: activityArn(name) };
+    }),
   );

@@ -184,7 +184,7 @@ export const startLocalServices = async (options: {
       ...events.seed(seeds.events),
       ...kinesis.seed(chosen.streams),
       ...s3.seed(seeds.buckets ?? []),
-      ...states.seed(seeds.stateMachines ?? []),
+      ...states.seed(seeds.stateMachines ?? [], seeds.activities ?? []),
       ...notifications.seed(seeds.s3Notifications),
     ];
     streamSeeds = seeds.kinesis ?? [];

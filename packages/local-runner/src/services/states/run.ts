@@ -17,6 +17,8 @@ export interface TaskCall {
   signal: AbortSignal;
   /** Said when a callback or `.sync` task has been started and now waits (TaskSubmitted). */
   submitted: (output: unknown) => void;
+  /** Said when a worker takes an activity's task (ActivityStarted), with the worker's name. */
+  started?: (workerName: string) => void;
 }
 
 /** A Distributed Map's run, as DescribeMapRun and ListMapRuns describe it (counts of items and of children). */

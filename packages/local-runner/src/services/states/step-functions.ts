@@ -3,15 +3,17 @@
 // Functions API Reference, https://docs.aws.amazon.com/step-functions/latest/apireference/): StartExecution,
 // StartSyncExecution (express machines), DescribeExecution, GetExecutionHistory, StopExecution, ListExecutions,
 // DescribeMapRun, ListMapRuns, ListStateMachines, DescribeStateMachine, SendTaskSuccess, SendTaskFailure and
-// SendTaskHeartbeat. Each execution runs in this process (executions.ts, interpreter.ts), its history kept and each
+// SendTaskHeartbeat, and activities' CreateActivity, ListActivities, DescribeActivity and GetActivityTask
+// (activities.ts). Each execution runs in this process (executions.ts, interpreter.ts), its history kept and each
 // state said in the log. A rule's or a schedule's target that is a state machine starts an execution (the `states`
 // receiver of Targets).
 import { UnsupportedTemplateError } from '../../app/cfn.ts';
 import { localAws } from '../../app/local-aws.ts';
-import { queueEndpointMark, type StateMachineSeed } from '../../app/state-machine-resources.ts';
+import { type ActivitySeed, queueEndpointMark, type StateMachineSeed } from '../../app/state-machine-resources.ts';
 import { type JsonInput, type JsonService, ServiceError } from '../json-protocol.ts';
 import type { StateFile } from '../state-file.ts';
 import { type Delivery, type Invoker, TargetError } from '../targets.ts';
+import { Activities } from './activities.ts';
 import { described, Executions, type KeptExecutions, seconds } from './executions.ts';
 import { readerRefusal } from './item-reader.ts';
 import { pathRefusal } from './path-checks.ts';
@@ -61,9 +63,9 @@ const mapRefusal = (state: Record<string, unknown>) => {
 };
 
 /** Refuses a machine with a state the runner does not reproduce, naming the state and what it uses. */
-const checked = (seed: StateMachineSeed) => {
+const checked = (seed: StateMachineSeed, activities: Activities) => {
   for (const [name, state] of statesOf(seed.definition as Definition)) {
-    const refusal = state.Type === 'Task' ? taskRefusal(state.Resource) : undefined;
+    const refusal = state.Type === 'Task' ? taskRefusal(state.Resource, (arn) => activities.has(arn)) : undefined;
     if (refusal)
       throw new UnsupportedTemplateError(
         `${seed.source}: its state ${name}'s Resource ${String(state.Resource)}: ${refusal}`,
@@ -92,14 +94,16 @@ export interface StepFunctionsOptions {
 class Machines {
   #byArn = new Map<string, StateMachineSeed>();
   readonly #endpoints: () => WireEndpoints;
+  readonly #activities: Activities;
   readonly createdAt = new Date();
 
-  constructor(endpoints: () => WireEndpoints) {
+  constructor(endpoints: () => WireEndpoints, activities: Activities) {
     this.#endpoints = endpoints;
+    this.#activities = activities;
   }
 
   replace(seeds: StateMachineSeed[]) {
-    this.#byArn = new Map(seeds.map((seed) => [seed.arn, checked(seed)]));
+    this.#byArn = new Map(seeds.map((seed) => [seed.arn, checked(seed, this.#activities)]));
   }
 
   all() {
@@ -232,6 +236,23 @@ const listedMapRuns = (executions: Executions, input: JsonInput) => {
   };
 };
 
+const activityShown = (activity: ReturnType<Activities['get']>) => ({
+  activityArn: activity.arn,
+  name: activity.name,
+  creationDate: seconds(activity.creationDate),
+});
+
+/** The activities' operations (API Reference: CreateActivity, ListActivities, DescribeActivity, GetActivityTask). */
+const activityOperations = (activities: Activities): Record<string, (input: JsonInput) => unknown> => ({
+  CreateActivity: (input) => {
+    const { arn, creationDate } = activities.create(text(input, 'name'));
+    return { activityArn: arn, creationDate: seconds(creationDate) };
+  },
+  ListActivities: () => ({ activities: activities.list().map(activityShown) }),
+  DescribeActivity: (input) => activityShown(activities.get(text(input, 'activityArn'))),
+  GetActivityTask: (input) => activities.poll(text(input, 'activityArn'), optionalText(input, 'workerName')),
+});
+
 /** The API's operations, each on the machines, the executions and the task tokens. */
 const operationsOf = (
   machines: Machines,
@@ -282,12 +303,14 @@ const operationsOf = (
 });
 
 export const stepFunctions = (options: StepFunctionsOptions) => {
-  const machines = new Machines(options.endpoints);
+  const activities = new Activities();
+  const machines = new Machines(options.endpoints, activities);
   const tokens = new TaskTokens();
   const runTask = taskRunner({
     invoke: options.invoke,
     endpoints: options.endpoints,
     tokens,
+    activities,
     finished: (arn) => executions.finished(arn),
   });
   const executions = new Executions({
@@ -302,10 +325,11 @@ export const stepFunctions = (options: StepFunctionsOptions) => {
       name: 'states',
       signingName: 'states',
       targetPrefix: 'AWSStepFunctions',
-      operations: operationsOf(machines, executions, tokens, options.log),
+      operations: { ...operationsOf(machines, executions, tokens, options.log), ...activityOperations(activities) },
     } satisfies JsonService,
     /** The template's state machines (again after a reload); one the runner cannot reproduce refuses the start. */
-    seed: (seeds: StateMachineSeed[]): string[] => {
+    seed: (seeds: StateMachineSeed[], activitySeeds: ActivitySeed[] = []): string[] => {
+      activities.replace(activitySeeds);
       machines.replace(seeds);
       // Listed by the banner (cli/serve.ts); nothing to say here.
       return [];
@@ -320,6 +344,7 @@ export const stepFunctions = (options: StepFunctionsOptions) => {
       options.log(`Step Functions ${machine.name}: execution ${execution.name} started by ${delivery.source}`);
     },
     close: async () => {
+      activities.close();
       tokens.close();
       await executions.close();
     },

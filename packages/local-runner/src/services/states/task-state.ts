@@ -2,8 +2,8 @@
 // https://docs.aws.amazon.com/step-functions/latest/dg/state-task.html): its arguments (JSONPath InputPath and
 // Parameters; JSONata Arguments), the call of its Resource through Run.runTask, its TimeoutSeconds (States.Timeout;
 // none by default) and HeartbeatSeconds, its result (ResultSelector, ResultPath, OutputPath; JSONata Output) and
-// Assign. Its history: a function's ARN as LambdaFunctionScheduled/Started/Succeeded/Failed/TimedOut, any other
-// resource as TaskScheduled/Started/Submitted/Succeeded/Failed/TimedOut with its resourceType and resource
+// Assign. Its history: a function's ARN as LambdaFunctionScheduled/Started/Succeeded/Failed/TimedOut, an activity's
+// as ActivityScheduled/Started (when a worker takes it)/Succeeded/Failed/TimedOut, any other resource as TaskScheduled/Started/Submitted/Succeeded/Failed/TimedOut with its resourceType and resource
 // (`arn:aws:states:::lambda:invoke` is type `lambda`, resource `invoke`).
 import { localAws } from '../../app/local-aws.ts';
 import { evaluatedFields, filled, pathValue } from './data-flow.ts';
@@ -11,13 +11,19 @@ import { StatesError } from './errors.ts';
 import { effectiveInput, jsonataEnd, jsonPathEnd } from './flow-states.ts';
 import { shownData } from './history.ts';
 import { nextOf, type Outcome, type StateRun } from './run.ts';
+import { activityArnPattern } from './tasks.ts';
 
-/** `arn:aws:states:::sqs:sendMessage` -> type `sqs`, resource `sendMessage`; a function's ARN -> `lambda`, the ARN. */
-const resourceParts = (resource: string) => {
+type Kind = 'LambdaFunction' | 'Activity' | 'Task';
+
+/**
+ * How a Resource is named in the history: `arn:aws:states:::sqs:sendMessage` -> Task events, type `sqs`, resource
+ * `sendMessage`; a function's ARN -> LambdaFunction events; an activity's ARN -> Activity events, the ARN.
+ */
+const resourceParts = (resource: string): { kind: Kind; named: Record<string, string> } => {
   const integration = /^arn:[^:]+:states:::(aws-sdk:[^:]+|[^:]+):(.+)$/.exec(resource);
   if (integration)
-    return { resourceType: integration[1] as string, resource: integration[2] as string, isFunction: false };
-  return { resourceType: 'lambda', resource, isFunction: true };
+    return { kind: 'Task', named: { resourceType: integration[1] as string, resource: integration[2] as string } };
+  return { kind: activityArnPattern.test(resource) ? 'Activity' : 'LambdaFunction', named: { resource } };
 };
 
 /** A number of seconds given as a value, a path (`...Path`) or JSONata. */
@@ -64,14 +70,13 @@ const called = async (sr: StateRun, args: unknown, token: string | undefined) =>
     ...(timeout !== undefined && { timeoutInSeconds: timeout }),
     ...(heartbeat !== undefined && { heartbeatInSeconds: heartbeat }),
   };
-  const kind = parts.isFunction ? 'LambdaFunction' : 'Task';
-  const named = parts.isFunction
-    ? { resource: resourceArn }
-    : { resourceType: parts.resourceType, resource: parts.resource };
-  if (parts.isFunction)
-    run.history.add('LambdaFunctionScheduled', { resource: resourceArn, input: shownData(args), ...seconds });
-  else run.history.add('TaskScheduled', { ...named, region: localAws.region, parameters: shownData(args), ...seconds });
-  run.history.add(`${kind}Started`, parts.isFunction ? undefined : named);
+  const { kind, named } = parts;
+  if (kind === 'Task')
+    run.history.add('TaskScheduled', { ...named, region: localAws.region, parameters: shownData(args), ...seconds });
+  else run.history.add(`${kind}Scheduled`, { ...named, input: shownData(args), ...seconds });
+  // A function's and a task's start is their call's; an activity's, when a worker takes it (GetActivityTask).
+  if (kind !== 'Activity') run.history.add(`${kind}Started`, kind === 'Task' ? named : undefined);
+  const ended = kind === 'Task' ? named : {};
   // A call given up (timed out, or its state stopped) stops waiting: a callback's token is then no longer taken.
   const abandoned = new AbortController();
   try {
@@ -84,18 +89,19 @@ const called = async (sr: StateRun, args: unknown, token: string | undefined) =>
         ...(heartbeat !== undefined && { heartbeatMs: heartbeat * 1000 }),
         signal: AbortSignal.any([run.signal, abandoned.signal]),
         submitted: (output) => run.history.add('TaskSubmitted', { ...named, output: shownData(output) }),
+        started: (workerName) => run.history.add('ActivityStarted', { workerName }),
       }),
       timeout,
       name,
     );
-    run.history.add(`${kind}Succeeded`, { ...(parts.isFunction ? {} : named), output: shownData(result) });
+    run.history.add(`${kind}Succeeded`, { ...ended, output: shownData(result) });
     return result;
   } catch (error) {
     abandoned.abort();
     if (error instanceof StatesError) {
       const timedOut = error.error === 'States.Timeout' || error.error === 'States.HeartbeatTimeout';
       run.history.add(`${kind}${timedOut ? 'TimedOut' : 'Failed'}`, {
-        ...(parts.isFunction ? {} : named),
+        ...ended,
         error: error.error,
         cause: error.cause,
       });

@@ -4,9 +4,12 @@
 // serves (SQS sendMessage, SNS publish, EventBridge putEvents, DynamoDB getItem/putItem/updateItem/deleteItem, Step
 // Functions startExecution with `.sync` and `.sync:2`), and `arn:aws:states:::aws-sdk:<service>:<action>` for the
 // served services, S3's among them (s3-calls.ts), each over the service's local endpoint (wire-calls.ts);
-// `.waitForTaskToken` on any of them but `.sync`. Any other resource is refused at start (taskRefusal), naming the state and the resource.
+// `.waitForTaskToken` on any of them but `.sync`; an activity of the template by its ARN (activities.ts: a worker
+// takes the task with GetActivityTask and ends it with SendTaskSuccess or SendTaskFailure). Any other resource is
+// refused at start (taskRefusal), naming the state and the resource.
 import { randomUUID } from 'node:crypto';
 import { type Invoker, TargetError } from '../targets.ts';
+import type { Activities } from './activities.ts';
 import { StatesError } from './errors.ts';
 import type { TaskCall } from './run.ts';
 import { s3Actions, s3Call } from './s3-calls.ts';
@@ -20,6 +23,7 @@ export interface TaskServices {
   invoke: () => Invoker | undefined;
   endpoints: () => WireEndpoints;
   tokens: TaskTokens;
+  activities: Activities;
   /** The end of an execution of this service (`states:startExecution.sync`). */
   finished: (executionArn: string) => Promise<FinishedExecution>;
 }
@@ -30,12 +34,14 @@ interface Integration {
   action: string;
   pattern: string;
 }
-type Parsed = { kind: 'function'; arn: string } | Integration;
+type Parsed = { kind: 'function'; arn: string } | { kind: 'activity'; arn: string } | Integration;
 
 const functionArn = /^arn:[^:]+:lambda:[^:]*:[^:]*:function:[^:]+(:[^:]+)?$/;
+export const activityArnPattern = /^arn:[^:]+:states:[^:]*:[^:]*:activity:[^:]+$/;
 
 const parsed = (resource: string): Parsed | undefined => {
   if (functionArn.test(resource)) return { kind: 'function', arn: resource };
+  if (activityArnPattern.test(resource)) return { kind: 'activity', arn: resource };
   const found = /^arn:[^:]+:states:::(aws-sdk:)?([a-z0-9-]+):([A-Za-z0-9]+)(?:\.(sync(?::2)?|waitForTaskToken))?$/.exec(
     resource,
   );
@@ -76,12 +82,14 @@ const sdkServices: Record<string, { wire?: WireService | 's3'; prefix: string; a
 
 const sdkPrefixes = new Set(Object.values(sdkServices).map(({ prefix }) => prefix));
 
-/** Why the runner does not serve `resource`, or undefined when it does. */
-export const taskRefusal = (resource: unknown): string | undefined => {
+/** Why the runner does not serve `resource` (`activities`: the ARNs of the activities served), or undefined. */
+export const taskRefusal = (resource: unknown, activities: (arn: string) => boolean): string | undefined => {
   if (typeof resource !== 'string') return 'it is not a text';
   const found = parsed(resource);
-  if (!found) return 'the runner serves no such resource (an activity, or a service it does not serve)';
+  if (!found) return 'the runner serves no such resource (a service it does not serve)';
   if (found.kind === 'function') return undefined;
+  if (found.kind === 'activity')
+    return activities(found.arn) ? undefined : 'no AWS::StepFunctions::Activity of the template has that ARN';
   if (found.kind === 'optimized') {
     const patterns = optimized[`${found.service}:${found.action}`];
     if (!patterns) return `the optimized integration ${found.service}:${found.action} is not served locally`;
@@ -262,12 +270,29 @@ const callOnce = (services: TaskServices, call: TaskCall) => {
   const found = parsed(call.resource);
   if (!found) throw new StatesError('States.Runtime', `${call.resource} is not served locally`);
   if (found.kind === 'function') return invoked(services, found.arn, call.args);
+  if (found.kind === 'activity') throw new StatesError('States.Runtime', `${call.resource} is an activity`);
   if (found.kind === 'sdk') return sdkCall(services, found, call.args);
   return optimizedCall(services, found, call.args, call.submitted);
 };
 
+/** An activity's task: scheduled for a worker, its token's outcome (SendTaskSuccess, SendTaskFailure) its end. */
+const activityTask = (services: TaskServices, call: TaskCall) => {
+  if (!services.activities.has(call.resource))
+    throw new StatesError('States.Runtime', `the activity ${call.resource} is no longer served`);
+  const token = services.tokens.create();
+  const waiting = services.tokens.wait(token, call.heartbeatMs, call.signal);
+  services.activities.schedule(call.resource, {
+    token,
+    input: JSON.stringify(call.args ?? null),
+    started: (workerName) => call.started?.(workerName),
+    signal: call.signal,
+  });
+  return waiting;
+};
+
 /** The runner of Task states (Run.runTask): the call, and for `.waitForTaskToken` its token's outcome. */
 export const taskRunner = (services: TaskServices) => async (call: TaskCall) => {
+  if (activityArnPattern.test(call.resource)) return activityTask(services, call);
   if (call.token === undefined) return callOnce(services, call);
   const waiting = services.tokens.wait(call.token, call.heartbeatMs, call.signal);
   waiting.catch(() => undefined);
