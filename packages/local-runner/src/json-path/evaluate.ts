@@ -26,7 +26,7 @@ export const isDefinite = (path: Path): boolean =>
   path.steps.every((step) => step.kind === 'member' || (step.kind === 'index' && step.indexes.length === 1));
 
 /** `value` and every value inside it, each before what it holds. */
-export const descendants = (value: unknown): unknown[] => [
+const descendants = (value: unknown): unknown[] => [
   value,
   ...(Array.isArray(value) ? value : isObject(value) ? Object.values(value) : []).flatMap(descendants),
 ];
@@ -66,7 +66,7 @@ const sizeOf = (value: unknown) =>
   Array.isArray(value) ? value.length : isObject(value) ? Object.keys(value).length : undefined;
 
 /** Every value `path` selects, from `current` (`@`) or `root` (`$`). */
-export const matches = (path: Path, root: unknown, current: unknown = root, options: Evaluation = {}): unknown[] => {
+const matches = (path: Path, root: unknown, current: unknown = root, options: Evaluation = {}): unknown[] => {
   let values = [path.root === '@' ? current : root];
   for (const step of path.steps)
     values =
@@ -86,7 +86,7 @@ const missing = Symbol('missing');
 type Value = unknown;
 
 /** Whether two JSON values are the same value. */
-export const sameJson = (left: unknown, right: unknown): boolean => {
+const sameJson = (left: unknown, right: unknown): boolean => {
   if (Array.isArray(left) || Array.isArray(right))
     return (
       Array.isArray(left) &&

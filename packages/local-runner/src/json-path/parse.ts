@@ -29,7 +29,7 @@ export interface Path {
 
 export type Operand = { path: Path } | { literal: Literal } | { pattern: RegExp };
 
-export const comparators = ['==', '!=', '<=', '>=', '<', '>', '=~', 'in', 'nin'] as const;
+const comparators = ['==', '!=', '<=', '>=', '<', '>', '=~', 'in', 'nin'] as const;
 export type Comparator = (typeof comparators)[number];
 
 export type Expression =
