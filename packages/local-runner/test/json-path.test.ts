@@ -61,9 +61,19 @@ test('filters: && and ||, !, in and nin, a path alone tests that it exists, a fi
   expect(at("$.store.book[?(@.category nin ['fiction'])].price")).toEqual([8.95]);
   expect(at("$.store.bicycle[?(@.color == 'red')].price")).toEqual([19.95]);
   expect(at('$..[?(@.isbn)].title')).toEqual(['Moby Dick', 'The Lord of the Rings']);
-  // Values compare as JSON: a number is never a string, a missing member passes != alone.
-  expect(selectJsonPath([{ a: 1 }, { a: '1' }, { b: 1 }], "$[?(@.a == '1')]")).toEqual([{ a: '1' }]);
-  expect(selectJsonPath([{ a: 1 }, { a: '1' }, { b: 1 }], '$[?(@.a != 1)]')).toEqual([{ a: '1' }, { b: 1 }]);
+  // A number and a string compare as Jayway's value nodes do: by the string's value when the number comes first, by
+  // the number's text when the string does; a missing member passes != alone.
+  const mixed = [{ a: 1 }, { a: '1' }, { a: '1.0' }, { b: 1 }];
+  expect(selectJsonPath(mixed, "$[?(@.a == '1')]")).toEqual([{ a: 1 }, { a: '1' }]);
+  expect(selectJsonPath(mixed, '$[?(@.a == 1)]')).toEqual([{ a: 1 }, { a: '1' }]);
+  expect(selectJsonPath(mixed, '$[?(1 == @.a)]')).toEqual([{ a: 1 }, { a: '1' }, { a: '1.0' }]);
+  expect(selectJsonPath(mixed, '$[?(@.a != 1)]')).toEqual([{ a: '1.0' }, { b: 1 }]);
+  expect(selectJsonPath([{ a: 10 }, { a: 9 }, { a: true }], "$[?(@.a < '5')]")).toEqual([{ a: 10 }]);
+  expect(selectJsonPath([{ a: 10 }, { a: ['x', 'ab'] }, { a: true }], '$[?(@.a =~ /a.|1.|tr.*/)]')).toEqual([
+    { a: 10 },
+    { a: ['x', 'ab'] },
+    { a: true },
+  ]);
   expect(selectJsonPath([{ a: null }, { a: false }, {}], '$[?(@.a)]')).toEqual([{ a: null }, { a: false }]);
   expect(selectJsonPath([{ a: [1, 'x'] }, { a: [1] }], "$[?(@.a == [1, 'x'])]")).toEqual([{ a: [1, 'x'] }]);
   expect(selectJsonPath([{ t: [1, 2, 3] }, { t: [1] }], '$[?(@.t.length() > 2)]')).toEqual([{ t: [1, 2, 3] }]);
@@ -83,6 +93,7 @@ test('what the runner does not evaluate is said, never read as something else', 
   expect(jsonPathProblem("$['a','b']")).toMatch(/names several members/);
   expect(jsonPathProblem('$.a[?(@.b > 1]')).toMatch(/filter that does not end/);
   expect(jsonPathProblem('a.b')).toMatch(/does not start with \$/);
+  expect(jsonPathProblem('$.a[?(@.b =~ /(/)]')).toMatch(/regular expression \/\(\/, which JavaScript does not read/);
   expect(jsonPathProblem("$.a[?(@.b == 'x' && @.c)]")).toBeUndefined();
 });
 

@@ -4,9 +4,10 @@
 // their order (`..` then a filter keeps the objects among them that pass); `length()` is the size of an array or
 // object selected, the last one's when the steps before it select several. In a filter, a path from `@` reads the item and
 // one from `$` the whole document; a path alone passes when it selects something (a member whose value is null or
-// false included); `==` compares JSON values (numbers by value, lists and objects member by member), `<` and the like
-// numbers with numbers and strings with strings (anything else does not pass), `=~` a string with the whole regular
-// expression, `in` and `nin` a value with a list's items; a missing operand passes `!=` and `nin` alone.
+// false included); `==` compares JSON values (numbers by value, lists and objects member by member, a number and a
+// string as Jayway does: `same`), `<` and the like numbers by value and strings (a number against a string: its
+// text) by text, `=~` a string, number or boolean (a list: any item) with the whole regular expression, `in` and `nin`
+// a value with a list's items; a missing operand passes `!=` and `nin` alone.
 import type { Comparator, Expression, Literal, Operand, Path, Step } from './parse.ts';
 
 export interface Evaluation {
@@ -112,22 +113,44 @@ const operandValue = (operand: Operand, item: unknown, root: unknown, options: E
   return found.length === 0 ? missing : found.at(-1);
 };
 
+const numberText = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * Two operands equal as Jayway compares them: lists and objects as JSON; a number and a string by the string's value
+ * when the number comes first (`1 == '1.0'`), by the number's text when the string does (`'1' == 1`, not `'1.0'`).
+ */
+const same = (left: Value, right: Value): boolean => {
+  if (typeof left === 'number' && typeof right === 'string') return numberText.test(right) && Number(right) === left;
+  if (typeof left === 'string' && typeof right === 'number') return left === String(right);
+  return sameJson(left, right);
+};
+
+/** Numbers by value, strings by text; a number against a string by its text, as Jayway orders them. */
 const ordered = (left: Value, right: Value, holds: (order: number) => boolean) => {
   if (typeof left === 'number' && typeof right === 'number') return holds(left - right);
-  if (typeof left === 'string' && typeof right === 'string') return holds(left < right ? -1 : left > right ? 1 : 0);
+  const texts = [left, right].map((value) => (typeof value === 'number' ? String(value) : value));
+  const [a, b] = texts;
+  if (typeof a === 'string' && typeof b === 'string') return holds(a < b ? -1 : a > b ? 1 : 0);
   return false;
 };
 
 const within = (left: Value, right: Value) =>
-  left !== missing && Array.isArray(right) && right.some((item) => sameJson(left, item as Literal));
+  left !== missing && Array.isArray(right) && right.some((item) => same(left, item as Literal));
+
+/** `=~`: a string, number or boolean matched as text, or a list when any of its items matches. */
+const matched = (left: Value, pattern: Value): boolean => {
+  if (!(pattern instanceof RegExp)) return false;
+  if (Array.isArray(left)) return left.some((item) => matched(item, pattern));
+  return ['string', 'number', 'boolean'].includes(typeof left) && pattern.test(String(left));
+};
 
 const compared = (comparator: Comparator, left: Value, right: Value): boolean => {
   const both = left !== missing && right !== missing;
   switch (comparator) {
     case '==':
-      return both && sameJson(left, right);
+      return both && same(left, right);
     case '!=':
-      return !(both && sameJson(left, right));
+      return !(both && same(left, right));
     case '<':
       return ordered(left, right, (order) => order < 0);
     case '<=':
@@ -137,7 +160,7 @@ const compared = (comparator: Comparator, left: Value, right: Value): boolean =>
     case '>=':
       return ordered(left, right, (order) => order >= 0);
     case '=~':
-      return right instanceof RegExp && typeof left === 'string' && right.test(left);
+      return matched(left, right);
     case 'in':
       return within(left, right);
     case 'nin':

@@ -164,7 +164,11 @@ const operand = (reader: Reader): Operand => {
   const pattern = reader.match(/^\/((?:[^/\\]|\\.)*)\/([a-z]*)/);
   if (pattern) {
     if (!/^i?$/.test(pattern[2] as string)) reader.fail(`has the regular expression flags ${pattern[2]}`);
-    return { pattern: new RegExp(`^(?:${pattern[1]})$`, `u${pattern[2]}`) };
+    try {
+      return { pattern: new RegExp(`^(?:${pattern[1]})$`, pattern[2]) };
+    } catch {
+      return reader.fail(`has the regular expression /${pattern[1]}/, which JavaScript does not read`);
+    }
   }
   const value = literal(reader);
   if (value === undefined) return reader.fail('has an operand the runner does not read');
