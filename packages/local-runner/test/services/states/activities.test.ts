@@ -27,13 +27,28 @@ import { resolveValue, type ValueContext } from '../../../src/app/intrinsics.ts'
 import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
 import type { ServiceSeeds } from '../../../src/app/service-resources.ts';
-import { activitiesOf, type StateMachineSeed } from '../../../src/app/state-machine-resources.ts';
+import { activitiesOf, type StateMachineSeed, stateMachinesOf } from '../../../src/app/state-machine-resources.ts';
 import { startLocalServices } from '../../../src/services/local-services.ts';
 
 const template: ValueContext = {
   stackName: 'App',
   tables: [],
-  resources: { Review: { Type: 'AWS::StepFunctions::Activity', Properties: { Name: 'review' } } },
+  resources: {
+    Review: { Type: 'AWS::StepFunctions::Activity', Properties: { Name: 'review' } },
+    // As CDK's StepFunctionsInvokeActivity writes a definition: the activity's Ref joined into DefinitionString.
+    Flow: {
+      Type: 'AWS::StepFunctions::StateMachine',
+      Properties: {
+        StateMachineName: 'flow',
+        DefinitionString: {
+          'Fn::Join': [
+            '',
+            ['{"StartAt":"R","States":{"R":{"Type":"Task","Resource":"', { Ref: 'Review' }, '","End":true}}}'],
+          ],
+        },
+      },
+    },
+  },
   exports: new Map(),
 };
 const reviewArn = 'arn:aws:states:us-east-1:000000000000:activity:review';
@@ -82,9 +97,11 @@ const historyTypes = async (executionArn: string | undefined) => {
   return events.filter(({ type }) => String(type).startsWith('Activity'));
 };
 
-test('the template’s activity: Ref its ARN, GetAtt Name its name; listed and described', async () => {
+test('the template’s activity: Ref its ARN (in a definition too), GetAtt Name its name; listed and described', async () => {
   expect(resolveValue({ Ref: 'Review' }, template)).toBe(reviewArn);
   expect(resolveValue({ 'Fn::GetAtt': ['Review', 'Name'] }, template)).toBe('review');
+  const [flow] = stateMachinesOf([template], []);
+  expect(flow?.definition).toMatchObject({ States: { R: { Resource: reviewArn } } });
   const { activities } = await sfn.send(new ListActivitiesCommand({}));
   expect(activities?.map(({ activityArn, name }) => ({ activityArn, name }))).toEqual([
     { activityArn: reviewArn, name: 'review' },
