@@ -311,8 +311,15 @@ const sdkResolved = (specifier, context, nextResolve) => {
  * "Setting Configuration Per Service", and "Class: AWS.Config" in its API reference: `AWS.config.<service identifier>`,
  * which each client created afterwards takes over the global settings); each AWS_ENDPOINT_URL_<SERVICE>
  * names its service's identifier (DYNAMODB dynamodb, SECRETS_MANAGER secretsmanager), AWS_ENDPOINT_URL every other
- * service's (the global `endpoint`).
+ * service's (the global `endpoint`). Where v2's identifiers are not the variable's ("Identifiers for
+ * service-specific endpoints", https://docs.aws.amazon.com/sdkref/latest/guide/ss-endpoints-table.html, names Step
+ * Functions SFN and EventBridge EVENTBRIDGE; v2's classes are AWS.StepFunctions and, besides AWS.EventBridge, the
+ * older AWS.CloudWatchEvents on the same endpoint), `v2Identifiers` names them.
  */
+const v2Identifiers = new Map([
+  ['sfn', ['stepfunctions']],
+  ['eventbridge', ['eventbridge', 'cloudwatchevents']],
+]);
 let v2Configured = false;
 const pointV2AtLocalEndpoints = (file) => {
   const at = file.lastIndexOf('/node_modules/aws-sdk/');
@@ -325,7 +332,8 @@ const pointV2AtLocalEndpoints = (file) => {
     const service = /^AWS_ENDPOINT_URL_(\w+)$/.exec(variable)?.[1];
     const id = service?.replaceAll('_', '').toLowerCase();
     // S3's clients address a bucket by host unless told otherwise, which no loopback address can serve (docs/s3.md).
-    if (id) AWS.config[id] = { endpoint, ...(id === 's3' && { s3ForcePathStyle: true }) };
+    for (const name of v2Identifiers.get(id) ?? (id ? [id] : []))
+      AWS.config[name] = { endpoint, ...(name === 's3' && { s3ForcePathStyle: true }) };
   }
 };
 
