@@ -37,9 +37,10 @@ const runState = async (name: string, state: Record<string, unknown>, input: unk
   run.history.entered(type, name, input);
   const outcome = await handler({ name, type, state, input, run, scope, language, context });
   if (type !== 'Fail') run.history.exited(type, name, outcome.output);
-  run.say(
-    `${scope.path}${name} (${type}) ${retried(context) ? 'succeeded after retries' : 'succeeded'}${outcome.next ? ` -> ${outcome.next}` : ''}`,
-  );
+  if (!outcome.caught)
+    run.say(
+      `${scope.path}${name} (${type}) ${retried(context) ? 'succeeded after retries' : 'succeeded'}${outcome.next ? ` -> ${outcome.next}` : ''}`,
+    );
   return outcome;
 };
 

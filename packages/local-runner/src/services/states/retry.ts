@@ -56,7 +56,7 @@ const caught = async (sr: StateRun, catcher: Handler, failure: StatesError): Pro
   }
   if (assigned) Object.assign(scope.variables, assigned);
   sr.run.say(`${scope.path}${sr.name} (${sr.type}) failed: ${failure.error}: caught -> ${String(catcher.Next)}`);
-  return { output, next: String(catcher.Next) };
+  return { output, next: String(catcher.Next), caught: true };
 };
 
 /** `attempt` run, again as the state's Retry says, its last error caught as its Catch says. */

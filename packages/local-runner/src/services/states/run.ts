@@ -63,6 +63,8 @@ export interface Scope {
 export interface Outcome {
   output: unknown;
   next?: string;
+  /** The state failed and its Catch chose `next` (said as such: not "succeeded"). */
+  caught?: boolean;
 }
 
 /** A pause of `ms`, none when waits are skipped; rejects with ExecutionStopped when the execution stops. */
