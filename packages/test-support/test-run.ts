@@ -125,7 +125,7 @@ const checkProcesses = () => {
  * authorizer's (a REST API's, or an HTTP API's in payload 2.0), a function URL's (payload 2.0 on a `lambda-url`
  * domain), an HTTP API's proxy event (payload 2.0), else a REST API's; an event of records by its source's schema
  * (recordSchemas); an EventBridge event (its `detail-type`) by its schema; an event with none of these (a schedule's
- * own Input) is left out. Answers how many were checked.
+ * own Input), or one that is no object (a task's input), is left out. Answers how many were checked.
  */
 const checkEvents = (folder: string) => {
   const failures: string[] = [];
@@ -142,6 +142,8 @@ const checkEvents = (folder: string) => {
           Records?: { EventSource?: string; eventSource?: string }[];
         };
       };
+      // A state machine's task gives a function any JSON value (a bare string an InputPath picked): no AWS event.
+      if (typeof event !== 'object' || event === null) continue;
       const [record] = Array.isArray(event.Records) ? event.Records : [];
       const source = record?.EventSource ?? record?.eventSource;
       const ofRecords = source !== undefined && recordSchemas[source] !== undefined;
