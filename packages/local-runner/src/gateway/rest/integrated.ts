@@ -41,9 +41,14 @@ export const requestTemplate = (
   return { responded: { status: 415, headers: [], body: Buffer.alloc(0) } };
 };
 
-/** The mapped request: the template's output over the request (or its body), then the request parameters. */
+/**
+ * The mapped request: the template's output over the request (or its body), then the request parameters. An empty
+ * request is `{}` to the template's `$input.body`, as API Gateway renders it (whatever the content type: seen by
+ * localstack/localstack#12413 against AWS; AWS's reference says only "the raw request payload as a string"): CDK's
+ * StepFunctionsRestApi template writes `"body": $input.body`, which a GET would otherwise make no JSON.
+ */
 const integrationRequest = (route: IntegratedRoute, template: string | undefined, input: MappingInput) => {
-  const body = template === undefined ? input.body : renderTemplate(template, input);
+  const body = template === undefined ? input.body : renderTemplate(template, { ...input, body: input.body || '{}' });
   const sources: ParameterSources = input;
   const override = (input.context.requestOverride ?? {}) as Record<string, Record<string, string>>;
   const of = (part: string) => ({
