@@ -10,6 +10,11 @@
 //   (https://docs.aws.amazon.com/step-functions/latest/dg/connect-lambda.html): without payloadResponseOnly a task's
 //   result is Invoke's whole answer, the function's result at `Payload`; GetExecutionHistory
 //   (https://docs.aws.amazon.com/step-functions/latest/apireference/API_GetExecutionHistory.html) names the events.
+// - CDK's StepFunctionsRestApi ("aws-cdk-lib.aws_apigateway module": the execution's output is the answer) opened
+//   with a GET, as a browser would: no body, which API Gateway gives the request template's `$input.body` as `{}`
+//   (observed against AWS by localstack/localstack#12413; "API Gateway mapping template and access logging variable
+//   reference" says only "the raw request payload as a string"); "Parallel workflow state"
+//   (https://docs.aws.amazon.com/step-functions/latest/dg/state-parallel.html): the branches' outputs as an array.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -154,5 +159,15 @@ describe('a saga started by a function behind a greedy proxy, its failures compe
       'TaskSucceeded',
       'TaskStateExited',
     ]);
+  });
+});
+
+describe('a REST API starting an express state machine of two parallel jobs (api-gateway-parallel-step-functions)', () => {
+  test("a GET with no body: 200, each job's body picked from the Parallel's results", async () => {
+    const response = await fetch(`${runner.urlOf(workflowShapes.jobsApi)}/dev/`);
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 200,
+      body: { first: '{"message":"first done"}', second: '{"message":"second done"}' },
+    });
   });
 });
