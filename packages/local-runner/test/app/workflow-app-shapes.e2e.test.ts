@@ -171,3 +171,29 @@ describe('a REST API starting an express state machine of two parallel jobs (api
     });
   });
 });
+
+describe('a schedule rule starting a state machine that polls a job (stepfunctions-job-poller)', () => {
+  // "Creating a rule that runs on a schedule in Amazon EventBridge"
+  // (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-create-rule-schedule.html): the target gets the
+  // Scheduled Event; "Wait workflow state" (https://docs.aws.amazon.com/step-functions/latest/dg/state-wait.html).
+  test('fired now: submit, wait (skipped), status, final status; the output is the job with its id', async () => {
+    const started = runner.log.next(/JobPoller-\w+: execution (\S+) started by events:rule\/poll-jobs$/);
+    expect(await runner.api.schedules.fire(workflowShapes.pollerRule)).toBe(
+      `rule default/${workflowShapes.pollerRule}`,
+    );
+    const name = /execution (\S+) started/.exec(await started)?.[1] ?? '';
+    await runner.log.seen(new RegExp(`JobPoller-\\w+ ${name}: execution succeeded`));
+    const { arn: stateMachineArn = '' } =
+      runner.api.stateMachines().find((machine) => machine.name.startsWith(workflowShapes.pollerMachine)) ?? {};
+    const executionArn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const described = await sfn?.send(new DescribeExecutionCommand({ executionArn }));
+    const input = JSON.parse(described?.input ?? '{}') as { id?: string };
+    expect(input).toMatchObject({ 'detail-type': 'Scheduled Event', source: 'aws.events' });
+    expect(JSON.parse(described?.output ?? '{}')).toEqual({ id: input.id, status: 'SUCCEEDED' });
+    const events = (await sfn?.send(new GetExecutionHistoryCommand({ executionArn })))?.events ?? [];
+    const entered = events.flatMap((event) =>
+      event.type?.endsWith('StateEntered') ? [event.stateEnteredEventDetails?.name] : [],
+    );
+    expect(entered).toEqual(['Submit', 'Pause', 'Status', 'Done?', 'Final status']);
+  });
+});
