@@ -57,6 +57,17 @@ describe("the user's cache holds the runtime's SDK (installed there once before)
       body: { id: 'leaf', stored: 'aws-sdk 2.1001.0' },
     });
   });
+
+  test("nodejs16.x: SDK v2's clients named otherwise than their variables get the local endpoints too", async () => {
+    // "Identifiers for service-specific endpoints" (https://docs.aws.amazon.com/sdkref/latest/guide/ss-endpoints-table.html)
+    // names Step Functions SFN and EventBridge EVENTBRIDGE; v2's clients are AWS.StepFunctions and, for the same API,
+    // AWS.EventBridge and AWS.CloudWatchEvents (its API reference's classes).
+    const { AWS_ENDPOINT_URL_SFN: sfn, AWS_ENDPOINT_URL_EVENTBRIDGE: events } = runner.api.endpointVariables;
+    expect(await get(runner.api, '/v2?endpoints')).toEqual({
+      status: 200,
+      body: { stepfunctions: `${sfn}/`, eventbridge: `${events}/`, cloudwatchevents: `${events}/` },
+    });
+  });
 });
 
 describe('no SDK in the app nor the cache, and the registry unreachable (a closed loopback port)', () => {
