@@ -22,7 +22,9 @@ import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
   type HistoryEvent,
+  ListExecutionsCommand,
   SFNClient,
+  StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
@@ -195,5 +197,39 @@ describe('a schedule rule starting a state machine that polls a job (stepfunctio
       event.type?.endsWith('StateEntered') ? [event.stateEnteredEventDetails?.name] : [],
     );
     expect(entered).toEqual(['Submit', 'Pause', 'Status', 'Done?', 'Final status']);
+  });
+});
+
+describe('a state machine waiting for a child that sends its task token back (sfn-to-sfn-cdk)', () => {
+  // "Wait for a Callback with Task Token" (https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token):
+  // the task waits until SendTaskSuccess with its token, whose output becomes the task's; "Start a new AWS Step
+  // Functions state machine from a running execution" (https://docs.aws.amazon.com/step-functions/latest/dg/concepts-nested-workflows.html).
+  test("started with no input: the child runs, sends the token back, and its output is the parent's", async () => {
+    const arnOf = (prefix: string) =>
+      runner.api.stateMachines().find(({ name }) => name.startsWith(`${prefix}-`))?.arn ?? '';
+    const { executionArn = '' } =
+      (await sfn?.send(new StartExecutionCommand({ stateMachineArn: arnOf(workflowShapes.parentMachine) }))) ?? {};
+    const name = executionArn.split(':').at(-1);
+    await runner.log.seen(new RegExp(`Parent-\\w+ ${name}: execution succeeded`));
+    const described = await sfn?.send(new DescribeExecutionCommand({ executionArn }));
+    expect({ status: described?.status, output: described?.output }).toEqual({
+      status: 'SUCCEEDED',
+      output: '{"child":"done"}',
+    });
+    const children = await sfn?.send(
+      new ListExecutionsCommand({ stateMachineArn: arnOf(workflowShapes.childMachine) }),
+    );
+    expect(children?.executions?.map(({ status }) => status)).toEqual(['SUCCEEDED']);
+    const events = (await sfn?.send(new GetExecutionHistoryCommand({ executionArn })))?.events ?? [];
+    expect(events.map(({ type }) => type)).toEqual([
+      'ExecutionStarted',
+      'TaskStateEntered',
+      'TaskScheduled',
+      'TaskStarted',
+      'TaskSubmitted',
+      'TaskSucceeded',
+      'TaskStateExited',
+      'ExecutionSucceeded',
+    ]);
   });
 });
