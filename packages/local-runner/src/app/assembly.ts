@@ -165,12 +165,19 @@ const functionsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
     return functionRefsOf(name, resources, (id) => knownFunctionName(context, id));
   });
 
-/** What of the assembly no local part serves or applies: a WAF web ACL on an API's stage. */
+/**
+ * What of the assembly no local part serves or applies: a WAF web ACL on an API's stage; a nested stack
+ * (`AWS::CloudFormation::Stack`, CDK's NestedStack), whose template the runner does not read.
+ */
 const noticesOf = (stacks: AssemblyStack[]) =>
   stacks.flatMap(({ name, resources }) => [
     ...ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
       ([id]) =>
         `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,
+    ),
+    ...ofType(resources, 'AWS::CloudFormation::Stack').map(
+      ([id]) =>
+        `${name}/${id}: a nested stack, which the runner does not read: nothing it declares is served, and its outputs (Fn::GetAtt ${id}.Outputs.*) have no local value`,
     ),
   ]);
 

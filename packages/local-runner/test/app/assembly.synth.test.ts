@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
-import { App, Fn, Stack } from 'aws-cdk-lib';
+import { App, Fn, NestedStack, Stack } from 'aws-cdk-lib';
 import {
   AuthorizationType,
   AwsIntegration,
@@ -529,6 +529,21 @@ describe('readAssembly: several stacks at once', () => {
     if (!orders || !fn) throw new Error('no OrdersFunction');
     expect(() => functionVariables(fn, orders, {})).toThrow(
       'OrdersFunction: environment variable TABLE is {"Fn::ImportValue":"SharedTableName"} (no stack of the assembly exports SharedTableName), which has no local value; give one with --env-vars',
+    );
+  });
+
+  // "AWS::CloudFormation::Stack" (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-cloudformation-stack.html):
+  // a nested stack is a template of its own, whose outputs its parent reads as Fn::GetAtt Outputs.<name>. Seen in
+  // aws-samples/aws-cdk-examples, typescript/api-gateway-parallel-step-functions (a VPC in a NestedStack).
+  test('a nested stack is said at start, naming it: its resources are not served, its outputs have no value', () => {
+    const outdir = synthesize((app) => {
+      const { fn } = apiStack(app, 'Orders');
+      const nested = new NestedStack(fn.stack, 'Network');
+      fn.addEnvironment('QUEUE_URL', new Queue(nested, 'Jobs').queueUrl);
+    });
+    const [notice = ''] = readAssembly(outdir).notices.filter((line) => line.includes('nested stack'));
+    expect(notice).toMatch(
+      /^Orders\/\w+: a nested stack, which the runner does not read: nothing it declares is served, and its outputs \(Fn::GetAtt \w+\.Outputs\.\*\) have no local value$/,
     );
   });
 });
