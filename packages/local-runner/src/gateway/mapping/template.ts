@@ -148,7 +148,8 @@ const inputVariable = ({ body, params }: MappingInput) => {
   return {
     body,
     json: (path: string) => JSON.stringify(selectJsonPath(document(), path) ?? null),
-    path: (path: string) => selectJsonPath(document(), path),
+    // JSON's null is no value to Velocity: it renders as nothing, as an absent one does.
+    path: (path: string) => selectJsonPath(document(), path) ?? undefined,
     params: (name?: string) =>
       name === undefined
         ? { path: { ...params.path }, querystring: { ...params.querystring }, header: { ...params.header } }
@@ -158,11 +159,13 @@ const inputVariable = ({ body, params }: MappingInput) => {
 
 /** `template` rendered over `input`; throws a MappingError when the payload is not the JSON the template reads. */
 export const renderTemplate = (template: string, input: MappingInput): string => {
-  const rendered = compile(template).render({
+  const variables = {
     input: inputVariable(input),
     util: utilVariable(),
     context: input.context,
     stageVariables: { ...input.stageVariables },
-  });
-  return rendered;
+  };
+  // A reference to no value renders as nothing (Velocity's `$!` for every reference), as API Gateway renders
+  // `$input.path` of an absent or null member (LocalStack's test_input_path_template_formatting, validated on AWS).
+  return compile(template).render(variables, undefined, true);
 };

@@ -59,6 +59,16 @@ describe('$input', () => {
     expect(renderTemplate(`#foreach($p in $input.path('$[?(@.type == "dog")]'))$p.id#end`, input(pets))).toBe('1');
   });
 
+  // What AWS rendered, as LocalStack recorded it (localstack/localstack, tests/aws/services/apigateway/
+  // test_apigateway_common.py, test_input_path_template_formatting, "invalid-path" and "nested-null-list", validated
+  // on AWS 2025-06-18): a member that is absent or null, and a member of it, render as nothing. Velocity would write
+  // the reference itself; a template storing `$input.path('$.message')` stored that text (the-dynamo-streamer).
+  test('$input.path of an absent or null member, and a member of it, render as nothing', () => {
+    const template = "#set($r = $input.path('$.gone'))[$r][$r.nested][$input.path('$.none')][$input.path('$.none').x]";
+    expect(renderTemplate(template, input('{"none": null}'))).toBe('[][][][]');
+    expect(renderTemplate('{"S": "$input.path(\'$.message\')"}', input('{}'))).toBe('{"S": ""}');
+  });
+
   test('$input.body is the raw payload, and an empty one reads as {}', () => {
     expect(renderTemplate('$input.body', input('Action=SendMessage'))).toBe('Action=SendMessage');
     expect(renderTemplate("$input.json('$')", input(''))).toBe('{}');
