@@ -125,7 +125,9 @@ const serviceRequest = (
   const path = target.path?.replace(/\{([^}]+?)\+?\}/g, (_, name: string) =>
     encodeURIComponent(request.path[name] ?? ''),
   );
-  const url = new URL(path === undefined ? '/' : `/${path}`, endpoint);
+  // The path set on the endpoint's URL: a path starting with `/` (an SNS topic's `path//`) is no host-relative URL.
+  const url = new URL(endpoint);
+  url.pathname = `/${(path ?? '').replace(/^\/+/, '')}`;
   const headers = { ...request.headers };
   const json = jsonProtocols[target.service];
   let body = request.body;
