@@ -94,8 +94,12 @@ const messageAttributesOf = (value: QueryValue | undefined): Record<string, Mess
       );
     const StringValue = optional(given, 'StringValue');
     const BinaryValue = optional(given, 'BinaryValue');
-    if (StringValue === undefined && BinaryValue === undefined)
-      throw invalid(`The message attribute '${name}' must contain non-empty message attribute value.`);
+    // An empty value is none ("ParameterValueInvalid", as LocalStack's test_empty_or_wrong_message_attributes saw on AWS).
+    if (!StringValue && !BinaryValue)
+      throw new ServiceError(
+        'ParameterValueInvalid',
+        `The message attribute '${name}' must contain non-empty message attribute value for message attribute type '${DataType.split('.')[0]}'.`,
+      );
     if (DataType.startsWith('Number') && !Number.isFinite(Number(StringValue)))
       throw invalid(`Could not cast message attribute '${name}' value to number.`);
     if (DataType === 'String.Array' && !Array.isArray(safeJson(StringValue ?? '')))
