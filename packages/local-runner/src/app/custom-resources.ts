@@ -20,6 +20,8 @@ const withoutLocalEffect: Record<string, string> = {
   'Custom::LogRetention': "sets a log group's retention",
   // aws-cdk-lib/aws-s3 Bucket's `autoDeleteObjects`.
   'Custom::S3AutoDeleteObjects': 'empties a bucket when its stack is deleted',
+  // aws-cdk-lib/aws-events-targets CloudWatchLogGroup (a rule's log group target): CloudWatch Logs is not served.
+  'Custom::CloudwatchLogResourcePolicy': 'lets EventBridge write to a log group (a CloudWatch Logs resource policy)',
   // aws-cdk-lib/aws-ec2 Vpc's `restrictDefaultSecurityGroup`.
   'Custom::VpcRestrictDefaultSG': "removes the rules of a VPC's default security group",
 };
