@@ -144,6 +144,8 @@ const serviceRequest = (
     body = form.toString();
     url.search = '';
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    // API Gateway asks for JSON where the mapping names no Accept: SQS and SNS then answer in JSON (query-protocol.ts).
+    if (!hasHeader(headers, 'accept')) headers.Accept = 'application/json';
   }
   return { url, headers, body };
 };

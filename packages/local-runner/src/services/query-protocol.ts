@@ -99,6 +99,29 @@ const xmlOf = (value: unknown): string => {
   return escaped(String(value));
 };
 
+/**
+ * Whether the caller asks for JSON (`Accept: application/json`), as API Gateway's AWS integrations do: SNS and SQS then
+ * answer the same response as JSON (`{"PublishResponse": {"PublishResult": {...}, "ResponseMetadata": {...}}}`), as
+ * "Tutorial: Create a REST API with an AWS integration" shows SNS's ListTopics through one
+ * (https://docs.aws.amazon.com/apigateway/latest/developerguide/getting-started-aws-proxy.html) and as response
+ * templates read with `$input.path` (localstack/localstack, tests/aws/services/apigateway/test_apigateway_sqs.py,
+ * test_sqs_request_and_response_xml_templates_integration, validated on AWS).
+ */
+export const acceptsJson = (request: IncomingMessage) => /\bapplication\/json\b/.test(request.headers.accept ?? '');
+
+/** A result as JSON, for a caller that accepts it (`acceptsJson`): lists as arrays, Maps as objects. */
+const jsonOf = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(jsonOf);
+  if (value instanceof Map) return Object.fromEntries([...value].map(([key, item]) => [String(key), jsonOf(item)]));
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, item]) => item !== undefined)
+        .map(([key, item]) => [key, jsonOf(item)]),
+    );
+  return value;
+};
+
 const send = (response: ServerResponse, status: number, body: string, type = 'text/xml') =>
   response.writeHead(status, { 'Content-Type': type, 'x-amzn-RequestId': randomUUID() }).end(body);
 
@@ -106,6 +129,28 @@ const errorXml = (service: QueryService | undefined, error: ServiceError) =>
   `<ErrorResponse${service ? ` xmlns="${service.xmlns}"` : ''}><Error><Type>${error.status >= 500 ? 'Receiver' : 'Sender'}</Type>` +
   `<Code>${escaped(error.type)}</Code><Message>${escaped(error.message)}</Message></Error>` +
   `<RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
+
+const resultXml = (service: QueryService, action: string, result: unknown) => {
+  const inner = result === undefined ? '' : `<${action}Result>${xmlOf(result)}</${action}Result>`;
+  const metadata = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
+  return `<${action}Response xmlns="${service.xmlns}">${inner}${metadata}</${action}Response>`;
+};
+
+/** An answer as JSON (`{"PublishResponse": {"PublishResult": {...}, "ResponseMetadata": {...}}}`), or its error. */
+const sendJson = (response: ServerResponse, answered: Answer) => {
+  const RequestId = randomUUID();
+  if ('action' in answered) {
+    const { action, result } = answered;
+    const inner = result === undefined ? {} : { [`${action}Result`]: jsonOf(result) };
+    const body = { [`${action}Response`]: { ...inner, ResponseMetadata: { RequestId } } };
+    send(response, 200, JSON.stringify(body), 'application/json');
+    return;
+  }
+  const { error } = answered;
+  const Type = error.status >= 500 ? 'Receiver' : 'Sender';
+  const body = { Error: { Code: error.type, Message: error.message, Type }, RequestId };
+  send(response, error.status, JSON.stringify(body), 'application/json');
+};
 
 /**
  * A refusal of the SigV4 check as the query services' "Common Errors" name it (e.g. Amazon SNS API Reference, "Common
@@ -146,7 +191,9 @@ const parametersOf = (request: IncomingMessage, url: URL, body: Buffer) => {
   return parameters;
 };
 
-type Answer = { service: QueryService | undefined; error: ServiceError } | { service: QueryService; xml: string };
+type Answer =
+  | { service: QueryService | undefined; error: ServiceError }
+  | { service: QueryService; action: string; result: unknown };
 
 /** The operation's answer, or the error that refuses the call. */
 const answer = async (services: QueryService[], request: IncomingMessage, url: URL, body: Buffer): Promise<Answer> => {
@@ -167,10 +214,7 @@ const answer = async (services: QueryService[], request: IncomingMessage, url: U
       ),
     };
   try {
-    const result = await operation(decodeQuery(parameters));
-    const inner = result === undefined ? '' : `<${action}Result>${xmlOf(result)}</${action}Result>`;
-    const metadata = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
-    return { service, xml: `<${action}Response xmlns="${service.xmlns}">${inner}${metadata}</${action}Response>` };
+    return { service, action, result: await operation(decodeQuery(parameters)) };
   } catch (error) {
     if (error instanceof ServiceError) return { service, error };
     throw error;
@@ -201,7 +245,8 @@ const answerQuery = async (
   }
   try {
     const result = await answer(services, request, url, body);
-    if ('xml' in result) send(response, 200, result.xml);
+    if (acceptsJson(request)) sendJson(response, result);
+    else if ('action' in result) send(response, 200, resultXml(result.service, result.action, result.result));
     else send(response, result.error.status, errorXml(result.service, result.error));
   } catch (error) {
     // A value of the data folder its key does not open (RunnerError), said as it is; anything else is a bug.

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { checkSignature } from '../gateway/sigv4.ts';
 import type { JsonInput, JsonService, QueryAnswer } from './json-protocol.ts';
 import { ServiceError } from './json-protocol.ts';
+import { acceptsJson } from './query-protocol.ts';
 
 const namespace = 'http://queue.amazonaws.com/doc/2012-11-05/';
 
@@ -143,11 +144,25 @@ const xmlAnswer = (status: number, body: string): QueryAnswer => ({
   body: `<?xml version="1.0"?>${body}`,
 });
 
-const errorAnswer = (error: ServiceError) =>
-  xmlAnswer(
+const jsonAnswer = (status: number, body: unknown): QueryAnswer => ({
+  status,
+  headers: { 'Content-Type': 'application/json', 'x-amzn-RequestId': randomUUID() },
+  body: JSON.stringify(body),
+});
+
+const errorAnswer = (error: ServiceError, json = false) => {
+  const code = queryCodes[error.type] ?? error.type;
+  const type = error.status >= 500 ? 'Receiver' : 'Sender';
+  if (json)
+    return jsonAnswer(error.status, {
+      Error: { Code: code, Message: error.message, Type: type },
+      RequestId: randomUUID(),
+    });
+  return xmlAnswer(
     error.status,
-    `<ErrorResponse><Error><Type>${error.status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${escaped(queryCodes[error.type] ?? error.type)}</Code><Message>${escaped(error.message)}</Message><Detail/></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+    `<ErrorResponse><Error><Type>${type}</Type><Code>${escaped(code)}</Code><Message>${escaped(error.message)}</Message><Detail/></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
   );
+};
 
 /**
  * The SigV4 check the JSON services make (gateway/sigv4.ts), for SQS's signing name; a refusal named as the query
@@ -183,25 +198,30 @@ const withQueueUrl = (input: JsonInput, request: IncomingMessage): JsonInput => 
 
 /** The answer to one query call on `service` (the local SQS's operations). */
 export const sqsQueryAnswer = async (service: JsonService, request: IncomingMessage, body: Buffer) => {
+  const json = acceptsJson(request);
   const refused = await refusal(request, body);
-  if (refused) return errorAnswer(refused);
+  if (refused) return errorAnswer(refused, json);
   const { Action: action, Version: _version, ...rest } = inputOf(treeOf(new URLSearchParams(body.toString('utf8'))));
   const operation =
     typeof action === 'string' && Object.hasOwn(service.operations, action) ? service.operations[action] : undefined;
   if (!operation)
     return errorAnswer(
       new ServiceError('InvalidAction', `The action ${String(action)} is not valid for this endpoint.`),
+      json,
     );
   try {
     const output = ((await operation(withQueueUrl(rest, request))) ?? {}) as Record<string, unknown>;
+    const metadata = { RequestId: randomUUID() };
+    if (json)
+      return jsonAnswer(200, { [`${action}Response`]: { [`${action}Result`]: output, ResponseMetadata: metadata } });
     const result =
       Object.keys(output).length > 0 ? `<${action}Result>${xmlOf(String(action), output)}</${action}Result>` : '';
     return xmlAnswer(
       200,
-      `<${action}Response xmlns="${namespace}">${result}<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></${action}Response>`,
+      `<${action}Response xmlns="${namespace}">${result}<ResponseMetadata><RequestId>${metadata.RequestId}</RequestId></ResponseMetadata></${action}Response>`,
     );
   } catch (error) {
-    if (error instanceof ServiceError) return errorAnswer(error);
+    if (error instanceof ServiceError) return errorAnswer(error, json);
     throw error;
   }
 };

@@ -389,7 +389,7 @@ test("a topic takes what another service sends to its ARN; an unknown topic's AR
 });
 
 /** A POST of the form-encoded `body` to the local SNS at `url`, signed with SigV4 as the SDKs sign it. */
-const signedPost = async (url: string, body: string) => {
+const signedPost = async (url: string, body: string, extra: Record<string, string> = {}) => {
   const signer = new SignatureV4({ ...localAws, service: 'sns', sha256: Sha256 });
   const { host, hostname, port } = new URL(url);
   const signed = await signer.sign({
@@ -398,7 +398,7 @@ const signedPost = async (url: string, body: string) => {
     hostname,
     port: Number(port),
     path: '/',
-    headers: { host, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { host, 'content-type': 'application/x-www-form-urlencoded', ...extra },
     body,
   });
   const headers = Object.fromEntries(Object.entries(signed.headers).filter(([name]) => name !== 'host'));
@@ -432,6 +432,38 @@ test('the query protocol refuses an unsigned call, a wrong signature and an unkn
   const unknown = await signedPost(url, 'Action=Fly&Version=2010-03-31');
   expect(unknown.status).toBe(400);
   expect(await unknown.text()).toMatch(/<Code>InvalidAction<\/Code><Message>The action Fly is not valid .*Publish/);
+});
+
+// "Tutorial: Create a REST API with an AWS integration"
+// (https://docs.aws.amazon.com/apigateway/latest/developerguide/getting-started-aws-proxy.html): SNS's ListTopics
+// through API Gateway, which asks for JSON, answers `{"ListTopicsResponse": {"ListTopicsResult": {"Topics": [...]},
+// "ResponseMetadata": {...}}}`; a response template reads it with `$input.path`.
+test('asked for JSON (Accept: application/json, as API Gateway asks), an answer and an error are JSON', async () => {
+  const url = services.endpoints.AWS_ENDPOINT_URL_SNS;
+  const accept = { accept: 'application/json' };
+  const listed = await signedPost(url, 'Action=ListTopics&Version=2010-03-31', accept);
+  expect(listed.headers.get('content-type')).toBe('application/json');
+  expect(await listed.json()).toEqual({
+    ListTopicsResponse: {
+      ListTopicsResult: { Topics: expect.arrayContaining([{ TopicArn: topicArn('orders') }]) },
+      ResponseMetadata: { RequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    },
+  });
+  const form = `Action=Publish&Version=2010-03-31&TopicArn=${encodeURIComponent(topicArn('orders'))}&Message=m`;
+  const empty = `${form}&MessageAttributes.entry.1.Name=status&MessageAttributes.entry.1.Value.DataType=String&MessageAttributes.entry.1.Value.StringValue=`;
+  const refused = await signedPost(url, empty, accept);
+  expect({ status: refused.status, body: await refused.json() }).toEqual({
+    status: 400,
+    body: {
+      Error: {
+        Code: 'ParameterValueInvalid',
+        Message:
+          "The message attribute 'status' must contain non-empty message attribute value for message attribute type 'String'.",
+        Type: 'Sender',
+      },
+      RequestId: expect.any(String),
+    },
+  });
 });
 
 test('a parameter named __proto__ is a key like any other, and changes no object', async () => {
