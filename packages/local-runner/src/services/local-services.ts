@@ -9,6 +9,7 @@ import { type DataKey, loadDataKey } from './data-key.ts';
 import { eventBridge } from './eventbridge.ts';
 import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyStreams, kinesisDataStreams, streamArn } from './kinesis.ts';
+import { logGroupReceiver } from './log-groups.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
@@ -156,6 +157,8 @@ export const startLocalServices = async (options: {
   snsAddress = sns.url;
   const events = eventBridge(targets, log);
   targets.register('events', events.receive);
+  // A log group target's events, written to the runner's log (log-groups.ts).
+  targets.register('logs', logGroupReceiver(log));
   const kinesis = kinesisDataStreams(stateFile(dataDir, 'kinesis', emptyStreams));
   const s3 = simpleStorageService(dataDir, log);
   // Step Functions calls the other services over their endpoints (the database's, once the runner gives it).

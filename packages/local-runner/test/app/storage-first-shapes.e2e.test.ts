@@ -108,9 +108,11 @@ describe('a POST sent to a queue by a path whose account is undefined, its body 
 });
 
 // aws-samples/serverless-patterns, apigw-http-api-eventbridge-cdk/cdk (at 9a4c790; lib/api-eventbridge-stack.ts, its
-// README's curl). Its rule's only target is a log group, whose resource policy a custom resource puts.
+// README's curl, then "check the logs in Cloudwatch logs"). Its rule's only target is a log group, whose resource
+// policy a custom resource puts; what the group would hold is in the runner's log ("the entire EventBridge event",
+// CDK's LogGroupProps, https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_events_targets.LogGroupProps.html).
 describe('an HTTP API putting the body on a bus named by ARN, its rule to a log group (apigw-http-api-eventbridge-cdk)', () => {
-  test("the README's curl puts one event, which the rule hands to its function; the log group is said not served", async () => {
+  test("the README's curl puts one event, which the rule writes to its log group and hands to its function", async () => {
     const detail = { Detail: { message: 'This is my test' } };
     const answer = await post(runner.urlOf(storageFirstIds.events), detail);
     expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
@@ -118,8 +120,14 @@ describe('an HTTP API putting the body on a bus named by ARN, its rule to a log 
       body: { FailedEntryCount: 0, Entries: [{ EventId: expect.any(String) }] },
     });
     await runner.functionLog.seen(/\srule got WebApp MyDetailType \{"Detail":\{"message":"This is my test"\}\}$/);
-    expect(runner.log.lines.join('\n')).toMatch(
-      /target .*log-group:\/aws\/events\/storage-first\) is not served locally/,
-    );
+    const logged = /CloudWatch Logs \/aws\/events\/storage-first \(from events:rule\/[^)]+\): (\{.*\})$/;
+    await runner.log.seen(logged);
+    const [, event = '{}'] = runner.log.lines.map((line) => logged.exec(line)).find(Boolean) ?? [];
+    expect(JSON.parse(event)).toMatchObject({
+      id: JSON.parse(answer.body).Entries[0].EventId,
+      source: 'WebApp',
+      'detail-type': 'MyDetailType',
+      detail,
+    });
   });
 });
