@@ -300,7 +300,12 @@ describe('custom resources', () => {
     expect(() => read(stack({ Seed: generic }))).toThrow(
       /^App\/Seed: a custom resource \(AWS::CloudFormation::CustomResource/,
     );
-    const harmless = ['Custom::LogRetention', 'Custom::S3AutoDeleteObjects', 'Custom::VpcRestrictDefaultSG'];
+    const harmless = [
+      'Custom::LogRetention',
+      'Custom::S3AutoDeleteObjects',
+      'Custom::VpcRestrictDefaultSG',
+      'Custom::CloudwatchLogResourcePolicy',
+    ];
     expect(() =>
       read(stack(Object.fromEntries(harmless.map((Type, index) => [`R${index}`, { Type, Properties: {} }])))),
     ).not.toThrow();
