@@ -2,13 +2,15 @@
 // build before a change, and the working tree's) serve the same apps in turn, A B, B A, A B..., each round a fresh
 // runner process (gateway-serve.ts) under the bench's closed-loop load (http-load.ts) at 1 and 32 connections: a
 // function URL in front of a hello-world function (the gateway and one hand-over), and the project's REST API
-// (createPlant behind its TOKEN authorizer, stored in dynalite). For each: requests per second and the runner's own
-// CPU time per request (its process: the gateway, the pools, the Runtime API; the environments, the database and the
-// load are processes of their own), whose figure moves less than throughput when other work shares the CPU.
+// (createPlant behind its TOKEN authorizer, stored in dynalite), each REST load followed by the same load on the
+// in-process ceiling (ceiling-serve.ts: node:http straight into the createPlant bundle, against that runner's database).
+// For each: requests per second, and the CPU time per request of every process serving (process-cpu.ts: the runner's
+// process, its execution environments, the database; the ceiling's process and the database), which moves less than
+// throughput when other work shares the CPU; on a CPU-bound machine, throughput follows its inverse.
 // Usage: node tools/bench/gateway-ab.ts <dist A> <dist B> [rounds (4)] [seconds (3)] [cloud assembly of the project]
 // A copy of a build stays beside the package's own (`cp -r packages/local-runner/dist packages/local-runner/dist-a`,
 // removed after), so that it resolves the same dependencies. GATEWAY_AB_ONLY=<text>: only the scenarios whose name
-// contains it. GATEWAY_AB_PROFILE=<folder>: a CPU profile of the runner's process during each load, written there
+// contains it. GATEWAY_AB_WARM_UP=<seconds>: each load's warm-up (1 s). GATEWAY_AB_PROFILE=<folder>: a CPU profile of the runner's process during each load, written there
 // (<A or B>-<app>-<connections>-<round>.cpuprofile; cpu-profile.ts's summarizeProfile reads one).
 import { execFile, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Code, FunctionUrlAuthType, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { projectRoot } from '../../infra/project-root.ts';
 import type { ServeMessage, ServeSettings } from './gateway-serve.ts';
+import { type Role, type TreeTimes, timesByRole, treeTimes } from './process-cpu.ts';
 import { median } from './statistics.ts';
 
 const here = new URL('./', import.meta.url).pathname;
@@ -26,6 +29,7 @@ const [distA = '', distB = '', roundsText = '4', secondsText = '3', givenAssembl
 if (!distA || !distB) throw new Error('usage: gateway-ab.ts <dist A> <dist B> [rounds] [seconds] [cloud assembly]');
 const rounds = Number(roundsText);
 const seconds = Number(secondsText);
+const warmUpSeconds = Number(process.env.GATEWAY_AB_WARM_UP ?? '1');
 const scratch = mkdtempSync(join(tmpdir(), 'gateway-ab-'));
 const profileDir = process.env.GATEWAY_AB_PROFILE;
 const progress = (line: string) => console.error(`[ab] ${line}`);
@@ -71,38 +75,41 @@ const allScenarios: Scenario[] = [
   { name: 'REST createPlant, 32 connections', app: 'rest', connections: 32 },
 ];
 const scenarios = allScenarios.filter(({ name }) => name.includes(process.env.GATEWAY_AB_ONLY ?? ''));
-/** Requests per second; the runner's CPU time per request (µs), and the system's share of it (the kernel's work). */
-type Figures = { perSecond: number; cpuMicrosPerRequest: number; systemShare: number };
+/**
+ * Requests per second; the CPU time per request (µs) of every process serving, by role (process-cpu.ts: the runner's
+ * process, its execution environments, the database; for the ceiling, its one process as `runner`), their total, and
+ * the system's share of that total (the kernel's work).
+ */
+type Figures = { perSecond: number; micros: Partial<Record<Role, number>>; total: number; systemShare: number };
 const results = new Map<string, Figures[]>();
 let nextId = 8_000_000_000_000 + (Date.now() % 1_000_000) * 1_000_000;
 
-/** One variant's runner process, serving until `stop`. */
-const serve = async (dist: string) => {
-  const child = fork(join(here, 'gateway-serve.ts'), [dist, JSON.stringify(settings)], {
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
+/** A forked process that says it is ready over IPC, and stops when told. */
+const forked = async <Ready>(file: string, args: string[]) => {
+  const child = fork(join(here, file), args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const next = () =>
-    new Promise<ServeMessage>((resolve, reject) => {
-      child.once('message', (message) => resolve(message as ServeMessage));
-      child.once('exit', (code) => reject(new Error(`gateway-serve.ts exited with ${code}`)));
+    new Promise<Ready>((resolve, reject) => {
+      child.once('message', (message) => resolve(message as Ready));
+      child.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
     });
   const ready = await next();
-  if (ready.type !== 'ready') throw new Error('gateway-serve.ts did not start');
-  const cpu = async () => {
-    child.send('cpu');
-    const answer = await next();
-    return answer.type === 'cpu' ? answer : { micros: Number.NaN, systemMicros: Number.NaN };
-  };
-  const profiled = async (command: string) => {
-    child.send(command);
-    await next();
-  };
   const stop = async () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.send('stop');
     await exited;
   };
-  return { ...ready, cpu, profiled, stop };
+  return { child, next, ready, stop };
+};
+
+/** One variant's runner process, serving until `stop`. */
+const serve = async (dist: string) => {
+  const { child, next, ready, stop } = await forked<ServeMessage>('gateway-serve.ts', [dist, JSON.stringify(settings)]);
+  if (ready.type !== 'ready') throw new Error('gateway-serve.ts did not start');
+  const profiled = async (command: string) => {
+    child.send(command);
+    await next();
+  };
+  return { ...ready, pid: child.pid ?? 0, profiled, stop };
 };
 
 const load = async (url: string, token: string, { app, connections }: Scenario, time: number) => {
@@ -113,25 +120,80 @@ const load = async (url: string, token: string, { app, connections }: Scenario, 
   return JSON.parse(stdout) as { requests: number; perSecond: number };
 };
 
+/**
+ * The load's figures, after a warm-up (every execution environment started): `readings` reads the CPU time of the
+ * processes serving (before the load, then after it); `started` runs once the warm-up is over.
+ */
+const loaded = async (
+  url: string,
+  token: string,
+  scenario: Scenario,
+  readings: () => TreeTimes[],
+  started = async () => {},
+) => {
+  await load(url, token, scenario, warmUpSeconds);
+  await started();
+  const before = readings();
+  const { requests, perSecond } = await load(url, token, scenario, seconds);
+  const after = readings();
+  const micros: Partial<Record<Role, number>> = {};
+  let total = 0;
+  let system = 0;
+  after.forEach((times, index) => {
+    for (const [role, spent] of timesByRole(before[index] ?? new Map(), times)) {
+      micros[role] = (micros[role] ?? 0) + spent.micros / requests;
+      total += spent.micros / requests;
+      system += spent.systemMicros / requests;
+    }
+  });
+  return { perSecond, micros, total, systemShare: system / total };
+};
+
+const record = (key: string, figures: Figures) => results.set(key, [...(results.get(key) ?? []), figures]);
+
+/**
+ * The ceiling (ceiling-serve.ts) under the scenario's load, against this runner's database: its process and the
+ * database counted.
+ */
+const measureCeiling = async (runner: Awaited<ReturnType<typeof serve>>, scenario: Scenario, label: string) => {
+  const ceiling = await forked<{ url: string }>('ceiling-serve.ts', [JSON.stringify(runner.ceiling)]);
+  try {
+    const database = () => {
+      const times = treeTimes(runner.pid);
+      for (const [pid, { role }] of times) if (role !== 'database') times.delete(pid);
+      return times;
+    };
+    const figures = await loaded(ceiling.ready.url, '', scenario, () => [
+      treeTimes(ceiling.child.pid ?? 0),
+      database(),
+    ]);
+    record(`${scenario.name}|ceiling ${label}`, figures);
+  } finally {
+    await ceiling.stop();
+  }
+};
+
 const measure = async (label: string, dist: string, round: number) => {
   const runner = await serve(dist);
   try {
     for (const scenario of scenarios) {
       const url = runner.urls[scenario.app] as string;
-      await load(url, runner.token, scenario, 1); // warm-up: every execution environment started
-      if (profileDir) await runner.profiled('profile');
-      const before = await runner.cpu();
-      const { requests, perSecond } = await load(url, runner.token, scenario, seconds);
-      const after = await runner.cpu();
-      const cpuMicrosPerRequest = (after.micros - before.micros) / requests;
-      const systemShare = (after.systemMicros - before.systemMicros) / (after.micros - before.micros);
+      const figures = await loaded(
+        url,
+        runner.token,
+        scenario,
+        () => [treeTimes(runner.pid)],
+        async () => {
+          if (profileDir) await runner.profiled('profile');
+        },
+      );
       const profileFile = join(
         profileDir ?? '',
         `${label}-${scenario.app}-${scenario.connections}-${round}.cpuprofile`,
       );
       if (profileDir) await runner.profiled(`profiled ${profileFile}`);
-      const key = `${scenario.name}|${label}`;
-      results.set(key, [...(results.get(key) ?? []), { perSecond, cpuMicrosPerRequest, systemShare }]);
+      record(`${scenario.name}|${label}`, figures);
+      if (scenario.app === 'rest' && runner.ceiling) await measureCeiling(runner, scenario, label);
     }
   } finally {
     await runner.stop();
@@ -153,27 +215,42 @@ try {
 }
 
 const of = (scenario: Scenario, label: string) => results.get(`${scenario.name}|${label}`) ?? [];
-/** B/A in each round (each pair ran back to back), and their median. */
-const ratios = (scenario: Scenario, pick: (figures: Figures) => number) =>
-  of(scenario, 'B').map((b, index) => pick(b) / pick(of(scenario, 'A')[index] as Figures));
-const ratio = (scenario: Scenario, pick: (figures: Figures) => number) => {
-  const each = ratios(scenario, pick);
+/** x/y in each round (each pair ran back to back), and their median. */
+const ratio = (xs: Figures[], ys: Figures[], pick: (figures: Figures) => number) => {
+  const each = xs.map((x, index) => pick(x) / pick(ys[index] as Figures));
   return `${median(each).toFixed(2)} (${each.map((value) => value.toFixed(2)).join(', ')})`;
 };
 const shown = (figures: Figures[], pick: (figures: Figures) => number, digits: number) =>
   `${median(figures.map(pick)).toFixed(digits)} (${figures.map((f) => pick(f).toFixed(digits)).join(', ')})`;
+const rate = (f: Figures) => f.perSecond;
+const cpu = (f: Figures) => f.total;
+const roles: Role[] = ['runner', 'environments', 'database', 'other'];
+const row = (scenario: Scenario, label: string) => {
+  const figures = of(scenario, label);
+  const byRole = roles.map((role) => median(figures.map((f) => f.micros[role] ?? 0)).toFixed(0));
+  const system = (median(figures.map((f) => f.systemShare)) * 100).toFixed(0);
+  return `| ${scenario.name} | ${label} | ${shown(figures, rate, 0)} | ${shown(figures, cpu, 0)} | ${byRole.join(' | ')} | ${system} % |`;
+};
+const hasCeiling = (scenario: Scenario) => of(scenario, 'ceiling A').length > 0;
 console.log(
   [
-    `A: ${distA}; B: ${distB}; ${rounds} rounds of ${seconds} s, A B / B A alternating; load average ${median(loads).toFixed(1)} (median at each start)`,
+    `A: ${distA}; B: ${distB}; ${rounds} rounds of ${seconds} s, A B / B A alternating (each runner's ceiling after it); load average ${median(loads).toFixed(1)} (median at each start)`,
     '',
-    '| scenario | A req/s (rounds) | B req/s (rounds) | B/A (rounds) | A runner CPU µs/req | B runner CPU µs/req | B/A (rounds) | system share A, B |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | serving | req/s (rounds) | CPU µs/req, all processes (rounds) | runner | environments | database | other | system share |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...scenarios.flatMap((scenario) =>
+      ['A', 'B', ...(hasCeiling(scenario) ? ['ceiling A', 'ceiling B'] : [])].map((label) => row(scenario, label)),
+    ),
+    '',
+    '| scenario | B/A req/s | B/A CPU | A/ceiling req/s | B/ceiling req/s | ceiling/A CPU | ceiling/B CPU |',
+    '|---|---|---|---|---|---|---|',
     ...scenarios.map((scenario) => {
       const [a, b] = [of(scenario, 'A'), of(scenario, 'B')];
-      const rate = (f: Figures) => f.perSecond;
-      const cpu = (f: Figures) => f.cpuMicrosPerRequest;
-      const system = (figures: Figures[]) => `${(median(figures.map((f) => f.systemShare)) * 100).toFixed(0)} %`;
-      return `| ${scenario.name} | ${shown(a, rate, 0)} | ${shown(b, rate, 0)} | ${ratio(scenario, rate)} | ${shown(a, cpu, 0)} | ${shown(b, cpu, 0)} | ${ratio(scenario, cpu)} | ${system(a)}, ${system(b)} |`;
+      const [ca, cb] = [of(scenario, 'ceiling A'), of(scenario, 'ceiling B')];
+      const versus = hasCeiling(scenario)
+        ? [ratio(a, ca, rate), ratio(b, cb, rate), ratio(ca, a, cpu), ratio(cb, b, cpu)]
+        : ['', '', '', ''];
+      return `| ${scenario.name} | ${ratio(b, a, rate)} | ${ratio(b, a, cpu)} | ${versus.join(' | ')} |`;
     }),
   ].join('\n'),
 );

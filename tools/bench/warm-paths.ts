@@ -3,14 +3,13 @@
 // the in-process ceiling: node:http straight into the same createPlant handler, no gateway, no execution environments.
 // Started by bench.ts with a JSON settings file; answers over IPC (its results, then its CPU time when asked).
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { JwtVerifier } from 'aws-jwt-verify';
 import { SimpleFetcher } from 'aws-jwt-verify/https';
 import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { listenOnLoopback } from 'cdk-local-runner';
 import { createPlantEvent, lambdaContext, tokenAuthorizerEvent } from '../../test/helpers/events.ts';
+import { asSent, serveCeiling } from './ceiling.ts';
 import { profiling } from './cpu-profile.ts';
 import { percentile } from './statistics.ts';
 
@@ -100,8 +99,6 @@ const createPlant = await load<APIGatewayProxyEvent, APIGatewayProxyResult>(
 let nextId = settings.firstId;
 // Each invocation has its own context, counting down from the function's timeout as Lambda's does.
 const context = () => lambdaContext('CreatePlantFunction', 10_000);
-// As API Gateway sends it with the API's binary media types: base64.
-const asSent = (body: string) => ({ body: Buffer.from(body).toString('base64'), isBase64Encoded: true });
 const newPlant = () => ({
   event: createPlantEvent(asSent(JSON.stringify({ id: nextId++, name: 'Monstera deliciosa', tag: 'aroid' }))),
   context: context(),
@@ -159,17 +156,7 @@ const results: WarmResults = {
 };
 
 // The ceiling: what node:http can serve when a request goes straight into the handler.
-const ceiling = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', async () => {
-    const headers = { 'Content-Type': String(request.headers['content-type']) };
-    const event = createPlantEvent({ headers, ...asSent(Buffer.concat(chunks).toString()) });
-    const answer = await createPlant(event, context());
-    response.writeHead(answer.statusCode, answer.headers as Record<string, string>).end(answer.body);
-  });
-});
-const ceilingUrl = await listenOnLoopback(ceiling);
+const { url: ceilingUrl, server: ceiling } = await serveCeiling(createPlant);
 process.send?.({ results, ceilingUrl });
 // 'cpu': this process's CPU time so far, in µs (the ceiling's own time per request, beside the runner's); else stop.
 process.on('message', (message) => {
