@@ -22,6 +22,7 @@ import { measureFunctionUrl } from './function-url.ts';
 import { measureHandlerEdits } from './handler-edit.ts';
 import { shownMemory } from './memory.ts';
 import { priceList } from './prices.ts';
+import { type Role, timesByRole, treeTimes } from './process-cpu.ts';
 import { measureS3Notifications } from './s3-notifications.ts';
 import { measureS3Objects } from './s3-objects.ts';
 import { median, medianAndSpread, medianRatio, percentile } from './statistics.ts';
@@ -233,21 +234,28 @@ const { results: warm, ceilingUrl } = await new Promise<{ results: WarmResults; 
 
 const loadSeconds = 3;
 const loadRounds = 3;
-type LoadFigures = { requests: number; perSecond: number; p50: number; p99: number; cpuMicrosPerRequest: number };
-/** The ceiling's process's CPU time so far (µs). */
-const ceilingCpu = () =>
-  new Promise<number>((resolve) => {
-    warmChild.once('message', (message) => resolve((message as { cpuMicros: number }).cpuMicros));
-    warmChild.send('cpu');
-  });
-/** This process's CPU time so far (µs): the runner's, which runs in it (its functions and database do not). */
-const ownCpu = () => {
-  const { user, system } = process.cpuUsage();
-  return user + system;
+/** A load's figures; `cpu`: CPU time per request (µs) of each process serving, by role (process-cpu.ts). */
+type LoadFigures = {
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  cpu: Partial<Record<Role, number>>;
+};
+/**
+ * The processes serving a load, their CPU time so far: for the runner, this process (the runner runs in it) with its
+ * execution environments and the database; for the ceiling, its process (warm-paths.ts) with the same database.
+ */
+const servingTimes = (url: string) => {
+  const mine = treeTimes(process.pid);
+  const serving = new Set<Role>(url === ceilingUrl ? ['database'] : ['runner', 'environments', 'database']);
+  for (const [pid, { role }] of mine) if (!serving.has(role)) mine.delete(pid);
+  if (url !== ceilingUrl) return mine;
+  for (const [pid, times] of treeTimes(warmChild.pid ?? 0)) mine.set(pid, { ...times, role: 'runner' });
+  return mine;
 };
 const load = async (url: string, connections: number, seconds = loadSeconds) => {
-  const cpu = url === ceilingUrl ? ceilingCpu : async () => ownCpu();
-  const before = await cpu();
+  const before = servingTimes(url);
   const { stdout } = await promisify(execFile)(process.execPath, [
     join(here, 'http-load.ts'),
     url,
@@ -256,8 +264,10 @@ const load = async (url: string, connections: number, seconds = loadSeconds) => 
     String(seconds),
     String(ids(200_000)),
   ]);
-  const figures = JSON.parse(stdout) as Omit<LoadFigures, 'cpuMicrosPerRequest'>;
-  return { ...figures, cpuMicrosPerRequest: ((await cpu()) - before) / figures.requests };
+  const figures = JSON.parse(stdout) as Omit<LoadFigures, 'cpu'>;
+  const cpu: Partial<Record<Role, number>> = {};
+  for (const [role, { micros }] of timesByRole(before, servingTimes(url))) cpu[role] = micros / figures.requests;
+  return { ...figures, cpu };
 };
 // Rounds alternate the ceiling and the runner, so that a change in the machine's speed falls on both alike.
 const throughput: Record<string, LoadFigures[]> = {};
@@ -456,7 +466,13 @@ const bundleKiB = (path: string) => `${(statSync(path).size / 1024).toFixed(0)} 
 const loadRow = (name: string, connections: number) => {
   const rounds = throughput[`${name}-${connections}`] ?? [];
   const p = (pick: (figures: LoadFigures) => number) => median(rounds.map(pick)).toFixed(2);
-  return `${median(rounds.map((figures) => figures.perSecond)).toFixed(0)} req/s (rounds: ${rounds.map((figures) => figures.perSecond.toFixed(0)).join(', ')}; p50 ${p((figures) => figures.p50)} ms, p99 ${p((figures) => figures.p99)} ms; its process's CPU ${median(rounds.map((figures) => figures.cpuMicrosPerRequest)).toFixed(0)} µs a request)`;
+  const cpu = (role: Role) => median(rounds.map((figures) => figures.cpu[role] ?? 0));
+  const all = median(rounds.map(({ cpu }) => Object.values(cpu).reduce((sum, micros) => sum + micros, 0)));
+  const parts =
+    name === 'ceiling'
+      ? `its process ${cpu('runner').toFixed(0)}, the database ${cpu('database').toFixed(0)}`
+      : `its process ${cpu('runner').toFixed(0)}, the environments ${cpu('environments').toFixed(0)}, the database ${cpu('database').toFixed(0)}`;
+  return `${median(rounds.map((figures) => figures.perSecond)).toFixed(0)} req/s (rounds: ${rounds.map((figures) => figures.perSecond.toFixed(0)).join(', ')}; p50 ${p((figures) => figures.p50)} ms, p99 ${p((figures) => figures.p99)} ms; CPU ${all.toFixed(0)} µs a request: ${parts})`;
 };
 const coldRow = (name: string, label: string, versus: string) =>
   `| ${label} | ${medianAndSpread(coldOf(name).answeredMs, 'ms')} | ${medianAndSpread(coldOf(name).loadedMs, 'ms')} | ${versus} |`;
@@ -563,10 +579,11 @@ Each bundle loaded once in a process of its own (logs to /dev/null), then each i
 The ceiling is node:http calling the same createPlant bundle in one process, against the same dynalite, with no
 gateway (no authorizer cache, no access log, no execution environments). Load: tools/bench/http-load.ts, ${loadRounds} rounds of
 ${loadSeconds} s each, the ceiling and the runner in turn, after a 1 s warm-up; every request a new plant. Medians of the
-rounds; the ratio is the median of the per-round ratios. "Its process's CPU" is the CPU time (user and system,
-\`process.cpuUsage\`) of the process serving, over the round, per request: for the runner, the gateway's own time per
-request (the runner runs in the bench's process, idle but for it; its functions and dynalite are processes of their
-own); for the ceiling, node:http and createPlant together. On a busy machine a figure of throughput moves with the
+rounds; the ratio is the median of the per-round ratios. "CPU" is the CPU time (user and system, Linux's
+/proc/<pid>/stat, tools/bench/process-cpu.ts) of every process serving, over the round, per request: for the runner,
+its process (the gateway and the Runtime APIs: it runs in the bench's process, idle but for it), its execution
+environments and dynalite; for the ceiling, its process (node:http and createPlant together) and the same dynalite.
+On a machine whose CPU is the limit, throughput follows the inverse of that total. On a busy machine a figure of throughput moves with the
 other work; a CPU time per request moves less (tools/bench/gateway-ab.ts compares two builds of the runner by both,
 in alternating rounds). The function URL (tools/bench/function-url.ts, synthesized
 in-process): its first request on 5 fresh starts, each sent as soon as the runner serves; the same load as GETs, one round of ${loadSeconds} s after a 1 s warm-up; its memory (tools/bench/memory.ts, Linux's

@@ -1,7 +1,7 @@
 // The benchmark's warm measurements, in a process of their own (its stdout, where the functions log, goes nowhere):
 // the synthesized bundles loaded once, then each path invoked many times and each invocation timed. Then it serves
 // the in-process ceiling: node:http straight into the same createPlant handler, no gateway, no execution environments.
-// Started by bench.ts with a JSON settings file; answers over IPC (its results, then its CPU time when asked).
+// Started by bench.ts with a JSON settings file; answers over IPC with its results and the ceiling's URL.
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { JwtVerifier } from 'aws-jwt-verify';
@@ -158,12 +158,8 @@ const results: WarmResults = {
 // The ceiling: what node:http can serve when a request goes straight into the handler.
 const { url: ceilingUrl, server: ceiling } = await serveCeiling(createPlant);
 process.send?.({ results, ceilingUrl });
-// 'cpu': this process's CPU time so far, in µs (the ceiling's own time per request, beside the runner's); else stop.
-process.on('message', (message) => {
-  if (message === 'cpu') {
-    const { user, system } = process.cpuUsage();
-    return void process.send?.({ cpuMicros: user + system });
-  }
+// Any message stops it (bench.ts reads its CPU time from /proc).
+process.on('message', () => {
   ceiling.closeAllConnections();
   ceiling.close(() => process.exit(0));
 });
