@@ -1,23 +1,38 @@
 // The Lambda proxy event (v1) API Gateway sends a function for a REST API request.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RestApi } from '../app/api.ts';
 import type { Stage } from '../app/cfn.ts';
 import { localAws } from '../app/local-aws.ts';
 import type { RestRoute } from '../app/rest-api.ts';
+import { randomText } from '../random-bytes.ts';
 import { isBinaryMediaType } from './content-handling.ts';
 import type { IamCaller } from './sigv4.ts';
 
+const shortIds = new Map<string, string>();
 /**
  * An id in the shape of API Gateway's for a resource or a deployment (six lower-case letters and digits, as in captured
- * events), the same for the same name.
+ * events), the same for the same name (kept: a request's event carries two).
  */
-const shortId = (name: string) => createHash('sha256').update(name).digest('hex').slice(0, 6);
+const shortId = (name: string) => {
+  let id = shortIds.get(name);
+  if (id === undefined) {
+    id = createHash('sha256').update(name).digest('hex').slice(0, 6);
+    shortIds.set(name, id);
+  }
+  return id;
+};
 
+/** The last second `requestTime` wrote, and its text: requests in the same second share it. */
+let lastTime = { second: Number.NaN, text: '' };
 /** API Gateway's `requestTime`: `26/Nov/2026:21:00:00 +0000`. */
 export const requestTime = (date: Date) => {
-  const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
-  return `${day}/${month}/${year}:${time} +0000`;
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== lastTime.second) {
+    const [, day, month, year, time] = /^\w+, (\d+) (\w+) (\d+) ([\d:]+)/.exec(date.toUTCString()) ?? [];
+    lastTime = { second, text: `${day}/${month}/${year}:${time} +0000` };
+  }
+  return lastTime.text;
 };
 
 /** Header names as the client sent them: `last` keeps each name's last value, `all` every value. */
@@ -32,6 +47,9 @@ export const headersAsSent = (request: IncomingMessage) => {
   return { last, all };
 };
 
+/** The headers below, by their names in lower case. */
+const added = new Set(['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-amzn-trace-id']);
+
 /**
  * The headers a regional REST API adds before the function sees a request: `X-Forwarded-For` (the client's address
  * appended to any the client sent), `X-Forwarded-Port`, `X-Forwarded-Proto` and `X-Amzn-Trace-Id` (the client's, or
@@ -43,22 +61,25 @@ const withGatewayHeaders = (
   request: IncomingMessage,
   started: Date,
 ): ReturnType<typeof headersAsSent> => {
-  const added = new Set(['x-forwarded-for', 'x-forwarded-port', 'x-forwarded-proto', 'x-amzn-trace-id']);
-  const sent = (name: string) =>
-    Object.entries(all).flatMap(([key, values]) => (key.toLowerCase() === name ? values : []));
-  const [trace] = sent('x-amzn-trace-id');
+  const kept: [string, string[]][] = [];
+  const sent: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(all)) {
+    const lower = name.toLowerCase();
+    if (added.has(lower)) sent[lower] = [...(sent[lower] ?? []), ...values];
+    else kept.push([name, values]);
+  }
+  const [trace] = sent['x-amzn-trace-id'] ?? [];
   const gateway: Record<string, string[]> = {
-    'X-Forwarded-For': [[...sent('x-forwarded-for'), request.socket.remoteAddress ?? '127.0.0.1'].join(', ')],
+    'X-Forwarded-For': [[...(sent['x-forwarded-for'] ?? []), request.socket.remoteAddress ?? '127.0.0.1'].join(', ')],
     'X-Forwarded-Port': [String(request.socket.localPort ?? '')],
     'X-Forwarded-Proto': ['http'],
     'X-Amzn-Trace-Id': [
       trace ??
         `Root=1-${Math.floor(started.getTime() / 1000)
           .toString(16)
-          .padStart(8, '0')}-${randomBytes(12).toString('hex')}`,
+          .padStart(8, '0')}-${randomText(12, 'hex')}`,
     ],
   };
-  const kept = Object.entries(all).filter(([name]) => !added.has(name.toLowerCase()));
   const merged = Object.fromEntries([...kept, ...Object.entries(gateway)]);
   return {
     all: merged,
@@ -129,7 +150,7 @@ export const proxyEvent = ({
       resourcePath: route.resourcePath,
       httpMethod: request.method,
       // API Gateway's other id for the request, in its own shape (captured events: 16 characters of base64).
-      extendedRequestId: randomBytes(11).toString('base64'),
+      extendedRequestId: randomText(11, 'base64'),
       requestTime: requestTime(started),
       path: `/${stage.name}${url.pathname}`,
       accountId: localAws.accountId,

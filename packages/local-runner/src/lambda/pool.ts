@@ -3,12 +3,13 @@
 // NODE_OPTIONS), that loads the bundle once and stays warm, handles one invocation at a time, and is replaced when it
 // crashes, runs out of memory or times out. More start on concurrency, up to a cap; beyond it requests wait.
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { FunctionDefinition } from '../app/functions.ts';
 import { functionArn } from '../app/return-values.ts';
+import { randomText } from '../random-bytes.ts';
 import { bootstrapOf, type Inspect, type SdkFolders } from './bootstrap.ts';
 import { recordEvent } from './event-log.ts';
 import { killGroup, spawnInOwnGroup } from './own-group.ts';
@@ -101,8 +102,8 @@ const traceHeader = (event: unknown) => {
   const sent = (event as { headers?: Record<string, unknown> } | null)?.headers?.['X-Amzn-Trace-Id'];
   const root =
     (typeof sent === 'string' ? /Root=[^;]+/.exec(sent)?.[0] : undefined) ??
-    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
-  return `${root};Parent=${randomBytes(8).toString('hex')};Sampled=0`;
+    `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomText(12, 'hex')}`;
+  return `${root};Parent=${randomText(8, 'hex')};Sampled=0`;
 };
 
 /** A response as the runtime posted it: a JSON document, or (from a runtime that sends something else) its text. */

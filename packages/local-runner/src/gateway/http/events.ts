@@ -1,11 +1,11 @@
 // The events an HTTP API's Lambda proxy integration sends ("Working with AWS Lambda proxy integrations for HTTP APIs"):
 // payload format 2.0, and 1.0 (a REST API's shape); and the request's parts as its Lambda authorizers get them.
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { HttpApi } from '../../app/api.ts';
 import type { Stage } from '../../app/cfn.ts';
 import type { HttpRoute } from '../../app/http-api.ts';
 import { localAws } from '../../app/local-aws.ts';
+import { randomText } from '../../random-bytes.ts';
 import { headersAsSent, requestTime } from '../proxy-event.ts';
 
 const hopByHop = new Set([
@@ -59,7 +59,7 @@ export const eventV2 = (
   headers['x-forwarded-proto'] = 'http';
   headers['x-amzn-trace-id'] ??= `Root=1-${Math.floor(started.getTime() / 1000)
     .toString(16)
-    .padStart(8, '0')}-${randomBytes(12).toString('hex')}`;
+    .padStart(8, '0')}-${randomText(12, 'hex')}`;
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   // The path percent-decoded, as captured on AWS (`/capture/space value` for `/capture/space%20value`).
@@ -86,7 +86,7 @@ export const eventV2 = (
         userAgent: request.headers['user-agent'] ?? '',
       },
       // API Gateway's id of the request (captured events: 16 characters of base64).
-      requestId: randomBytes(11).toString('base64').slice(0, 16),
+      requestId: randomText(11, 'base64').slice(0, 16),
       routeKey: route.routeKey,
       stage: stage.name,
       time: requestTime(started),
