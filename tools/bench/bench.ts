@@ -451,13 +451,20 @@ const boundsText = `- **Cold starts** are mostly Node itself: its bootstrap, the
 - **The authorizer's warm path** is ECDSA verification in \`node:crypto\`; what it adds to the bare verify is
   Powertools' context, Middy and the policy it builds.
 - **The runner** does what the ceiling does, plus a gateway and two hand-overs between processes per request (each
-  execution environment is a process of its own, as on Lambda: the event and the result cross a pipe). On two cores
-  the load client, the gateway, the environments and dynalite compete for the CPU. In the gateway's profile the
-  socket writes lead (each named below by its caller): handing an event to its environment, the Runtime API's 202 to
-  a posted response, and the answer to the client; each wakes another process, so on a busy machine a write's time is
+  execution environment is a process of its own, as on Lambda, given one invocation at a time through the Runtime API's
+  HTTP: the event and the result cross a socket). The rows' CPU time per request says where the machine goes: the
+  runner's process (the gateway, and the Runtime API's two requests and two answers per invocation), the environments
+  (the handler, the runtime's client, a wake-up for each event and each database answer) and dynalite. At 32 connections
+  the ceiling serves many requests in a turn of its event loop and sends dynalite 32 at a time, while each environment
+  answers one invocation at a time and dynalite sees at most one request per environment: there the environments and
+  dynalite alone have cost more CPU per request than the whole ceiling in every run so far (the rows give this run's),
+  so on a machine whose CPU is the limit no gateway, however cheap, brings the runner near the ceiling's throughput. At
+  1 connection neither batches, and the runner's own process is most of the difference. In the gateway's profile the
+  socket writes lead (each named below by its caller): handing an event to its environment, the Runtime API's 202 to a
+  posted response, and the answer to the client; each wakes another process, so on a busy machine a write's time is
   mostly the CPU passing to the process it wakes (V8's profiler samples by the clock: a write during which the process
-  is put aside counts the wait; the rows' CPU time per request counts only what the process ran, mostly in user
-  space, tools/bench/gateway-ab.ts says how much). The rest is Node's HTTP parsing and streams, spread thin.`;
+  is put aside counts the wait; the rows' CPU time per request counts only what the processes ran, mostly in user
+  space). The rest is Node's HTTP parsing and streams, spread thin.`;
 
 // 7. The report.
 const met = (ok: boolean) => (ok ? 'met' : '**NOT met**');
