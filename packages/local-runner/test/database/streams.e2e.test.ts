@@ -7,8 +7,9 @@
 // - The DynamoDB Streams API Reference (https://docs.aws.amazon.com/amazondynamodbstreams/latest/APIReference/Welcome.html):
 //   ListStreams, DescribeStream, GetShardIterator (TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER),
 //   GetRecords and its Record shape; a closed shard read to its end gives no NextShardIterator.
-// - "TransactWriteItems" and "UpdateTable" in the DynamoDB API Reference
+// - "TransactWriteItems", "TransactGetItems" and "UpdateTable" in the DynamoDB API Reference
 //   (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html,
+//   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html,
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import {
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
+  TransactGetItemsCommand,
   TransactWriteItemsCommand,
   UpdateItemCommand,
   UpdateTableCommand,
@@ -303,6 +305,55 @@ describe('a transaction', () => {
       ],
     });
     await expect(client.send(twice)).rejects.toMatchObject({ name: 'ValidationException' });
+  });
+
+  // "TransactWriteItems" ClientRequestToken: the same request with the same token within 10 minutes has the effect of
+  // one call; the same token with other parameters is refused with IdempotentParameterMismatchException.
+  test('a ClientRequestToken given again: the same request is not written again; another request is refused', async () => {
+    const restock = (count: string) =>
+      new TransactWriteItemsCommand({
+        ClientRequestToken: 'restock-1',
+        TransactItems: [{ Put: { TableName: 'stock', Item: { id: S('palm'), count: { N: count } } } }],
+      });
+    await client.send(restock('5'));
+    await client.send(new PutItemCommand({ TableName: 'stock', Item: { id: S('palm'), count: { N: '4' } } }));
+    await expect(client.send(restock('5'))).resolves.toBeDefined();
+    const { Item } = await client.send(new GetItemCommand({ TableName: 'stock', Key: { id: S('palm') } }));
+    expect(Item?.count).toEqual({ N: '4' });
+    await expect(client.send(restock('6'))).rejects.toMatchObject({ name: 'IdempotentParameterMismatchException' });
+  });
+});
+
+// "TransactGetItems", DynamoDB API Reference
+// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html): up to 100 Gets, each
+// item's response in the order asked (a missing item's without an Item), a projection as GetItem's; the same item
+// twice is a ValidationException; a table that does not exist, ResourceNotFoundException.
+describe('TransactGetItems', () => {
+  beforeAll(async () => {
+    await client.send(new PutItemCommand({ TableName: 'plants', Item: { id: S('aloe'), water: S('little') } }));
+    await client.send(new PutItemCommand({ TableName: 'plants', Item: { id: S('ivy'), water: S('often') } }));
+  });
+  const get = (id: string, more: object = {}) => ({ Get: { TableName: 'plants', Key: { id: S(id) }, ...more } });
+
+  test("gives each item asked for, in order; a missing item's response has no Item", async () => {
+    const { Responses } = await client.send(
+      new TransactGetItemsCommand({
+        TransactItems: [get('ivy'), get('none'), get('aloe', { ProjectionExpression: 'water' })],
+      }),
+    );
+    expect(Responses).toEqual([{ Item: { id: S('ivy'), water: S('often') } }, {}, { Item: { water: S('little') } }]);
+  });
+
+  test.each([
+    ['the same item twice', [get('ivy'), get('ivy')], 'ValidationException'],
+    ['101 items', Array.from({ length: 101 }, (_, n) => get(`p${n}`)), 'ValidationException'],
+    [
+      'a table that does not exist',
+      [{ Get: { TableName: 'nowhere', Key: { id: S('x') } } }],
+      'ResourceNotFoundException',
+    ],
+  ])('%s: refused', async (_, TransactItems, name) => {
+    await expect(client.send(new TransactGetItemsCommand({ TransactItems }))).rejects.toMatchObject({ name });
   });
 });
 

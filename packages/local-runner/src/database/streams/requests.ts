@@ -1,7 +1,7 @@
 // What the database process answers before dynalite: the DynamoDB Streams API (its target prefix,
-// `DynamoDBStreams_20120810`, on the database's own port), UpdateTable's stream setting, TransactWriteItems, Time to
-// Live (time-to-live.ts), and CreateTable's StreamSpecification (noted, then the request goes on to dynalite, its body
-// as it came). Every DynamoDB call's body is read here first, and one that is JSON but no object refused
+// `DynamoDBStreams_20120810`, on the database's own port), UpdateTable's stream setting, TransactWriteItems and
+// TransactGetItems, Time to Live (time-to-live.ts), and CreateTable's StreamSpecification (noted, then the request
+// goes on to dynalite, its body as it came). Every DynamoDB call's body is read here first, and one that is JSON but no object refused
 // (SerializationException): dynalite ends its process on a body of `null`. Any other request goes to dynalite as is.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -11,6 +11,7 @@ import type { Streams } from './streams.ts';
 import { streamsOperations } from './streams-api.ts';
 import { requestedStream, streamLabelHeader, updateTableStream } from './table-streams.ts';
 import { describeTimeToLive, updateTimeToLive } from './time-to-live.ts';
+import { transactGetItems } from './transact-get.ts';
 import { transactWriteItems } from './transact-write.ts';
 
 type Input = Record<string, unknown>;
@@ -20,6 +21,7 @@ const databasePrefix = 'DynamoDB_20120810';
 /** The DynamoDB operations answered here whole (dynalite serves none of them). */
 const ownOperations: Record<string, (streams: Streams, input: Input) => Promise<unknown>> = {
   TransactWriteItems: transactWriteItems,
+  TransactGetItems: transactGetItems,
   UpdateTimeToLive: updateTimeToLive,
   DescribeTimeToLive: describeTimeToLive,
 };

@@ -2,7 +2,8 @@
 // Update, Delete and ConditionCheck actions on distinct items, all or none. Each action is checked and computed by
 // dynalite's own PutItem, UpdateItem and DeleteItem (its validations, conditions, update expressions and index
 // entries), run against a view of the store whose writes are kept instead of made; every item's lock is held from
-// the first read to the one batch that writes them all, with their stream records (streams.ts).
+// the first read to the one batch that writes them all, with their stream records (streams.ts). TransactGetItems
+// (transact-get.ts) takes the same locks.
 import deleteItem from 'dynalite/actions/deleteItem.js';
 import putItem from 'dynalite/actions/putItem.js';
 import updateItem from 'dynalite/actions/updateItem.js';
@@ -13,6 +14,7 @@ import putItemRules from 'dynalite/validations/putItem.js';
 import updateItemRules from 'dynalite/validations/updateItem.js';
 import { DatabaseError } from './database-error.ts';
 import { keepingStore, type Operation } from './kept-writes.ts';
+import { onceByToken } from './request-tokens.ts';
 import type { ItemChange, Streams, TableRecord } from './streams.ts';
 
 type Input = Record<string, unknown>;
@@ -34,7 +36,7 @@ interface Action {
   key: string;
 }
 
-const validation = (message: string) => new DatabaseError('ValidationException', message);
+export const validation = (message: string) => new DatabaseError('ValidationException', message);
 
 /** One of TransactItems, checked by the rules of the single-item operation it is (ConditionCheck: DeleteItem's). */
 const checked = (streams: Streams, entry: unknown): { kind: Kind; data: Record<string, unknown> } => {
@@ -50,15 +52,22 @@ const checked = (streams: Streams, entry: unknown): { kind: Kind; data: Record<s
   return { kind, data };
 };
 
-const tableOf = (streams: Streams, name: string) =>
+export const tableOf = (streams: Streams, name: string) =>
   new Promise<TableRecord>((resolve, reject) =>
     streams.store.getTable(name, true, (error, table) =>
       error ? reject(error) : resolve(table as unknown as TableRecord),
     ),
   );
 
+/** Refuses a transaction naming an item twice (ValidationException, as DynamoDB answers it). */
+export const refuseSameItem = (actions: Pick<Action, 'table' | 'key'>[]) => {
+  const items = new Set(actions.map(({ table, key }) => `${table.TableName}\u0000${key}`));
+  if (items.size < actions.length)
+    throw validation('Transaction request cannot include multiple operations on one item');
+};
+
 /** Takes every item's lock (dynalite's, per table), in one order; resolves with what releases them all. */
-const lockAll = async (streams: Streams, actions: Action[]) => {
+export const lockAll = async (streams: Streams, actions: Pick<Action, 'table' | 'key'>[]) => {
   const releases: (() => void)[] = [];
   const byTable = Map.groupBy(actions, ({ table }) => table.TableName);
   for (const name of [...byTable.keys()].sort()) {
@@ -98,8 +107,14 @@ const run = (streams: Streams, action: Action, changes: ItemChange[], indexes: O
     actionOf[action.kind](store, { ...action.data, TableName: action.table.TableName }, answer);
   });
 
-/** TransactWriteItems: every action, or none (TransactionCanceledException with each one's reason). */
-export const transactWriteItems = async (streams: Streams, input: Input) => {
+/**
+ * TransactWriteItems: every action, or none (TransactionCanceledException with each one's reason); once per
+ * ClientRequestToken (request-tokens.ts).
+ */
+export const transactWriteItems = (streams: Streams, input: Input) =>
+  onceByToken(streams, input, () => transactOnce(streams, input));
+
+const transactOnce = async (streams: Streams, input: Input) => {
   const entries = input.TransactItems;
   if (!Array.isArray(entries) || entries.length < 1 || entries.length > 100)
     throw validation('TransactItems must have between 1 and 100 members');
@@ -110,9 +125,7 @@ export const transactWriteItems = async (streams: Streams, input: Input) => {
     const keyed = (kind === 'Put' ? data.Item : data.Key) as DynaliteItem;
     actions.push({ kind, data, table, key: db.createKey(keyed, table as unknown as Record<string, unknown>) });
   }
-  const items = new Set(actions.map(({ table, key }) => `${table.TableName}\u0000${key}`));
-  if (items.size < actions.length)
-    throw validation('Transaction request cannot include multiple operations on one item');
+  refuseSameItem(actions);
   const release = await lockAll(streams, actions);
   try {
     const changes: ItemChange[] = [];
