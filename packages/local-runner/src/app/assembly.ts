@@ -1,5 +1,5 @@
 // Reads a synthesized cloud assembly (cdk.out) into what the runner serves: its manifest and stacks (their templates,
-// exports and DynamoDB tables), each API of a stack as one Api (api.ts: a REST API read by rest-api.ts, an HTTP API by
+// exports and DynamoDB tables, read by tables.ts), each API of a stack as one Api (api.ts: a REST API read by rest-api.ts, an HTTP API by
 // http-api.ts, a WebSocket API by websocket-api.ts, a function URL by function-url.ts), the Lambda functions their
 // routes and authorizers reach (functions.ts: their bundled assets), and the user pools of the APIs served. Which of those functions are served, by what name: served-functions.ts. Anything the
 // runner cannot reproduce faithfully stops it here, with a message naming the resource.
@@ -23,8 +23,10 @@ import {
   UnresolvableValueError,
   type ValueContext,
 } from './intrinsics.ts';
+import { localAws } from './local-aws.ts';
 import { readRestApi } from './rest-api.ts';
 import { type ServiceSeeds, serviceSeedsOf } from './service-resources.ts';
+import { globalTableNotices, tablesOf } from './tables.ts';
 import { functionTargets } from './uri-target.ts';
 import { missingPublicGrants } from './url-permissions.ts';
 import { readUserPools } from './user-pools.ts';
@@ -36,6 +38,8 @@ interface CfnTemplate extends DeployedTemplate {
 
 interface AssemblyStack {
   name: string;
+  /** Its region (regionOf): the one whose replica of a global table is served. */
+  region: string;
   resources: Record<string, CfnResource>;
   /** Its tables, its Refs' and the local database's. */
   tables: Table[];
@@ -43,12 +47,14 @@ interface AssemblyStack {
   template: TemplateSections;
 }
 
-const tablesOf = (resources: Record<string, CfnResource>): Table[] =>
-  ofType(resources, 'AWS::DynamoDB::Table').map(([id, resource]) => ({
-    id,
-    tableName: String(props(resource).TableName ?? id),
-    properties: props(resource),
-  }));
+/**
+ * A stack's region: its manifest's `environment` (`aws://<account>/<region>`), else (an environment-agnostic stack,
+ * `unknown-region`) the local region, which `AWS::Region` is locally.
+ */
+const regionOf = (environment: string | undefined) => {
+  const region = environment?.split('/')[3];
+  return region === undefined || region === '' || region === 'unknown-region' ? localAws.region : region;
+};
 
 /**
  * Every stack of the cloud assembly in `cloudAssemblyDir`, and what they export (a cross-stack reference of the CDK is
@@ -56,7 +62,7 @@ const tablesOf = (resources: Record<string, CfnResource>): Table[] =>
  */
 const assemblyOf = (cloudAssemblyDir: string) => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
-    artifacts?: Record<string, { type: string; properties?: { templateFile?: string } }>;
+    artifacts?: Record<string, { type: string; environment?: string; properties?: { templateFile?: string } }>;
   };
   const exports = new Map<string, ExportedValue>();
   const stacks = Object.entries(manifest.artifacts ?? {})
@@ -71,7 +77,8 @@ const assemblyOf = (cloudAssemblyDir: string) => {
         Conditions: template.Conditions,
         Mappings: template.Mappings,
       };
-      const stack = { name, resources, tables: tablesOf(resources), template: sections };
+      const region = regionOf(artifact.environment);
+      const stack = { name, region, resources, tables: tablesOf(resources, region), template: sections };
       const context: ValueContext = { stackName: name, tables: stack.tables, resources, exports, template: sections };
       for (const output of Object.values(template.Outputs ?? {})) {
         if (output.Export?.Name === undefined) continue;
@@ -166,11 +173,13 @@ const functionsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
   });
 
 /**
- * What of the assembly no local part serves or applies: a WAF web ACL on an API's stage; a nested stack
- * (`AWS::CloudFormation::Stack`, CDK's NestedStack), whose template the runner does not read.
+ * What of the assembly no local part serves or applies: a global table's replicas in other regions (tables.ts); a WAF
+ * web ACL on an API's stage; a nested stack (`AWS::CloudFormation::Stack`, CDK's NestedStack), whose template the
+ * runner does not read.
  */
 const noticesOf = (stacks: AssemblyStack[]) =>
-  stacks.flatMap(({ name, resources }) => [
+  stacks.flatMap(({ name, region, resources }) => [
+    ...globalTableNotices(name, resources, region),
     ...ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
       ([id]) =>
         `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,

@@ -205,6 +205,15 @@ const tableStreamArn: Getter = (subject) => {
   if (spec?.StreamViewType === undefined) return { unknown: 'it has no StreamSpecification, so no stream' };
   return withName(tableName(subject), (name) => localTableStreamArn(name));
 };
+const tableArn = arnOf('dynamodb', (name) => `table/${name}`, tableName);
+/**
+ * "AWS::DynamoDB::GlobalTable" TableId: the table's unique identifier, a UUID (`a123b456-01ab-23cd-123a-111222aaabbb`);
+ * locally a hash of the stack and logical id in that shape, the same at every start.
+ */
+const tableId: Getter = ({ id, stackName }) => {
+  const hex = createHash('sha256').update(`${stackName}/${id}`).digest('hex');
+  return known([hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20, 32)].join('-'));
+};
 /** A function's name: the template's FunctionName, else the one CloudFormation generates (generatedFunctionName). */
 const fnName: Getter = ({ id, stackName, text }) => known(text('FunctionName') ?? generatedFunctionName(stackName, id));
 const secret: Getter = ({ id, stackName, text }) =>
@@ -261,10 +270,13 @@ export const returnValues: Record<string, ReturnValues> = {
   // Served locally (the database, the functions, the gateway, the issuer standing in for Cognito).
   'AWS::DynamoDB::Table': {
     ref: tableName,
-    attributes: {
-      Arn: arnOf('dynamodb', (name) => `table/${name}`, tableName),
-      StreamArn: tableStreamArn,
-    },
+    attributes: { Arn: tableArn, StreamArn: tableStreamArn },
+  },
+  // Served as the table of the stack's region (tables.ts), whose values its return values are ("The ARN returned is
+  // that of the replica in the region the stack is deployed to").
+  'AWS::DynamoDB::GlobalTable': {
+    ref: tableName,
+    attributes: { Arn: tableArn, StreamArn: tableStreamArn, TableId: tableId },
   },
   'AWS::Lambda::Function': {
     ref: fnName,

@@ -19,7 +19,16 @@ import { CfnApi, CfnAuthorizer, HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { type CfnUserPool, UserPool } from 'aws-cdk-lib/aws-cognito';
-import { AttributeType, type CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  Billing,
+  Capacity,
+  type CfnGlobalTable,
+  type CfnTable,
+  StreamViewType,
+  Table,
+  TableV2,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { type CfnFunction, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { RestApi as ReadRestApi } from '../../src/app/api.ts';
@@ -545,5 +554,67 @@ describe('readAssembly: several stacks at once', () => {
     expect(notice).toMatch(
       /^Orders\/\w+: a nested stack, which the runner does not read: nothing it declares is served, and its outputs \(Fn::GetAtt \w+\.Outputs\.\*\) have no local value$/,
     );
+  });
+});
+
+// CDK's TableV2 synthesizes an AWS::DynamoDB::GlobalTable ("AWS::DynamoDB::GlobalTable", CloudFormation template
+// reference, https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-dynamodb-globaltable.html):
+// served as the table of the stack's region, with its replica there's read capacity; its return values (Ref: the
+// name; Arn, StreamArn, TableId: "that of the replica in the region the stack is deployed to") resolve; its replicas
+// in other regions are said at start.
+test("a TableV2 (AWS::DynamoDB::GlobalTable): the stack's region's table, its values, its other replicas said", () => {
+  const outdir = synthesize((app) => {
+    const stack = new Stack(app, 'Shop', { env: { region: 'eu-west-1' } });
+    const table = new TableV2(stack, 'Catalog', {
+      partitionKey: { name: 'id', type: AttributeType.STRING },
+      billing: Billing.provisioned({
+        readCapacity: Capacity.fixed(5),
+        writeCapacity: Capacity.autoscaled({ maxCapacity: 9 }),
+      }),
+      globalSecondaryIndexes: [{ indexName: 'byKind', partitionKey: { name: 'kind', type: AttributeType.STRING } }],
+      dynamoStream: StreamViewType.NEW_IMAGE,
+      timeToLiveAttribute: 'expires',
+      replicas: [{ region: 'us-west-2' }],
+    });
+    (table.node.defaultChild as CfnGlobalTable).overrideLogicalId('Catalog');
+    const fn = new LambdaFunction(stack, 'Fn', { code: code(), handler: 'echo.handler', runtime: Runtime.NODEJS_24_X });
+    fn.addEnvironment('TABLE', table.tableName);
+    fn.addEnvironment('ARN', table.tableArn);
+    fn.addEnvironment('STREAM', table.tableStreamArn ?? '');
+    fn.addEnvironment('ID', table.tableId ?? '');
+  });
+  const assembly = readAssembly(outdir);
+  const throughput = { ReadCapacityUnits: 5, WriteCapacityUnits: 1 };
+  expect(assembly.tables).toEqual([
+    {
+      id: 'Catalog',
+      tableName: 'Catalog',
+      properties: {
+        AttributeDefinitions: expect.any(Array),
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'byKind',
+            KeySchema: [{ AttributeName: 'kind', KeyType: 'HASH' }],
+            Projection: { ProjectionType: 'ALL' },
+            ProvisionedThroughput: throughput,
+          },
+        ],
+        ProvisionedThroughput: throughput,
+        StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+        TimeToLiveSpecification: { AttributeName: 'expires', Enabled: true },
+      },
+    },
+  ]);
+  expect(assembly.notices).toContain(
+    "Shop/Catalog: a global table's replicas in us-west-2: not served (the runner serves its table of the stack's region, eu-west-1, alone)",
+  );
+  const [{ fn, context } = {}] = assembly.otherFunctions;
+  if (!fn || !context) throw new Error('no function');
+  expect(functionVariables(fn, context, {})).toMatchObject({
+    TABLE: 'Catalog',
+    ARN: 'arn:aws:dynamodb:us-east-1:000000000000:table/Catalog',
+    STREAM: 'arn:aws:dynamodb:us-east-1:000000000000:table/Catalog/stream/1970-01-01T00:00:00.000',
+    ID: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
   });
 });

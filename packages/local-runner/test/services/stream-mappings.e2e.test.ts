@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand, QueryCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
@@ -274,4 +274,35 @@ test('an update filtered out (Python, a DynamoDB stream): the insertions alone r
     eventSourceARN: expect.stringMatching(new RegExp(`:table/${TableName}/stream/`)),
     dynamodb: { NewImage: { id: { S: 'o-1' }, status: { S: 'new' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
   });
+});
+
+// A TableV2 (AWS::DynamoDB::GlobalTable, "AWS::DynamoDB::GlobalTable", CloudFormation template reference,
+// https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-dynamodb-globaltable.html) is
+// served as the table of the stack's region: its stream feeds the function through its mapping (on its StreamArn),
+// and its global secondary index answers a Query.
+test('a TableV2: its stream reaches the function, its index answers a Query', async () => {
+  const TableName = mappedStreams.catalog;
+  await dynamodb.send(new PutItemCommand({ TableName, Item: { id: { S: 'c-1' }, kind: { S: 'fern' } } }));
+  await dynamodb.send(new PutItemCommand({ TableName, Item: { id: { S: 'c-2' }, kind: { S: 'palm' } } }));
+  const { Items } = await dynamodb.send(
+    new QueryCommand({
+      TableName,
+      IndexName: mappedStreams.catalogIndex,
+      KeyConditionExpression: '#k = :k',
+      ExpressionAttributeNames: { '#k': 'kind' },
+      ExpressionAttributeValues: { ':k': { S: 'fern' } },
+    }),
+  );
+  expect(Items).toEqual([{ id: { S: 'c-1' }, kind: { S: 'fern' } }]);
+  const records = await until(() => {
+    const all = lines
+      .filter((l) => l.includes('BATCH ') && l.includes(`:table/${TableName}/stream/`))
+      .flatMap((l) => (JSON.parse(l.slice(l.indexOf('BATCH ') + 6)) as { Records: DynamoRecord[] }).Records);
+    return all.length >= 2 ? all : undefined;
+  });
+  expect(records.map(({ eventName, dynamodb: { Keys } }) => [eventName, Keys.id?.S])).toEqual([
+    ['INSERT', 'c-1'],
+    ['INSERT', 'c-2'],
+  ]);
+  expect(records[0]?.dynamodb.StreamViewType).toBe('NEW_IMAGE');
 });
