@@ -32,13 +32,15 @@ const replicaOf = (properties: Properties, stackRegion: string) =>
   listOf(properties.Replicas).find(({ Region }) => regionOf(Region, stackRegion) === stackRegion);
 
 /** Capacity units: the fixed number `fixed` names, else the minimum of the auto scaling `scaled` names, else 1. */
-const unitsOf = (settings: unknown, fixed: string, scaled: string) => {
+const unitsOf = (settings: unknown, scaled: string, fixed?: string) => {
   const given = objectOf(settings);
-  const units = Number(given[fixed] ?? objectOf(given[scaled]).MinCapacity);
+  const units = Number((fixed && given[fixed]) ?? objectOf(given[scaled]).MinCapacity);
   return Number.isFinite(units) && units >= 1 ? units : 1;
 };
-const readUnits = (settings: unknown) => unitsOf(settings, 'ReadCapacityUnits', 'ReadCapacityAutoScalingSettings');
-const writeUnits = (settings: unknown) => unitsOf(settings, 'WriteCapacityUnits', 'WriteCapacityAutoScalingSettings');
+/** ReadProvisionedThroughputSettings: ReadCapacityUnits, or ReadCapacityAutoScalingSettings. */
+const readUnits = (settings: unknown) => unitsOf(settings, 'ReadCapacityAutoScalingSettings', 'ReadCapacityUnits');
+/** WriteProvisionedThroughputSettings: WriteCapacityAutoScalingSettings alone. */
+const writeUnits = (settings: unknown) => unitsOf(settings, 'WriteCapacityAutoScalingSettings');
 
 /**
  * A global table's properties as an AWS::DynamoDB::Table's: its replica of the stack's region gives the read
@@ -52,12 +54,12 @@ const tablePropertiesOf = (properties: Properties, stackRegion: string): Propert
       ? { ProvisionedThroughput: { ReadCapacityUnits: readUnits(read), WriteCapacityUnits: writeUnits(write) } }
       : {};
   const replicaIndexes = listOf(replica.GlobalSecondaryIndexes);
-  const indexes = listOf(properties.GlobalSecondaryIndexes).map(({ IndexName, KeySchema, Projection, ...index }) => ({
-    IndexName,
-    KeySchema,
-    Projection,
+  const indexes = listOf(properties.GlobalSecondaryIndexes).map((index) => ({
+    IndexName: index.IndexName,
+    KeySchema: index.KeySchema,
+    Projection: index.Projection,
     ...throughput(
-      replicaIndexes.find((one) => one.IndexName === IndexName)?.ReadProvisionedThroughputSettings ??
+      replicaIndexes.find(({ IndexName }) => IndexName === index.IndexName)?.ReadProvisionedThroughputSettings ??
         replica.ReadProvisionedThroughputSettings,
       index.WriteProvisionedThroughputSettings ?? properties.WriteProvisionedThroughputSettings,
     ),
