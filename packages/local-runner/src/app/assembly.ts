@@ -18,13 +18,16 @@ import { type FunctionOfUri, readHttpApi } from './http-api.ts';
 import { iamNotice } from './iam-notice.ts';
 import {
   type ExportedValue,
+  type NestedOutputs,
   resolveValue,
   type TemplateSections,
   UnresolvableValueError,
   type ValueContext,
 } from './intrinsics.ts';
 import { localAws } from './local-aws.ts';
+import { givenParameters, nestedTemplateOf } from './nested-stacks.ts';
 import { readRestApi } from './rest-api.ts';
+import { generatedNestedStackName } from './return-values.ts';
 import { type ServiceSeeds, serviceSeedsOf } from './service-resources.ts';
 import { globalTableNotices, tablesOf } from './tables.ts';
 import { functionTargets } from './uri-target.ts';
@@ -38,13 +41,17 @@ interface CfnTemplate extends DeployedTemplate {
 
 interface AssemblyStack {
   name: string;
-  /** Its region (regionOf): the one whose replica of a global table is served. */
+  /** Its region (regionOf; a nested stack's, its parent's): the one whose replica of a global table is served. */
   region: string;
   resources: Record<string, CfnResource>;
   /** Its tables, its Refs' and the local database's. */
   tables: Table[];
   /** Its parameters, conditions and mappings, which its values are evaluated with. */
   template: TemplateSections;
+  /** A nested stack's: the top-level stack it belongs to, served with it. */
+  root?: string;
+  /** A nested stack's: its parent's path and its logical id there (`Shop/OrdersNestedStack...`), as messages name it. */
+  path?: string;
 }
 
 /**
@@ -56,9 +63,86 @@ const regionOf = (environment: string | undefined) => {
   return region === undefined || region === '' || region === 'unknown-region' ? localAws.region : region;
 };
 
+/** What reading the stacks shares: the assembly's folder, and the exports of the stacks read so far. */
+interface StackReading {
+  cloudAssemblyDir: string;
+  exports: Map<string, ExportedValue>;
+  /** The top-level stack's region, its nested stacks' too (CloudFormation creates them in its region). */
+  region: string;
+}
+
+/** The exports of `template`, each resolved in its stack (`context`), added to `exports`. */
+const addExports = (template: CfnTemplate, context: ValueContext) => {
+  for (const output of Object.values(template.Outputs ?? {})) {
+    if (output.Export?.Name === undefined) continue;
+    try {
+      context.exports.set(resolveValue(output.Export.Name, context), { value: output.Value, stack: context });
+    } catch (error) {
+      // A name with no local value: nothing can import it locally (the import says it finds no such export).
+      if (!(error instanceof UnresolvableValueError)) throw error;
+    }
+  }
+};
+
 /**
- * Every stack of the cloud assembly in `cloudAssemblyDir`, and what they export (a cross-stack reference of the CDK is
- * an Output's Export in one stack and an Fn::ImportValue in another), each export resolved in its own stack.
+ * The stack `name` of `template`, then its nested stacks and theirs (nested-stacks.ts), each a stack of its own as
+ * CloudFormation deploys it: given its parameters by its parent's resource (evaluated in the parent), its Outputs
+ * read by its parent's `Fn::GetAtt [<id>, Outputs.<name>]` (intrinsics.ts). `nesting`: a nested stack's.
+ */
+const stacksOf = (
+  template: CfnTemplate,
+  name: string,
+  reading: StackReading,
+  nesting?: { given: Map<string, ExportedValue>; root: string; path: string },
+): AssemblyStack[] => {
+  const resources = deployedResources(template, name);
+  const nested = new Map<string, NestedOutputs>();
+  const { Parameters, Conditions, Mappings } = template;
+  const sections = { Parameters, Conditions, Mappings, nested, ...(nesting && { given: nesting.given }) };
+  const stack = {
+    name,
+    region: reading.region,
+    resources,
+    tables: tablesOf(resources, reading.region),
+    template: sections,
+    ...(nesting && { root: nesting.root, path: nesting.path }),
+  };
+  const context: ValueContext = {
+    stackName: name,
+    tables: stack.tables,
+    resources,
+    exports: reading.exports,
+    template: sections,
+  };
+  addExports(template, context);
+  const descendants = ofType(resources, 'AWS::CloudFormation::Stack').flatMap(([id, resource]) => {
+    const child = nestedTemplateOf(reading.cloudAssemblyDir, name, id, resource) as CfnTemplate;
+    const given = givenParameters(name, id, resource).map(([key, value]) => [key, { value, stack: context }] as const);
+    const read = stacksOf(child, generatedNestedStackName(name, id), reading, {
+      given: new Map(given),
+      root: nesting?.root ?? name,
+      path: `${nesting?.path ?? name}/${id}`,
+    });
+    const [own] = read as [AssemblyStack];
+    nested.set(id, {
+      outputs: child.Outputs ?? {},
+      stack: {
+        stackName: own.name,
+        tables: own.tables,
+        resources: own.resources,
+        exports: reading.exports,
+        template: own.template,
+      },
+    });
+    return read;
+  });
+  return [stack, ...descendants];
+};
+
+/**
+ * Every stack of the cloud assembly in `cloudAssemblyDir`, their nested stacks after each, and what they export (a
+ * cross-stack reference of the CDK is an Output's Export in one stack and an Fn::ImportValue in another), each export
+ * resolved in its own stack.
  */
 const assemblyOf = (cloudAssemblyDir: string) => {
   const manifest = JSON.parse(readFileSync(join(cloudAssemblyDir, 'manifest.json'), 'utf8')) as {
@@ -67,41 +151,31 @@ const assemblyOf = (cloudAssemblyDir: string) => {
   const exports = new Map<string, ExportedValue>();
   const stacks = Object.entries(manifest.artifacts ?? {})
     .filter(([, artifact]) => artifact.type === 'aws:cloudformation:stack')
-    .map(([name, artifact]): AssemblyStack => {
+    .flatMap(([name, artifact]) => {
       const template = JSON.parse(
         readFileSync(join(cloudAssemblyDir, artifact.properties?.templateFile ?? `${name}.template.json`), 'utf8'),
       ) as CfnTemplate;
-      const resources = deployedResources(template, name);
-      const sections = {
-        Parameters: template.Parameters,
-        Conditions: template.Conditions,
-        Mappings: template.Mappings,
-      };
-      const region = regionOf(artifact.environment);
-      const stack = { name, region, resources, tables: tablesOf(resources, region), template: sections };
-      const context: ValueContext = { stackName: name, tables: stack.tables, resources, exports, template: sections };
-      for (const output of Object.values(template.Outputs ?? {})) {
-        if (output.Export?.Name === undefined) continue;
-        try {
-          exports.set(resolveValue(output.Export.Name, context), { value: output.Value, stack: context });
-        } catch (error) {
-          // A name with no local value: nothing can import it locally (the import says it finds no such export).
-          if (!(error instanceof UnresolvableValueError)) throw error;
-        }
-      }
-      return stack;
+      return stacksOf(template, name, { cloudAssemblyDir, exports, region: regionOf(artifact.environment) });
     });
   return { stacks, exports };
 };
 
-/** The chosen stack: the one stack in `cloudAssemblyDir`, or `stackName`; with the assembly's exports. */
+/** `stack` and the nested stacks it holds, whose resources are served with it. */
+const withNested = (stacks: AssemblyStack[], stack: { name: string }) =>
+  stacks.filter(({ name, root }) => name === stack.name || root === stack.name);
+
+/**
+ * The chosen stack: the one top-level stack in `cloudAssemblyDir`, or `stackName` (a nested stack's too); with the
+ * assembly's exports.
+ */
 const stackOf = (
   { stacks, exports }: ReturnType<typeof assemblyOf>,
   cloudAssemblyDir: string,
   stackName: string | undefined,
 ) => {
-  const names = stacks.map(({ name }) => name).join(', ');
-  const chosen = stackName === undefined ? stacks : stacks.filter(({ name }) => name === stackName);
+  const topLevel = stacks.filter(({ root }) => root === undefined);
+  const names = topLevel.map(({ name }) => name).join(', ');
+  const chosen = stackName === undefined ? topLevel : stacks.filter(({ name }) => name === stackName);
   const [stack] = chosen;
   if (!stack)
     throw new UnsupportedTemplateError(
@@ -174,8 +248,7 @@ const functionsOf = ({ stacks, exports }: ReturnType<typeof assemblyOf>) =>
 
 /**
  * What of the assembly no local part serves or applies: a global table's replicas in other regions (tables.ts); a WAF
- * web ACL on an API's stage; a nested stack (`AWS::CloudFormation::Stack`, CDK's NestedStack), whose template the
- * runner does not read.
+ * web ACL on an API's stage.
  */
 const noticesOf = (stacks: AssemblyStack[]) =>
   stacks.flatMap(({ name, region, resources }) => [
@@ -183,10 +256,6 @@ const noticesOf = (stacks: AssemblyStack[]) =>
     ...ofType(resources, 'AWS::WAFv2::WebACLAssociation').map(
       ([id]) =>
         `${name}/${id}: a WAF web ACL association, which the runner does not apply: requests its rules would block (403 on AWS) are served`,
-    ),
-    ...ofType(resources, 'AWS::CloudFormation::Stack').map(
-      ([id]) =>
-        `${name}/${id}: a nested stack, which the runner does not read: nothing it declares is served, and its outputs (Fn::GetAtt ${id}.Outputs.*) have no local value`,
     ),
   ]);
 
@@ -200,23 +269,30 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
   const assembly = assemblyOf(cloudAssemblyDir);
   const { stacks } = assembly;
   const { stackName, apiName } = options;
-  if (stackName !== undefined || stacks.length <= 1) {
+  const read = (name: string, id: string) =>
+    naming(
+      stacks.find((stack) => stack.name === name),
+      () => readApp(cloudAssemblyDir, assembly, { ...options, stackName: name, apiName: id }),
+    );
+  if (stackName !== undefined || stacks.filter(({ root }) => root === undefined).length <= 1) {
     const stack = stackOf(assembly, cloudAssemblyDir, stackName);
-    const ids = apiName === undefined ? apiIdsOf(stack.resources) : [apiName];
+    const served = withNested(stacks, stack);
+    const found = apisOf(served, apiName);
+    // An API it does not have: refused by its reader, naming the stack's APIs.
     const apis =
-      ids.length === 1
-        ? [readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name })]
-        : ids.map((id) => readApp(cloudAssemblyDir, assembly, { ...options, stackName: stack.name, apiName: id }));
+      apiName !== undefined && found.length === 0
+        ? [read(stack.name, apiName)]
+        : found.map(([name, id]) => read(name, id));
     // One stack served: the others' tables are there as deployed, one of each name.
-    const others = stacks.filter(({ name }) => name !== stack.name);
+    const others = stacks.filter((other) => !served.includes(other));
     const tables = new Map(
-      [...others, stack].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
+      [...others, ...served].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
     );
     return {
       apis,
       tables: [...tables.values()],
       stacksWithoutApi: [],
-      ...otherFunctionsOf([stack], apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
+      ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
       notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
       functions: functionsOf(assembly),
       seeds: seedsOf(assembly),
@@ -232,11 +308,7 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
     throw new UnsupportedTemplateError(
       `${apiName} is an API of ${withApis.map(({ name }) => name).join(' and ')}: choose one with --stack NAME`,
     );
-  const apis = withApis.flatMap(({ name, resources }) =>
-    (apiName === undefined ? apiIdsOf(resources) : [apiName]).map((id) =>
-      readApp(cloudAssemblyDir, assembly, { ...options, stackName: name, apiName: id }),
-    ),
-  );
+  const apis = apisOf(withApis, apiName).map(([name, id]) => read(name, id));
   refuseSharedTableNames(stacks);
   refuseSharedPoolIds(withApis);
   // With --api, the stack of that API alone; else every stack, with an API or not.
@@ -244,13 +316,34 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
   return {
     apis,
     tables: stacks.flatMap(({ tables }) => tables),
-    stacksWithoutApi: stacks.filter(({ resources }) => apiIdsOf(resources).length === 0).map(({ name }) => name),
+    stacksWithoutApi: stacks
+      .filter(({ root }) => root === undefined)
+      .filter((stack) => withNested(stacks, stack).every(({ resources }) => apiIdsOf(resources).length === 0))
+      .map(({ name }) => name),
     ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
     notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
     functions: functionsOf(assembly),
     seeds: seedsOf(assembly),
   };
 };
+
+/** `read`'s answer; a refusal of what a nested stack declares names that stack (its path) first. */
+const naming = <T>(stack: AssemblyStack | undefined, read: () => T): T => {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof UnsupportedTemplateError) || stack?.path === undefined) throw error;
+    throw new UnsupportedTemplateError(`the nested stack ${stack.path} (${stack.name}): ${error.message}`);
+  }
+};
+
+/** The APIs of `stacks` (`apiName`: that one alone), each as its stack's name and its logical id. */
+const apisOf = (stacks: AssemblyStack[], apiName: string | undefined) =>
+  stacks.flatMap(({ name, resources }) =>
+    apiIdsOf(resources)
+      .filter((id) => apiName === undefined || id === apiName)
+      .map((id) => [name, id] as const),
+  );
 
 /** Where the functions' layers are: those `--layer` gives, and the user's cache of Powertools' layers. */
 const layerSourcesOf = ({ layerDirs = {}, packageCache }: ReadOptions): LayerSources => ({

@@ -17,6 +17,19 @@ export interface TemplateSections {
   Parameters?: Record<string, { Type?: unknown; Default?: unknown }>;
   Conditions?: Record<string, unknown>;
   Mappings?: Record<string, unknown>;
+  /**
+   * A nested stack's: its parameters' values as its parent's AWS::CloudFormation::Stack gives them (its Parameters
+   * property, how the CDK passes the parent's values, `referenceto...`), each evaluated in the parent.
+   */
+  given?: Map<string, ExportedValue>;
+  /** Its nested stacks, by logical id: their Outputs, which `Fn::GetAtt [id, Outputs.<name>]` reads in them. */
+  nested?: Map<string, NestedOutputs>;
+}
+
+/** A nested stack's Outputs, with the stack they are evaluated in. */
+export interface NestedOutputs {
+  outputs: Record<string, { Value?: unknown }>;
+  stack: ValueContext;
 }
 
 /** What a value of a stack's template is resolved in: that stack, and what the assembly's stacks export. */
@@ -207,12 +220,37 @@ const parameterOf = (name: string, app: ValueContext, whole: unknown): Evaluated
   const parameter = own(app.template?.Parameters, name);
   if (parameter === undefined) return undefined;
   const type = String(parameter.Type ?? 'String');
+  const given = app.template?.given?.get(name);
+  if (given !== undefined) return givenOf({ ...given, stack: seenFrom(given.stack, app) }, type);
   if (type.startsWith('AWS::SSM::Parameter::'))
     throw unresolvable(whole, `parameter ${name} is read from Parameter Store at deployment`);
   if (parameter.Default === undefined)
     throw unresolvable(whole, `parameter ${name} has no default: its value is given at deployment`);
   const value = String(parameter.Default);
-  return type === 'CommaDelimitedList' || type.startsWith('List<') ? value.split(',') : value;
+  return isListType(type) ? value.split(',') : value;
+};
+
+const isListType = (type: string) => type === 'CommaDelimitedList' || type.startsWith('List<');
+
+/** `stack`, in which a value of another stack is evaluated, with what `app` knows once the services listen. */
+const seenFrom = (stack: ValueContext, app: ValueContext): ValueContext =>
+  app.sqsEndpoint === undefined ? stack : { ...stack, sqsEndpoint: app.sqsEndpoint };
+
+/** A nested stack's parameter its parent gives (`given`): that value, evaluated in the parent. */
+const givenOf = (given: ExportedValue, type: string): Evaluated => {
+  const value = evaluate(given.value, given.stack);
+  return isListType(type) && typeof value === 'string' ? value.split(',') : value;
+};
+
+/**
+ * A nested stack's output (`Fn::GetAtt [<its logical id>, Outputs.<name>]` in its parent, "AWS::CloudFormation::Stack"
+ * return values): its Value, evaluated in the nested stack.
+ */
+const outputOf = ({ outputs, stack }: NestedOutputs, name: string, app: ValueContext, whole: unknown): Evaluated => {
+  const output = own(outputs, name);
+  if (output?.Value === undefined)
+    throw unresolvable(whole, `the nested stack ${stack.stackName} has no output ${name}`);
+  return evaluate(output.Value, seenFrom(stack, app));
 };
 
 const refOf = (name: string, app: ValueContext, whole: unknown): Evaluated => {
@@ -221,8 +259,12 @@ const refOf = (name: string, app: ValueContext, whole: unknown): Evaluated => {
   return known(subjectOf(name, app, whole), (types) => types.ref, whole);
 };
 
-const attributeOf = (id: string, attribute: string, app: ValueContext, whole: unknown): Evaluated =>
-  known(subjectOf(id, app, whole), (types) => own(types.attributes, attribute) ?? types.others, whole);
+const attributeOf = (id: string, attribute: string, app: ValueContext, whole: unknown): Evaluated => {
+  const nested = app.template?.nested?.get(id);
+  if (nested !== undefined && attribute.startsWith('Outputs.'))
+    return outputOf(nested, attribute.slice('Outputs.'.length), app, whole);
+  return known(subjectOf(id, app, whole), (types) => own(types.attributes, attribute) ?? types.others, whole);
+};
 
 /** The resources being evaluated: a resource whose value depends on itself is refused, not looped on. */
 const evaluating = new Set<string>();

@@ -46,6 +46,15 @@ const stableSuffix = (text: string, length: number) =>
     .replace(/[^A-Za-z0-9]/g, '')
     .slice(0, length);
 
+/**
+ * The name of a nested stack (AWS::CloudFormation::Stack): its AWS::StackName, and the stack name in the names generated
+ * for its resources. CloudFormation names it `<parent stack>-<logical id>-<random>`, the pattern deployed nested stacks
+ * show ("Nested stacks" in the CloudFormation User Guide documents no format); kept within a stack name's 128
+ * characters here, how CloudFormation shortens a longer one is not documented.
+ */
+export const generatedNestedStackName = (parentName: string, id: string) =>
+  `${`${parentName}-${id}`.slice(0, 114)}-${stableSuffix(`${parentName}/${id}`, 13).toUpperCase()}`;
+
 /** The name the template gives in `property`; else `generated`, or unknown when the runner cannot give one. */
 const named =
   (property: string, generated?: (subject: Subject) => string): Getter =>

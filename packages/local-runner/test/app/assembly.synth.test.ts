@@ -1,5 +1,5 @@
 // The runner refuses, with a message naming the resource, what it cannot reproduce, instead of guessing.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
@@ -7,7 +7,7 @@ import { App, Fn, NestedStack, Stack } from 'aws-cdk-lib';
 import {
   AuthorizationType,
   AwsIntegration,
-  type CfnRestApi,
+  CfnRestApi,
   HttpIntegration,
   IdentitySource,
   LambdaIntegration,
@@ -542,17 +542,26 @@ describe('readAssembly: several stacks at once', () => {
   });
 
   // "AWS::CloudFormation::Stack" (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-cloudformation-stack.html):
-  // a nested stack is a template of its own, whose outputs its parent reads as Fn::GetAtt Outputs.<name>. Seen in
-  // aws-samples/aws-cdk-examples, typescript/api-gateway-parallel-step-functions (a VPC in a NestedStack).
-  test('a nested stack is said at start, naming it: its resources are not served, its outputs have no value', () => {
+  // a nested stack is a template of its own (TemplateURL), whose resources CloudFormation deploys with its parent. Seen
+  // in aws-samples/aws-cdk-examples, typescript/api-gateway-parallel-step-functions (a VPC in a NestedStack).
+  test('a nested stack whose template the assembly does not hold is refused, naming it', () => {
     const outdir = synthesize((app) => {
-      const { fn } = apiStack(app, 'Orders');
-      const nested = new NestedStack(fn.stack, 'Network');
-      fn.addEnvironment('QUEUE_URL', new Queue(nested, 'Jobs').queueUrl);
+      new Queue(new NestedStack(apiStack(app, 'Orders').stack, 'Network'), 'Jobs');
     });
-    const [notice = ''] = readAssembly(outdir).notices.filter((line) => line.includes('nested stack'));
-    expect(notice).toMatch(
-      /^Orders\/\w+: a nested stack, which the runner does not read: nothing it declares is served, and its outputs \(Fn::GetAtt \w+\.Outputs\.\*\) have no local value$/,
+    for (const file of readdirSync(outdir).filter((name) => name.endsWith('.nested.template.json')))
+      rmSync(join(outdir, file));
+    expect(() => readAssembly(outdir)).toThrow(
+      /^Orders\/NetworkNestedStack\w+: a nested stack whose template is not in the cloud assembly \(TemplateURL .+\), so what it declares cannot be served$/,
+    );
+  });
+
+  test('what the runner cannot read in a nested stack refuses the app, naming the nested stack and the resource', () => {
+    const outdir = synthesize((app) => {
+      const nested = new NestedStack(apiStack(app, 'Orders').stack, 'Spec');
+      new CfnRestApi(nested, 'Defined', { body: { openapi: '3.0.1', paths: {} } });
+    });
+    expect(() => readAssembly(outdir)).toThrow(
+      /^the nested stack Orders\/SpecNestedStack\w+ \(Orders-SpecNestedStack\w+-[A-Z0-9]{13}\): Defined: Body, /,
     );
   });
 });

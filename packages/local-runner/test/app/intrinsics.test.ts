@@ -82,3 +82,53 @@ describe('no local meaning', () => {
     expect(() => resolveValue(value, stack)).toThrow(UnresolvableValueError);
   });
 });
+
+// "AWS::CloudFormation::Stack"
+// (https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-cloudformation-stack.html): the
+// parent gives a nested stack its parameters (Parameters), and reads its outputs as Fn::GetAtt `Outputs.<name>`.
+describe('a nested stack: its parameters given by its parent, its outputs read by it', () => {
+  const nested: ValueContext = {
+    stackName: 'Shop-Inner-ABC',
+    tables: [],
+    exports: new Map(),
+    resources: { Worker: { Type: 'AWS::Lambda::Function', Properties: {} } },
+    template: {
+      Parameters: { Table: { Type: 'String' }, Zones: { Type: 'CommaDelimitedList' } },
+      given: new Map([
+        ['Table', { value: { Ref: 'Plants' }, stack }],
+        ['Zones', { value: 'a,b', stack }],
+      ]),
+    },
+  };
+  const parent: ValueContext = {
+    ...stack,
+    template: {
+      nested: new Map([
+        [
+          'Inner',
+          { outputs: { WorkerName: { Value: { Ref: 'Worker' } }, Table: { Value: { Ref: 'Table' } } }, stack: nested },
+        ],
+      ]),
+    },
+  };
+
+  test.each([
+    ['in the nested stack', nested, { Ref: 'Table' }, 'plants'],
+    ['in the nested stack', nested, { 'Fn::Join': ['+', { Ref: 'Zones' }] }, 'a+b'],
+    [
+      'in the parent',
+      parent,
+      { 'Fn::GetAtt': ['Inner', 'Outputs.WorkerName'] },
+      generatedFunctionName('Shop-Inner-ABC', 'Worker'),
+    ],
+    ['in the parent', parent, { 'Fn::GetAtt': ['Inner', 'Outputs.Table'] }, 'plants'],
+  ])('%s %#', (_, context, value, expected) => {
+    expect(resolveValue(value, context)).toBe(expected);
+  });
+
+  test('an output the nested stack does not have has no value, naming it', () => {
+    expect(() => resolveValue({ 'Fn::GetAtt': ['Inner', 'Outputs.Missing'] }, parent)).toThrow(
+      /the nested stack Shop-Inner-ABC has no output Missing/,
+    );
+  });
+});
