@@ -343,6 +343,9 @@ export const returnValues: Record<string, ReturnValues> = {
   'AWS::ApiGatewayV2::Route': byId('RouteId'),
   'AWS::ApiGatewayV2::Deployment': byId('DeploymentId'),
   'AWS::ApiGatewayV2::Stage': { ref: named('StageName'), attributes: {} },
+  // Not served (a function's VPC is said at start): "AWS::EC2::VPC" return values, Ref and VpcId its id (locally its
+  // logical id), CidrBlock the one it gives (one IPAM allocates refuses).
+  'AWS::EC2::VPC': { ref: logicalId, attributes: { VpcId: logicalId, CidrBlock: named('CidrBlock') } },
   // Not served: a name the template gives, and the ARN built from it.
   'AWS::IAM::Role': {
     ref: roleName,

@@ -91,7 +91,10 @@ describe('a nested stack: its parameters given by its parent, its outputs read b
     stackName: 'Shop-Inner-ABC',
     tables: [],
     exports: new Map(),
-    resources: { Worker: { Type: 'AWS::Lambda::Function', Properties: {} } },
+    resources: {
+      Worker: { Type: 'AWS::Lambda::Function', Properties: {} },
+      Network: { Type: 'AWS::EC2::VPC', Properties: { CidrBlock: '10.0.0.0/16' } },
+    },
     template: {
       Parameters: { Table: { Type: 'String' }, Zones: { Type: 'CommaDelimitedList' } },
       given: new Map([
@@ -106,7 +109,15 @@ describe('a nested stack: its parameters given by its parent, its outputs read b
       nested: new Map([
         [
           'Inner',
-          { outputs: { WorkerName: { Value: { Ref: 'Worker' } }, Table: { Value: { Ref: 'Table' } } }, stack: nested },
+          {
+            outputs: {
+              WorkerName: { Value: { Ref: 'Worker' } },
+              Table: { Value: { Ref: 'Table' } },
+              VpcId: { Value: { Ref: 'Network' } },
+              VpcCidr: { Value: { 'Fn::GetAtt': ['Network', 'CidrBlock'] } },
+            },
+            stack: nested,
+          },
         ],
       ]),
     },
@@ -122,6 +133,10 @@ describe('a nested stack: its parameters given by its parent, its outputs read b
       generatedFunctionName('Shop-Inner-ABC', 'Worker'),
     ],
     ['in the parent', parent, { 'Fn::GetAtt': ['Inner', 'Outputs.Table'] }, 'plants'],
+    // aws-samples/aws-cdk-examples, typescript/api-gateway-parallel-step-functions: its functions' variables are a nested
+    // VPC's id and CIDR ("AWS::EC2::VPC" return values: Ref the VPC's id, CidrBlock its CIDR block).
+    ['in the parent', parent, { 'Fn::GetAtt': ['Inner', 'Outputs.VpcId'] }, 'Network'],
+    ['in the parent', parent, { 'Fn::GetAtt': ['Inner', 'Outputs.VpcCidr'] }, '10.0.0.0/16'],
   ])('%s %#', (_, context, value, expected) => {
     expect(resolveValue(value, context)).toBe(expected);
   });
