@@ -594,10 +594,28 @@ const kindOf = (resources: Record<string, CfnResource>, apiId: string): Api['kin
   return props(resource).ProtocolType === 'WEBSOCKET' ? 'websocket' : 'http';
 };
 
+/**
+ * The stacks `stack` is nested with (its top-level stack and every stack nested in it), as contexts: an API's function
+ * may be one of theirs, its ARN read through an output or a parameter.
+ */
+const nestingOf = (stacks: AssemblyStack[], stack: AssemblyStack & { exports: Map<string, ExportedValue> }) =>
+  stacks
+    .filter(({ name, root }) => name !== stack.name && (root ?? name) === (stack.root ?? stack.name))
+    .map(
+      ({ name, tables, resources, template }): ValueContext => ({
+        stackName: name,
+        tables,
+        resources,
+        exports: stack.exports,
+        template,
+      }),
+    );
+
 /** readApi, of an assembly already read (`assembly`: its stacks and exports, read once). */
 const readApp = (cloudAssemblyDir: string, assembly: ReturnType<typeof assemblyOf>, options: ReadOptions): Api => {
   const { stackName, apiName } = options;
-  const { name, resources, tables, exports, template } = stackOf(assembly, cloudAssemblyDir, stackName);
+  const stack = stackOf(assembly, cloudAssemblyDir, stackName);
+  const { name, resources, tables, exports, template } = stack;
   const { apiId, otherApiIds } = chosenApi(resources, name, apiName);
   const shared = {
     stackName: name,
@@ -609,7 +627,7 @@ const readApp = (cloudAssemblyDir: string, assembly: ReturnType<typeof assemblyO
     exports,
     template,
   };
-  const { functionOf, imported } = functionTargets(shared);
+  const { functionOf, imported } = functionTargets(shared, nestingOf(assembly.stacks, stack));
   const readReached = reachedReader(resources, cloudAssemblyDir, imported, layerSourcesOf(options));
   return readers[kindOf(resources, apiId)]({ shared, functionOf, readReached });
 };

@@ -64,16 +64,19 @@ export const qualifierOf = (stack: ValueContext, functionId: string, qualifier: 
 
 /**
  * Finds the function a URI of `stack` names, and keeps, by id, those that are another stack's: a cross-stack
- * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports).
+ * reference (the CDK's Fn::ImportValue of the function's Arn, which the other stack exports), or a function of a stack
+ * it is nested with (`nested`: its parent's or a nested stack's, the ARN read through a parameter or an output).
  */
-export const functionTargets = (stack: ValueContext) => {
+export const functionTargets = (stack: ValueContext, nested: ValueContext[] = []) => {
   const imported = new Map<string, ValueContext>();
   const own = new Set<string>();
   const functionOf = (uri: unknown, where: string): UriTarget => {
     const from: ValueContext[] = [];
     const value = evaluateUri(uri, recordingImports(stack, from), where);
     const [functionName, qualifier] = nameOf(value) ?? [];
-    const home = [...from, stack].find((context) => functionIdNamed(context, functionName ?? '') !== undefined);
+    const home = [...from, stack, ...nested].find(
+      (context) => functionIdNamed(context, functionName ?? '') !== undefined,
+    );
     const name = home && functionIdNamed(home, functionName ?? '');
     const qualified = home && name ? qualifierOf(home, name, qualifier) : undefined;
     if (!home || !name || !qualified)

@@ -49,6 +49,12 @@ describe("a nested stack's resources, served with its parent", () => {
     expect(values).toMatchObject({ TABLE: 'Orders', tableFound: 'Orders' });
   });
 
+  test("the parent's REST API to the nested stack's nested function, its ARN read through two outputs", async () => {
+    const values = await valuesAt(`${served.urlOf('ShopApi')}/prod/`);
+    expect(values).toMatchObject({ TABLE: 'Orders', tableFound: 'Orders' });
+    expect(values.functionName).toBe((await valuesAt(served.urlOf('InnerUrl'))).functionName);
+  });
+
   test("the parent's function reads the nested stacks' outputs: their functions' names and the API's URL", async () => {
     const reader = await valuesAt(served.urlOf('ReaderUrl'));
     const lister = await valuesAt(`${served.urlOf('OrdersApi')}/prod/`);
