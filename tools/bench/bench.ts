@@ -287,9 +287,11 @@ for (const connections of [1, 32]) {
   }
 }
 const perSecond = (key: string) => (throughput[key] ?? []).map((figures) => figures.perSecond);
+// The targets of the issue "Fast where users wait": 0.8x the ceiling at 1 connection, 0.6x at 32.
 const runnerCeilingRatio = medianRatio(perSecond('runner-32'), perSecond('ceiling-32'));
+const runnerCeilingOneRatio = medianRatio(perSecond('runner-1'), perSecond('ceiling-1'));
 // The runner's own process (the gateway; the functions run in processes of their own), profiled under the same load.
-const runnerProfile = runnerCeilingRatio < 0.8 ? await profiling(() => load(api.url, 32, 3)) : undefined;
+const runnerProfile = runnerCeilingRatio < 0.6 ? await profiling(() => load(api.url, 32, 3)) : undefined;
 warmChild.send('stop');
 await api.close();
 const webSocketRow = await measureWebSocket(
@@ -347,6 +349,7 @@ const ratios = {
   authorizerDiscoveryFloor: medianRatio(coldOf('authorizer-discovery').answeredMs, coldOf('floor').answeredMs),
   authorizerBare: warm.authorizerMicros.p50 / warm.bareVerifyMicros.p50,
   runnerCeiling: runnerCeilingRatio,
+  runnerCeilingOne: runnerCeilingOneRatio,
 };
 const profiles: string[] = [];
 for (const [name, missed] of [
@@ -494,7 +497,8 @@ const targetRows = [
     warm.refusedMicros.p50 <= 12,
   ],
   ['authorizer warm / bare library verify (p50)', x(ratios.authorizerBare), '<= 1.1x', ratios.authorizerBare <= 1.1],
-  ['runner / in-process ceiling, 32 connections', x(ratios.runnerCeiling), '>= 0.8x', ratios.runnerCeiling >= 0.8],
+  ['runner / in-process ceiling, 1 connection', x(ratios.runnerCeilingOne), '>= 0.8x', ratios.runnerCeilingOne >= 0.8],
+  ['runner / in-process ceiling, 32 connections', x(ratios.runnerCeiling), '>= 0.6x', ratios.runnerCeiling >= 0.6],
   [
     "a handler's edit to its new answer (`start --watch`), median of 5",
     editSeconds(editMedianMs),
