@@ -20,8 +20,8 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient, ListTablesCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, test } from '@jest/globals';
-import { localAws } from '../../src/app/local-aws.ts';
 import { storageFirstIds, synthesizeStorageFirstApp } from '../fixtures/storage-first-app.ts';
+import { localClient } from '../helpers/local-clients.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
 const runner = servedBeforeAll(synthesizeStorageFirstApp);
@@ -68,7 +68,7 @@ describe('a POST put in a table by a PutItem template, the table streaming to a 
     await runner.functionLog.seen(/\sstreamed INSERT hello$/);
     // `$input.path('$.message')` renders as nothing: an empty key, which DynamoDB refuses (400, no pattern matches).
     expect(await post(url, { other: 'x' })).toEqual(added);
-    const database = new DynamoDBClient({ endpoint: runner.api.databaseEndpoint, region: localAws.region });
+    const database = localClient(DynamoDBClient, runner.api.databaseEndpoint);
     const { TableNames: names = [] } = await database.send(new ListTablesCommand({}));
     const TableName = names.find((name) => name.includes('Streamed'));
     const { Items: items } = await database.send(new ScanCommand({ TableName }));
@@ -96,11 +96,7 @@ describe('a POST sent to a queue by a path whose account is undefined, its body 
         },
       },
     });
-    const sqs = new SQSClient({
-      endpoint: runner.api.serviceUrls.sqs,
-      region: localAws.region,
-      credentials: localAws.credentials,
-    });
+    const sqs = localClient(SQSClient, runner.api.serviceUrls.sqs);
     const QueueUrl = runner.api.queues().find(({ name }) => name === storageFirstIds.queue)?.url;
     const { Messages: messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
     expect(messages.map(({ Body }) => Body)).toEqual([body]);

@@ -27,8 +27,8 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { localAws } from '../../src/app/local-aws.ts';
 import { synthesizeWorkflowShapesApp, workflowShapes } from '../fixtures/workflow-shapes-app.ts';
+import { localClient } from '../helpers/local-clients.ts';
 import { servedBeforeAll } from '../helpers/served-app.ts';
 
 /** The node_modules folder holding `aws-sdk` (2.1001.0): the SDK v2 Lambda's nodejs12.x runtime provides. */
@@ -38,9 +38,8 @@ const runner = servedBeforeAll(synthesizeWorkflowShapesApp, { runtimeSdk: instal
 let sfn: SFNClient | undefined;
 let database: DynamoDBClient | undefined;
 beforeAll(() => {
-  const { region, credentials } = localAws;
-  sfn = new SFNClient({ region, credentials, endpoint: runner.api.serviceUrls.states });
-  database = new DynamoDBClient({ region, credentials, endpoint: runner.api.databaseEndpoint });
+  sfn = localClient(SFNClient, runner.api.serviceUrls.states);
+  database = localClient(DynamoDBClient, runner.api.databaseEndpoint);
 });
 afterAll(() => {
   sfn?.destroy();

@@ -24,11 +24,11 @@ import {
 } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { resolveValue, type ValueContext } from '../../../src/app/intrinsics.ts';
-import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
 import type { ServiceSeeds } from '../../../src/app/service-resources.ts';
 import { activitiesOf, type StateMachineSeed, stateMachinesOf } from '../../../src/app/state-machine-resources.ts';
 import { startLocalServices } from '../../../src/services/local-services.ts';
+import { localClient } from '../../helpers/local-clients.ts';
 
 const template: ValueContext = {
   stackName: 'App',
@@ -83,8 +83,7 @@ let sfn: SFNClient;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'activities-'));
   services = await startLocalServices({ dataDir, seeds: seeds([reviewed, slow]), log: () => undefined });
-  const client = { region: localAws.region, credentials: localAws.credentials };
-  sfn = new SFNClient({ ...client, endpoint: services.urls.states, disableHostPrefix: true });
+  sfn = localClient(SFNClient, services.urls.states, { disableHostPrefix: true });
 });
 afterAll(async () => {
   sfn?.destroy();

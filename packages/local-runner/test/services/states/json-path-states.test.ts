@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SFNClient, StartSyncExecutionCommand } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
 import type { ServiceSeeds } from '../../../src/app/service-resources.ts';
 import type { StateMachineSeed } from '../../../src/app/state-machine-resources.ts';
 import { startLocalServices } from '../../../src/services/local-services.ts';
+import { localClient } from '../../helpers/local-clients.ts';
 
 const machine = (name: string, definition: Record<string, unknown>): StateMachineSeed => ({
   source: `App/${name}`,
@@ -74,8 +74,7 @@ let sfn: SFNClient;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'json-path-states-'));
   services = await startLocalServices({ dataDir, seeds: seeds([selecting]), log: () => undefined });
-  const client = { region: localAws.region, credentials: localAws.credentials };
-  sfn = new SFNClient({ ...client, endpoint: services.urls.states, disableHostPrefix: true });
+  sfn = localClient(SFNClient, services.urls.states, { disableHostPrefix: true });
 });
 afterAll(async () => {
   sfn?.destroy();

@@ -13,11 +13,9 @@
 // ListMapRuns (https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeMapRun.html); and the AWS
 // SDK integration for S3 with its error named `S3.NoSuchKeyException` ("Learning to use AWS service SDK integrations
 // in Step Functions", https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   DescribeExecutionCommand,
   DescribeMapRunCommand,
@@ -27,10 +25,11 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
-import { type Runner, startRunner } from '../../../src/runner.ts';
 import { s3MapApp, synthesizeS3MapApp } from '../../fixtures/s3-map-app.ts';
+import { localClient } from '../../helpers/local-clients.ts';
+import { s3Client } from '../../helpers/s3-services.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 /** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
 const installedPackages = join(
@@ -50,56 +49,24 @@ const objects: Record<string, string> = {
   'rows/2.jsonl': '{"n":3}\n',
 };
 
-let dataDir = '';
-let assembly = '';
-let runner: Runner | undefined;
+const runner = servedBeforeAll(synthesizeS3MapApp, { runtimeSdk: installedPackages });
 let sfn: SFNClient;
 let s3: S3Client;
 const eTags: Record<string, string | undefined> = {};
-const log: string[] = [];
-const waiters = new Set<() => void>();
 
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'step-functions-s3-e2e-'));
-  assembly = synthesizeS3MapApp();
-  runner = await startRunner({
-    cloudAssemblyDir: assembly,
-    port: 0,
-    dataDir,
-    maxWorkers: 1,
-    runtimeSdk: installedPackages,
-    log: (line) => {
-      log.push(line);
-      for (const wake of waiters) wake();
-    },
-    functionLog: (fn, line) => log.push(`${fn}: ${line}`),
-  });
-  const client = { region: localAws.region, credentials: localAws.credentials };
-  sfn = new SFNClient({ ...client, endpoint: runner.serviceUrls.states });
-  s3 = new S3Client({ ...client, endpoint: runner.serviceUrls.s3, forcePathStyle: true });
+  sfn = localClient(SFNClient, runner.api.serviceUrls.states);
+  s3 = s3Client(runner.api.serviceUrls.s3);
   for (const [Key, Body] of Object.entries(objects))
     eTags[Key] = (await s3.send(new PutObjectCommand({ Bucket, Key, Body }))).ETag;
-}, 180_000);
-afterAll(async () => {
+}, 60_000);
+afterAll(() => {
   sfn?.destroy();
   s3?.destroy();
-  await runner?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
-}, 60_000);
+});
 
-/** The log line saying that `execution` ended, once it has. */
-const ended = (execution: string) =>
-  new Promise<string>((resolve) => {
-    const look = () => {
-      const found = log.find((line) => line.includes(` ${execution}: execution `) && !line.includes('started ('));
-      if (!found) return;
-      waiters.delete(look);
-      resolve(found);
-    };
-    waiters.add(look);
-    look();
-  });
+/** Once the log says that `execution` ended (names here are letters and dashes alone). */
+const ended = (execution: string) => runner.log.seen(new RegExp(` ${execution}: execution (?!started \\()`));
 
 /** Starts an execution of `machine` named `name` and answers DescribeExecution once it has ended. */
 const run = async (machine: string, name: string, input: unknown = {}) => {

@@ -54,6 +54,16 @@ const seeds = (machines: StateMachineSeed[]): ServiceSeeds => ({
   notices: [],
 });
 
+/** A Map's items: a negative number fails (`Negative`), any other passes. */
+const failingBelowZero = {
+  StartAt: 'Check',
+  States: {
+    Check: { Type: 'Choice', Choices: [{ Variable: '$', NumericLessThan: 0, Next: 'Negative' }], Default: 'Fine' },
+    Negative: { Type: 'Fail', Error: 'Negative', Cause: 'below zero' },
+    Fine: { Type: 'Pass', End: true },
+  },
+};
+
 const served = [
   machine('Waiting', { StartAt: 'Hour', States: { Hour: { Type: 'Wait', Seconds: 3600, End: true } } }),
   machine('Approval', {
@@ -121,18 +131,7 @@ const served = [
         ItemsPath: '$.items',
         ToleratedFailureCountPath: '$.tolerate',
         MaxConcurrencyPath: '$.concurrency',
-        ItemProcessor: {
-          StartAt: 'Check',
-          States: {
-            Check: {
-              Type: 'Choice',
-              Choices: [{ Variable: '$', NumericLessThan: 0, Next: 'Negative' }],
-              Default: 'Fine',
-            },
-            Negative: { Type: 'Fail', Error: 'Negative', Cause: 'below zero' },
-            Fine: { Type: 'Pass', End: true },
-          },
-        },
+        ItemProcessor: failingBelowZero,
         End: true,
       },
     },
@@ -144,18 +143,7 @@ const served = [
         Type: 'Map',
         ToleratedFailureCount: 1,
         MaxConcurrency: 1,
-        ItemProcessor: {
-          StartAt: 'Check',
-          States: {
-            Check: {
-              Type: 'Choice',
-              Choices: [{ Variable: '$', NumericLessThan: 0, Next: 'Negative' }],
-              Default: 'Fine',
-            },
-            Negative: { Type: 'Fail', Error: 'Negative', Cause: 'below zero' },
-            Fine: { Type: 'Pass', End: true },
-          },
-        },
+        ItemProcessor: failingBelowZero,
         End: true,
       },
     },
