@@ -267,37 +267,65 @@ const noticesOf = (stacks: AssemblyStack[]) =>
  */
 export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}): Assembly => {
   const assembly = assemblyOf(cloudAssemblyDir);
-  const { stacks } = assembly;
-  const { stackName, apiName } = options;
   const read = (name: string, id: string) =>
     naming(
-      stacks.find((stack) => stack.name === name),
+      assembly.stacks.find((stack) => stack.name === name),
       () => readApp(cloudAssemblyDir, assembly, { ...options, stackName: name, apiName: id }),
     );
-  if (stackName !== undefined || stacks.filter(({ root }) => root === undefined).length <= 1) {
-    const stack = stackOf(assembly, cloudAssemblyDir, stackName);
-    const served = withNested(stacks, stack);
-    const found = apisOf(served, apiName);
-    // An API it does not have: refused by its reader, naming the stack's APIs.
-    const apis =
-      apiName !== undefined && found.length === 0
-        ? [read(stack.name, apiName)]
-        : found.map(([name, id]) => read(name, id));
-    // One stack served: the others' tables are there as deployed, one of each name.
-    const others = stacks.filter((other) => !served.includes(other));
-    const tables = new Map(
-      [...others, ...served].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
-    );
-    return {
-      apis,
-      tables: [...tables.values()],
-      stacksWithoutApi: [],
-      ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
-      notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-      functions: functionsOf(assembly),
-      seeds: seedsOf(assembly),
-    };
-  }
+  const { apis, served, tables, stacksWithoutApi } =
+    options.stackName !== undefined || assembly.stacks.filter(({ root }) => root === undefined).length <= 1
+      ? oneStackRead(assembly, cloudAssemblyDir, options, read)
+      : everyStackRead(assembly, cloudAssemblyDir, options.apiName, read);
+  return {
+    apis,
+    tables,
+    stacksWithoutApi,
+    ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
+    notices: [...new Set([...noticesOf(assembly.stacks), ...apis.flatMap(({ notices }) => notices)])],
+    functions: functionsOf(assembly),
+    seeds: seedsOf(assembly),
+  };
+};
+
+/** What readAssembly serves of its stacks: their APIs, each read by `read` (its stack's name, its logical id). */
+interface StacksRead {
+  apis: Api[];
+  /** The stacks whose other functions are served. */
+  served: AssemblyStack[];
+  tables: Table[];
+  stacksWithoutApi: string[];
+}
+
+/** One stack served (`stackName`, or the assembly's one) with its nested stacks; the others' tables as deployed. */
+const oneStackRead = (
+  assembly: ReturnType<typeof assemblyOf>,
+  cloudAssemblyDir: string,
+  { stackName, apiName }: ReadOptions,
+  read: (name: string, id: string) => Api,
+): StacksRead => {
+  const stack = stackOf(assembly, cloudAssemblyDir, stackName);
+  const served = withNested(assembly.stacks, stack);
+  const found = apisOf(served, apiName);
+  // An API it does not have: refused by its reader, naming the stack's APIs.
+  const apis =
+    apiName !== undefined && found.length === 0
+      ? [read(stack.name, apiName)]
+      : found.map(([name, id]) => read(name, id));
+  // One stack served: the others' tables are there as deployed, one of each name.
+  const others = assembly.stacks.filter((other) => !served.includes(other));
+  const tables = new Map(
+    [...others, ...served].flatMap(({ tables }) => tables.map((table) => [table.tableName, table] as const)),
+  );
+  return { apis, served, tables: [...tables.values()], stacksWithoutApi: [] };
+};
+
+/** Every stack served (`apiName`: the one stack of that API), refusing names two of them share. */
+const everyStackRead = (
+  { stacks }: ReturnType<typeof assemblyOf>,
+  cloudAssemblyDir: string,
+  apiName: string | undefined,
+  read: (name: string, id: string) => Api,
+): StacksRead => {
   const withApis = stacks.filter(({ resources }) =>
     apiIdsOf(resources).some((id) => apiName === undefined || id === apiName),
   );
@@ -311,19 +339,15 @@ export const readAssembly = (cloudAssemblyDir: string, options: ReadOptions = {}
   const apis = apisOf(withApis, apiName).map(([name, id]) => read(name, id));
   refuseSharedTableNames(stacks);
   refuseSharedPoolIds(withApis);
-  // With --api, the stack of that API alone; else every stack, with an API or not.
-  const served = apiName === undefined ? stacks : withApis;
   return {
     apis,
+    // With --api, the stack of that API alone; else every stack, with an API or not.
+    served: apiName === undefined ? stacks : withApis,
     tables: stacks.flatMap(({ tables }) => tables),
     stacksWithoutApi: stacks
       .filter(({ root }) => root === undefined)
       .filter((stack) => withNested(stacks, stack).every(({ resources }) => apiIdsOf(resources).length === 0))
       .map(({ name }) => name),
-    ...otherFunctionsOf(served, apis, cloudAssemblyDir, assembly.exports, layerSourcesOf(options)),
-    notices: [...new Set([...noticesOf(stacks), ...apis.flatMap(({ notices }) => notices)])],
-    functions: functionsOf(assembly),
-    seeds: seedsOf(assembly),
   };
 };
 
