@@ -192,9 +192,11 @@ const objectItems = async (sr: StateRun, args: Fields, config: Fields) => {
   try {
     return parsedItems(String(object.Body ?? ''), config);
   } catch (error) {
+    // JSON.parse's refusal, or parsedItems' own (a SyntaxError too).
+    if (!(error instanceof SyntaxError)) throw error;
     throw new StatesError(
       'States.ItemReaderFailed',
-      `${String(args.Key)} is not ${String(config.InputType)} as ItemReader reads it: ${(error as Error).message}`,
+      `${String(args.Key)} is not ${String(config.InputType)} as ItemReader reads it: ${error.message}`,
     );
   }
 };
