@@ -136,20 +136,22 @@ const resultXml = (service: QueryService, action: string, result: unknown) => {
   return `<${action}Response xmlns="${service.xmlns}">${inner}${metadata}</${action}Response>`;
 };
 
+/** An error as JSON, `{Error: {Code, Message, Type}, RequestId}` (`code`: the service's name of its type). */
+export const errorJson = (error: ServiceError, code = error.type) => ({
+  Error: { Code: code, Message: error.message, Type: error.status >= 500 ? 'Receiver' : 'Sender' },
+  RequestId: randomUUID(),
+});
+
 /** An answer as JSON (`{"PublishResponse": {"PublishResult": {...}, "ResponseMetadata": {...}}}`), or its error. */
 const sendJson = (response: ServerResponse, answered: Answer) => {
-  const RequestId = randomUUID();
   if ('action' in answered) {
     const { action, result } = answered;
     const inner = result === undefined ? {} : { [`${action}Result`]: jsonOf(result) };
-    const body = { [`${action}Response`]: { ...inner, ResponseMetadata: { RequestId } } };
+    const body = { [`${action}Response`]: { ...inner, ResponseMetadata: { RequestId: randomUUID() } } };
     send(response, 200, JSON.stringify(body), 'application/json');
     return;
   }
-  const { error } = answered;
-  const Type = error.status >= 500 ? 'Receiver' : 'Sender';
-  const body = { Error: { Code: error.type, Message: error.message, Type }, RequestId };
-  send(response, error.status, JSON.stringify(body), 'application/json');
+  send(response, answered.error.status, JSON.stringify(errorJson(answered.error)), 'application/json');
 };
 
 /**

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { checkSignature } from '../gateway/sigv4.ts';
 import type { JsonInput, JsonService, QueryAnswer } from './json-protocol.ts';
 import { ServiceError } from './json-protocol.ts';
-import { acceptsJson } from './query-protocol.ts';
+import { acceptsJson, errorJson } from './query-protocol.ts';
 
 const namespace = 'http://queue.amazonaws.com/doc/2012-11-05/';
 
@@ -153,11 +153,7 @@ const jsonAnswer = (status: number, body: unknown): QueryAnswer => ({
 const errorAnswer = (error: ServiceError, json = false) => {
   const code = queryCodes[error.type] ?? error.type;
   const type = error.status >= 500 ? 'Receiver' : 'Sender';
-  if (json)
-    return jsonAnswer(error.status, {
-      Error: { Code: code, Message: error.message, Type: type },
-      RequestId: randomUUID(),
-    });
+  if (json) return jsonAnswer(error.status, errorJson(error, code));
   return xmlAnswer(
     error.status,
     `<ErrorResponse><Error><Type>${type}</Type><Code>${escaped(code)}</Code><Message>${escaped(error.message)}</Message><Detail/></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
