@@ -2,6 +2,7 @@
 export const recordedLog = () => {
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  const next = (pattern: RegExp) => new Promise<string>((resolve) => waiters.push({ pattern, resolve }));
   return {
     lines,
     log: (line: string) => {
@@ -12,7 +13,19 @@ export const recordedLog = () => {
       }
     },
     /** The first line from now on that matches `pattern`. */
-    next: (pattern: RegExp) => new Promise<string>((resolve) => waiters.push({ pattern, resolve })),
+    next,
+    /** What `pick` answers for the first line from the `from`th on (logged already or to come) it answers for. */
+    picked: async <T>(pick: (line: string) => T | undefined, from = 0): Promise<T> => {
+      let at = from;
+      for (;;) {
+        for (; at < lines.length; at += 1) {
+          const found = pick(lines[at] as string);
+          if (found !== undefined) return found;
+        }
+        // Any next line: the ones logged meanwhile are read from `at` on.
+        await next(/(?:)/);
+      }
+    },
     /** Resolves once a line matching `pattern` was logged (at once when one was). */
     seen: (pattern: RegExp) =>
       lines.some((line) => pattern.test(line))

@@ -44,3 +44,15 @@ export const servedBeforeAll = (synthesize: () => string, options: Partial<Runne
     },
   };
 };
+
+/** A line of a function's log (`<function id>: <line>`) holding JSON: the function's id and that object; else undefined. */
+export const jsonLine = (line: string): { fn: string; line: Record<string, unknown> } | undefined => {
+  const at = line.indexOf(': ');
+  const brace = line.indexOf('{', at);
+  if (at < 0 || brace < 0) return undefined;
+  try {
+    return { fn: line.slice(0, at), line: JSON.parse(line.slice(brace)) as Record<string, unknown> };
+  } catch {
+    return undefined;
+  }
+};

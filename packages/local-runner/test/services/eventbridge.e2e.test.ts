@@ -9,8 +9,6 @@
 // its own events; an event no rule matches reaches nothing; a target's refusal lands in its DLQ with the documented
 // attributes ("Event retry policy and using dead-letter queues",
 // https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
@@ -18,9 +16,10 @@ import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/c
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
 import { generatedFunctionName, generatedRuleName, ruleArn } from '../../src/app/return-values.ts';
-import { type Runner, startRunner } from '../../src/runner.ts';
 import { queueArn } from '../../src/services/sqs.ts';
 import { eventsApp, synthesizeEventsApp } from '../fixtures/events-app.ts';
+import { localClient } from '../helpers/local-clients.ts';
+import { jsonLine, servedBeforeAll } from '../helpers/served-app.ts';
 
 /** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
 const installedPackages = join(
@@ -28,61 +27,32 @@ const installedPackages = join(
   '../..',
 );
 
-let dataDir = '';
-let assembly = '';
-let runner: Runner | undefined;
+const runner = servedBeforeAll(synthesizeEventsApp, { runtimeSdk: installedPackages });
 let events: EventBridgeClient;
 let sqs: SQSClient;
-const log: string[] = [];
-/** Each function's logged JSON lines, and who waits for the next one. */
-const logged: { fn: string; line: Record<string, unknown> }[] = [];
-const waiters = new Set<() => void>();
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'eventbridge-e2e-'));
-  assembly = synthesizeEventsApp();
-  runner = await startRunner({
-    cloudAssemblyDir: assembly,
-    port: 0,
-    dataDir,
-    maxWorkers: 1,
-    runtimeSdk: installedPackages,
-    log: (line) => log.push(line),
-    functionLog: (fn, line) => {
-      log.push(`${fn}: ${line}`);
-      const json = line.slice(line.indexOf('{'));
-      try {
-        logged.push({ fn, line: JSON.parse(json) as Record<string, unknown> });
-      } catch {
-        return;
-      }
-      for (const wake of waiters) wake();
-    },
-  });
-  const client = { region: localAws.region, credentials: localAws.credentials };
-  events = new EventBridgeClient({ ...client, endpoint: runner.serviceUrls.events });
-  sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
-}, 180_000);
-afterAll(async () => {
+beforeAll(() => {
+  events = localClient(EventBridgeClient, runner.api.serviceUrls.events);
+  sqs = localClient(SQSClient, runner.api.serviceUrls.sqs);
+});
+afterAll(() => {
   events?.destroy();
   sqs?.destroy();
-  await runner?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
-}, 60_000);
+});
+
+/** The runner's log. */
+const log = runner.log.lines;
+
+/** The JSON line `fn` logs about an event that `picks` (from the `from`th line of the functions' log on), once it has. */
+const loggedWith = (fn: string, picks: (event: { id?: string; source?: string }) => boolean, from = 0) =>
+  runner.functionLog.picked((text) => {
+    const entry = jsonLine(text);
+    return entry?.fn === fn && picks((entry.line.event ?? {}) as { id?: string; source?: string })
+      ? entry.line
+      : undefined;
+  }, from);
 
 /** The line `fn` logs about the event `id`, once it has. */
-const loggedFor = (fn: string, id: string) =>
-  new Promise<Record<string, unknown>>((resolve) => {
-    const look = () => {
-      const found = logged.find((entry) => entry.fn === fn && (entry.line.event as { id?: string })?.id === id);
-      if (!found) return;
-      waiters.delete(look);
-      resolve(found.line);
-    };
-    waiters.add(look);
-    look();
-  });
+const loggedFor = (fn: string, id: string) => loggedWith(fn, (event) => event.id === id);
 
 /** The messages a queue gets within a long poll (answered as soon as one is there). */
 const received = async (name: string) => {
@@ -94,7 +64,7 @@ const received = async (name: string) => {
 };
 
 test("an event a function puts reaches the rule's TypeScript and Python functions, and its queue transformed", async () => {
-  const url = runner?.apis.find(({ app }) => app.apiId.startsWith('Publisher'))?.url;
+  const url = runner.api.apis.find(({ app }) => app.apiId.startsWith('Publisher'))?.url;
   const detail = { name: 'Monstera', price: 25 };
   const response = await fetch(`${url}/`, { method: 'POST', body: JSON.stringify(detail) });
   const body = await response.text();
@@ -175,19 +145,8 @@ test('an event its target queue refuses (over 1,024 bytes) goes to the DLQ, with
 
 test("a schedule rule fired now (the clock's `fire`) invokes its function with the Scheduled Event", async () => {
   const rule = generatedRuleName(eventsApp.stack, 'Nightly');
-  const before = logged.length;
-  const firing = new Promise<Record<string, unknown>>((resolve) => {
-    const look = () => {
-      const found = logged
-        .slice(before)
-        .find(({ fn, line }) => fn === 'OnPlant' && (line.event as { source?: string })?.source === 'aws.events');
-      if (!found) return;
-      waiters.delete(look);
-      resolve(found.line);
-    };
-    waiters.add(look);
-  });
-  expect(await runner?.schedules.fire(rule)).toBe(`rule default/${rule}`);
+  const firing = loggedWith('OnPlant', (event) => event.source === 'aws.events', runner.functionLog.lines.length);
+  expect(await runner.api.schedules.fire(rule)).toBe(`rule default/${rule}`);
   // "Creating a rule that runs on a schedule in Amazon EventBridge": detail-type Scheduled Event, source aws.events.
   expect(await firing).toEqual({
     target: 'typescript',
@@ -202,7 +161,7 @@ test("a schedule rule fired now (the clock's `fire`) invokes its function with t
 
 test('the banner lists each bus with its rules and their targets; a schedule rule with its expression', () => {
   const rule = (id: string) => generatedRuleName(eventsApp.stack, id);
-  const lines = runner?.eventBridge() ?? [];
+  const lines = runner.api.eventBridge();
   expect(lines).toContain(`bus ${eventsApp.bus} (arn:aws:events:us-east-1:000000000000:event-bus/${eventsApp.bus})`);
   expect(lines).toContain(`  rule ${rule('OrderPlaced')} -> Target0 ${queueArn(eventsApp.ordersSeen)}`);
   expect(lines).toContain(

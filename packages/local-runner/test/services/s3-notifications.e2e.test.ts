@@ -10,85 +10,52 @@
 // SNS, and Lambda" (the s3:TestEvent), "EventBridge event message structure"
 // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/ev-events.html). The run's teardown judges every event
 // delivered to a function by Powertools' schemas (aws:s3 by its S3 schema).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { S3EventNotificationEventBridgeSchema, S3Schema } from '@aws-lambda-powertools/parser/schemas/s3';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand, type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { boto3Source } from 'test-support/python-tools';
 import { localAws } from '../../src/app/local-aws.ts';
 import { generatedBucketName } from '../../src/app/return-values.ts';
-import { type Runner, startRunner } from '../../src/runner.ts';
 import { s3NotificationsApp as names, synthesizeS3NotificationsApp } from '../fixtures/s3-notifications-app.ts';
+import { localClient } from '../helpers/local-clients.ts';
+import { s3Client } from '../helpers/s3-services.ts';
+import { jsonLine, servedBeforeAll } from '../helpers/served-app.ts';
 
 /** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
 const installedPackages = join(dirname(fileURLToPath(import.meta.resolve('@aws-sdk/client-s3/package.json'))), '../..');
 
-let dataDir = '';
-let assembly = '';
-let runner: Runner | undefined;
+const runner = servedBeforeAll(synthesizeS3NotificationsApp, { runtimeSdk: installedPackages });
 let s3: S3Client;
 let sqs: SQSClient;
 let dynamodb: DynamoDBClient;
-const log: string[] = [];
-/** Each function's logged JSON lines, and who waits for the next one. */
-const logged: { fn: string; line: Record<string, unknown> }[] = [];
-const waiters = new Set<() => void>();
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 's3-notifications-e2e-'));
-  assembly = synthesizeS3NotificationsApp();
-  runner = await startRunner({
-    cloudAssemblyDir: assembly,
-    port: 0,
-    dataDir,
-    maxWorkers: 1,
-    runtimeSdk: installedPackages,
-    log: (line) => log.push(line),
-    functionLog: (fn, line) => {
-      log.push(`${fn}: ${line}`);
-      try {
-        logged.push({ fn, line: JSON.parse(line.slice(line.indexOf('{'))) as Record<string, unknown> });
-      } catch {
-        return;
-      }
-      for (const wake of waiters) wake();
-    },
-  });
-  const client = { region: localAws.region, credentials: localAws.credentials };
-  s3 = new S3Client({ ...client, endpoint: runner.serviceUrls.s3, forcePathStyle: true });
-  sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
-  dynamodb = new DynamoDBClient({ ...client, endpoint: runner.databaseEndpoint });
-}, 180_000);
-afterAll(async () => {
+beforeAll(() => {
+  s3 = s3Client(runner.api.serviceUrls.s3);
+  sqs = localClient(SQSClient, runner.api.serviceUrls.sqs);
+  dynamodb = localClient(DynamoDBClient, runner.api.databaseEndpoint);
+});
+afterAll(() => {
   for (const client of [s3, sqs, dynamodb]) client?.destroy();
-  await runner?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
-}, 60_000);
+});
+
+/** The runner's log and its functions'. */
+const log = () => [...runner.log.lines, ...runner.functionLog.lines];
+/** Each function's logged JSON lines. */
+const logged = () => runner.functionLog.lines.flatMap((line) => jsonLine(line) ?? []);
+
+type Notified = Record<string, unknown> & {
+  event: { Records: { eventName: string; s3: { object: Record<string, unknown> } }[] };
+};
 
 /** The first line `fn` logs whose event's first record is of `key` (as the record gives it), once it has. */
 const loggedFor = (fn: string, key: string) =>
-  new Promise<
-    Record<string, unknown> & { event: { Records: { eventName: string; s3: { object: Record<string, unknown> } }[] } }
-  >((resolve) => {
-    const look = () => {
-      const found = logged.find(
-        (entry) =>
-          entry.fn === fn &&
-          (entry.line.event as { Records?: { s3: { object: { key: string } } }[] })?.Records?.[0]?.s3.object.key ===
-            key,
-      );
-      if (!found) return;
-      waiters.delete(look);
-      resolve(found.line as never);
-    };
-    waiters.add(look);
-    look();
+  runner.functionLog.picked((text) => {
+    const entry = jsonLine(text);
+    const records = (entry?.line.event as { Records?: { s3: { object: { key: string } } }[] } | undefined)?.Records;
+    return entry?.fn === fn && records?.[0]?.s3.object.key === key ? (entry.line as Notified) : undefined;
   });
 
 /** The messages a queue gets within a long poll (answered as soon as there is one). */
@@ -111,7 +78,7 @@ const put = (Key: string, Body: string, Bucket: string = names.bucket) =>
   s3.send(new PutObjectCommand({ Bucket, Key, Body }));
 
 test("the handler of the CDK's notifications is no function of the app: neither served nor said", () => {
-  expect(log.join('\n')).not.toMatch(/BucketNotificationsHandler/);
+  expect(log().join('\n')).not.toMatch(/BucketNotificationsHandler/);
 });
 
 test('an object put under images/ ending .png reaches the TypeScript function, its record as documented', async () => {
@@ -139,7 +106,7 @@ test('an object put under images/ ending .png reaches the TypeScript function, i
       },
     },
   });
-  expect(logged.filter(({ fn }) => fn === names.onImage)).toHaveLength(1);
+  expect(logged().filter(({ fn }) => fn === names.onImage)).toHaveLength(1);
 });
 
 test('a copy is ObjectCreated:Copy', async () => {
