@@ -66,7 +66,7 @@ afterAll(() => {
 });
 
 /** Once the log says that `execution` ended (names here are letters and dashes alone). */
-const ended = (execution: string) => runner.log.seen(new RegExp(` ${execution}: execution (?!started \\()`));
+const ended = (execution: string) => runner.log.seen(new RegExp(` ${execution}: execution (?!started)`));
 
 /** Starts an execution of `machine` named `name` and answers DescribeExecution once it has ended. */
 const run = async (machine: string, name: string, input: unknown = {}) => {

@@ -9,8 +9,6 @@
 // completed by a function calling SendTaskSuccess ("Wait for a Callback with Task Token",
 // https://docs.aws.amazon.com/step-functions/latest/dg/connect-to-resource.html#connect-wait-token); the history's
 // event types as the API names them ("HistoryEvent", https://docs.aws.amazon.com/step-functions/latest/apireference/API_HistoryEvent.html).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -24,10 +22,10 @@ import {
 } from '@aws-sdk/client-sfn';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
-import { localAws } from '../../../src/app/local-aws.ts';
 import { stateMachineArn } from '../../../src/app/return-values.ts';
-import { type Runner, startRunner } from '../../../src/runner.ts';
 import { stateMachineApp, synthesizeStateMachineApp } from '../../fixtures/state-machine-app.ts';
+import { localClient } from '../../helpers/local-clients.ts';
+import { servedBeforeAll } from '../../helpers/served-app.ts';
 
 /** The node_modules folder this package's dependencies are installed in: the SDK's clients stand for the runtime's. */
 const installedPackages = join(
@@ -35,63 +33,25 @@ const installedPackages = join(
   '../..',
 );
 
-let dataDir = '';
-let assembly = '';
-let runner: Runner | undefined;
+const runner = servedBeforeAll(synthesizeStateMachineApp, { runtimeSdk: installedPackages, skipWaits: true });
 let sfn: SFNClient;
 let sqs: SQSClient;
-const log: string[] = [];
-/** Who waits for the next log line. */
-const waiters = new Set<() => void>();
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'step-functions-e2e-'));
-  assembly = synthesizeStateMachineApp();
-  runner = await startRunner({
-    cloudAssemblyDir: assembly,
-    port: 0,
-    dataDir,
-    maxWorkers: 1,
-    runtimeSdk: installedPackages,
-    skipWaits: true,
-    log: (line) => {
-      log.push(line);
-      for (const wake of waiters) wake();
-    },
-    functionLog: (fn, line) => log.push(`${fn}: ${line}`),
-  });
+beforeAll(() => {
   // StartSyncExecution's endpoint trait prefixes the host with `sync-`: a local endpoint takes none
   // (docs/step-functions.md).
-  sfn = new SFNClient({
-    region: localAws.region,
-    credentials: localAws.credentials,
-    endpoint: runner.serviceUrls.states,
-    disableHostPrefix: true,
-  });
-  sqs = new SQSClient({ region: localAws.region, credentials: localAws.credentials, endpoint: runner.serviceUrls.sqs });
-}, 180_000);
-afterAll(async () => {
+  sfn = localClient(SFNClient, runner.api.serviceUrls.states, { disableHostPrefix: true });
+  sqs = localClient(SQSClient, runner.api.serviceUrls.sqs);
+});
+afterAll(() => {
   sfn?.destroy();
   sqs?.destroy();
-  await runner?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-  if (assembly) rmSync(dirname(assembly), { recursive: true, force: true });
-}, 60_000);
+});
 
-/** The log line saying that `execution` ended, once it has. */
-const ended = (execution: string) =>
-  new Promise<string>((resolve) => {
-    const look = () => {
-      const found = log.find(
-        (line) => line.includes(` ${execution}: execution `) && !line.endsWith('started (STANDARD)'),
-      );
-      if (!found || found.includes('execution started')) return;
-      waiters.delete(look);
-      resolve(found);
-    };
-    waiters.add(look);
-    look();
-  });
+/** The runner's log. */
+const log = runner.log.lines;
+
+/** Once the log says that `execution` ended (names here are letters and dashes alone). */
+const ended = (execution: string) => runner.log.seen(new RegExp(` ${execution}: execution (?!started)`));
 
 /** Starts an execution of `machine` named `name` and answers DescribeExecution once it has ended. */
 const run = async (machine: string, name: string, input: unknown) => {
@@ -227,15 +187,7 @@ test('tasks call the served services: DynamoDB, SQS, SNS, EventBridge, an SDK in
 // "Amazon EventBridge targets" (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-targets.html): a rule
 // whose target is a state machine starts an execution, its input the event.
 test('the event a task puts on the bus starts the state machine its rule targets', async () => {
-  const started = new Promise<void>((resolve) => {
-    const look = () => {
-      if (!log.some((line) => line.startsWith(`Step Functions ${stateMachineApp.onStored}: execution`))) return;
-      waiters.delete(look);
-      resolve();
-    };
-    waiters.add(look);
-    look();
-  });
+  const started = runner.log.seen(new RegExp(`^Step Functions ${stateMachineApp.onStored}: execution`));
   await run(stateMachineApp.integrations, 'announced', { id: 'p-2' });
   await started;
   const { executions = [] } = await sfn.send(
