@@ -3,7 +3,7 @@
 // `arn:aws:states:::lambda:invoke` (the runner's Invoker); the optimized integrations of the services the runner
 // serves (SQS sendMessage, SNS publish, EventBridge putEvents, DynamoDB getItem/putItem/updateItem/deleteItem, Step
 // Functions startExecution with `.sync` and `.sync:2`), and `arn:aws:states:::aws-sdk:<service>:<action>` for the
-// served services, S3's among them (s3-calls.ts), each over the service's local endpoint (wire-calls.ts);
+// served services, S3's (s3-calls.ts), Kinesis's and SNS's among them, each over the service's local endpoint (wire-calls.ts);
 // `.waitForTaskToken` on any of them but `.sync`; an activity of the template by its ARN (activities.ts: a worker
 // takes the task with GetActivityTask and ends it with SendTaskSuccess or SendTaskFailure). Any other resource is
 // refused at start (taskRefusal), naming the state and the resource.
@@ -67,10 +67,41 @@ const optimized: Record<string, string[]> = {
   'states:startExecution': ['', 'sync', 'sync:2', 'waitForTaskToken'],
 };
 
+/** The actions of the local SNS (sns.ts) and the local Kinesis (kinesis.ts), as a Task's resource names them. */
+const snsActions = [
+  'createTopic',
+  'deleteTopic',
+  'listTopics',
+  'getTopicAttributes',
+  'setTopicAttributes',
+  'subscribe',
+  'confirmSubscription',
+  'unsubscribe',
+  'listSubscriptions',
+  'listSubscriptionsByTopic',
+  'getSubscriptionAttributes',
+  'setSubscriptionAttributes',
+  'publish',
+  'publishBatch',
+];
+const kinesisActions = [
+  'createStream',
+  'deleteStream',
+  'describeStream',
+  'describeStreamSummary',
+  'listStreams',
+  'listShards',
+  'putRecord',
+  'putRecords',
+  'getShardIterator',
+  'getRecords',
+];
+
 /** The AWS SDK integrations' services served: their local service and their errors' prefix. */
 const sdkServices: Record<string, { wire?: WireService | 's3'; prefix: string; actions?: string[] }> = {
   sqs: { wire: 'sqs', prefix: 'Sqs' },
-  sns: { wire: 'sns', prefix: 'Sns', actions: ['publish'] },
+  sns: { wire: 'sns', prefix: 'Sns', actions: snsActions },
+  kinesis: { wire: 'kinesis', prefix: 'Kinesis', actions: kinesisActions },
   eventbridge: { wire: 'events', prefix: 'EventBridge' },
   dynamodb: { wire: 'dynamodb', prefix: 'DynamoDb' },
   sfn: { wire: 'states', prefix: 'Sfn' },

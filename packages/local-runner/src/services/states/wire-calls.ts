@@ -1,8 +1,9 @@
 // A state machine's calls to the other local services, over their own endpoints as an SDK would make them (a service
 // never imports another, services/targets.ts): a POST signed with SigV4 by the runner's credentials, JSON for SQS,
-// EventBridge, DynamoDB, Step Functions, SSM and Secrets Manager (`X-Amz-Target: <prefix>.<Action>`), the query
-// protocol for SNS's Publish. A service's error comes back as a WireError of its type (`__type`, or the query
-// protocol's `<Code>`).
+// EventBridge, DynamoDB, Step Functions, SSM, Secrets Manager and Kinesis (`X-Amz-Target: <prefix>.<Action>`), the
+// query protocol for SNS's actions (answered as JSON, `Accept: application/json`, as query-protocol.ts answers an
+// API Gateway integration). A service's error comes back as a WireError of its type (`__type`, or the query
+// protocol's `Code`).
 import { SignatureV4 } from '@smithy/signature-v4';
 import { localAws } from '../../app/local-aws.ts';
 import { Sha256 } from '../../gateway/sigv4.ts';
@@ -10,7 +11,7 @@ import { Sha256 } from '../../gateway/sigv4.ts';
 /** The local services' addresses, known once each listens (the database's once it has started); S3's, s3-calls.ts's. */
 export type WireEndpoints = Partial<Record<WireService | 's3', string>>;
 
-export type WireService = 'sqs' | 'sns' | 'events' | 'dynamodb' | 'states' | 'ssm' | 'secretsmanager';
+export type WireService = 'sqs' | 'sns' | 'events' | 'dynamodb' | 'states' | 'ssm' | 'secretsmanager' | 'kinesis';
 
 const jsonServices: Record<Exclude<WireService, 'sns'>, { prefix: string; version: string }> = {
   sqs: { prefix: 'AmazonSQS', version: '1.0' },
@@ -19,6 +20,7 @@ const jsonServices: Record<Exclude<WireService, 'sns'>, { prefix: string; versio
   states: { prefix: 'AWSStepFunctions', version: '1.0' },
   ssm: { prefix: 'AmazonSSM', version: '1.1' },
   secretsmanager: { prefix: 'secretsmanager', version: '1.1' },
+  kinesis: { prefix: 'Kinesis_20131202', version: '1.1' },
 };
 
 /** A service's error answer: its type (`QueueDoesNotExist`, `ResourceNotFoundException`) and message. */
@@ -74,37 +76,60 @@ const jsonCall = async (endpoint: string, service: Exclude<WireService, 'sns'>, 
   return answer;
 };
 
-/** Publish's input as the query protocol's form: MessageAttributes as `entry.N.Name` and `entry.N.Value.*`. */
-const publishForm = (input: Record<string, unknown>) => {
-  const form = new URLSearchParams({ Action: 'Publish', Version: '2010-03-31' });
-  for (const [key, value] of Object.entries(input)) {
-    if (key !== 'MessageAttributes') {
-      form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
-      continue;
-    }
-    const attributes = Object.entries((value ?? {}) as Record<string, Record<string, string>>);
-    for (const [index, [name, attribute]] of attributes.entries()) {
-      form.set(`MessageAttributes.entry.${index + 1}.Name`, name);
-      for (const [field, text] of Object.entries(attribute))
-        form.set(`MessageAttributes.entry.${index + 1}.Value.${field}`, text);
-    }
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `value` (the member `name` at `key` of the input) into the query protocol's form: lists as `key.member.N`, SNS's
+ * maps (`Attributes`) as `key.entry.N.key`/`.value`, message attributes as `key.entry.N.Name`/`.Value.<field>`, other
+ * structures as `key.<member>`; a Message given as JSON, as its text.
+ */
+const flattened = (form: URLSearchParams, key: string, name: string, value: unknown) => {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) flattened(form, `${key}.member.${index + 1}`, '', item);
+    return;
   }
+  if (!isRecord(value) || name === 'Message') {
+    if (value !== undefined && value !== null) form.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+    return;
+  }
+  for (const [index, [member, item]] of Object.entries(value).entries()) {
+    const entry = `${key}.entry.${index + 1}`;
+    if (name === 'MessageAttributes') {
+      form.set(`${entry}.Name`, member);
+      for (const [field, text] of Object.entries(isRecord(item) ? item : {}))
+        form.set(`${entry}.Value.${field}`, String(text));
+    } else if (name === 'Attributes') {
+      form.set(`${entry}.key`, member);
+      form.set(`${entry}.value`, String(item));
+    } else flattened(form, `${key}.${member}`, member, item);
+  }
+};
+
+/** `action`'s input as the query protocol's form. */
+const queryForm = (action: string, input: Record<string, unknown>) => {
+  const form = new URLSearchParams({ Action: action, Version: '2010-03-31' });
+  for (const [key, value] of Object.entries(input)) flattened(form, key, key, value);
   return form.toString();
 };
 
-const snsPublish = async (endpoint: string, input: Record<string, unknown>) => {
-  const body = publishForm(input);
-  const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+/** SNS's `action`, its answer asked as JSON: the action's result (`<Action>Result`), or a WireError. */
+const snsCall = async (endpoint: string, action: string, input: Record<string, unknown>) => {
+  const body = queryForm(action, input);
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: await signed(endpoint, 'sns', headers, body),
     body,
   });
-  const text = await response.text();
-  const field = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(text)?.[1];
-  if (!response.ok) throw new WireError(field('Code') ?? 'ServiceError', field('Message') ?? text);
-  const sequence = field('SequenceNumber');
-  return { MessageId: field('MessageId'), ...(sequence !== undefined && { SequenceNumber: sequence }) };
+  const answer = JSON.parse(await response.text()) as Record<string, unknown>;
+  if (!response.ok) {
+    const error = isRecord(answer.Error) ? answer.Error : {};
+    throw new WireError(String(error.Code ?? 'ServiceError'), String(error.Message ?? ''));
+  }
+  const wrapped = answer[`${action}Response`];
+  const result = isRecord(wrapped) ? wrapped[`${action}Result`] : undefined;
+  return isRecord(result) ? result : {};
 };
 
 /** `action` of `service` with `input`, at its endpoint in `endpoints`; a service not listening is a WireError. */
@@ -116,10 +141,6 @@ export const wireCall = async (
 ) => {
   const endpoint = endpoints[service];
   if (endpoint === undefined) throw new WireError('ServiceUnavailable', `the local ${service} is not serving`);
-  if (service === 'sns') {
-    if (action !== 'Publish')
-      throw new WireError('NotServedLocally', `SNS ${action} is not called by state machines locally`);
-    return snsPublish(endpoint, input);
-  }
+  if (service === 'sns') return snsCall(endpoint, action, input);
   return jsonCall(endpoint, service, action, input);
 };
