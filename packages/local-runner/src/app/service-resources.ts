@@ -14,6 +14,7 @@ import {
 import { type EventSeeds, eventSeedsOf } from './eventbridge-resources.ts';
 import { resolveValue, UnresolvableValueError, type ValueContext } from './intrinsics.ts';
 import { kinesisSeedsOf, type StreamSeed } from './kinesis-resources.ts';
+import { type PipeSeed, pipesOf } from './pipe-resources.ts';
 import { generatedParameterName, generatedQueueName, generatedSecretName } from './return-values.ts';
 import { type S3NotificationSeeds, s3NotificationSeedsOf } from './s3-notification-resources.ts';
 import { bucketsOf } from './s3-resources.ts';
@@ -85,6 +86,8 @@ export interface ServiceSeeds {
   activities?: ActivitySeed[];
   /** The S3 buckets' event notifications (s3-notification-resources.ts); absent: none. */
   s3Notifications?: S3NotificationSeeds;
+  /** The EventBridge pipes (pipe-resources.ts); absent: none. */
+  pipes?: PipeSeed[];
   /** What could not be seeded, and why: said at start. */
   notices: string[];
 }
@@ -243,5 +246,6 @@ export const serviceSeedsOf = (stacks: ValueContext[]): ServiceSeeds => {
   seeds.stateMachines = stateMachinesOf(stacks, seeds.notices);
   seeds.activities = activitiesOf(stacks);
   seeds.s3Notifications = s3NotificationSeedsOf(stacks, seeds.notices);
+  seeds.pipes = pipesOf(stacks);
   return seeds;
 };

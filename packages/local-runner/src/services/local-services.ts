@@ -11,6 +11,7 @@ import { type JsonService, serveJsonServices } from './json-protocol.ts';
 import { emptyStreams, kinesisDataStreams, streamArn } from './kinesis.ts';
 import { logGroupReceiver } from './log-groups.ts';
 import { emptyParameters, parameterStore } from './parameter-store.ts';
+import { pipeInvoker } from './pipes.ts';
 import { serveQueryServices } from './query-protocol.ts';
 import { startQueuePollers } from './queue-poller.ts';
 import { simpleStorageService } from './s3/index.ts';
@@ -135,6 +136,16 @@ export const startLocalServices = async (options: {
     onAppend: (arn, listener) =>
       arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener),
   });
+  // The pipes' sources, read by pollers of their own whose "function" is the pipe (pipes.ts).
+  let pipes = options.seeds.pipes ?? [];
+  let pipePollers: ReturnType<typeof startQueuePollers> | undefined;
+  const pipeStreams = streamPolling({
+    targets,
+    log,
+    checkpoints: stateFile(dataDir, 'pipe-checkpoints', emptyCheckpoints),
+    onAppend: (arn, listener) =>
+      arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener),
+  });
   const poll = () => {
     const { invoke } = options;
     if (!polling || !invoke) return;
@@ -142,6 +153,15 @@ export const startLocalServices = async (options: {
     pollers = startQueuePollers(mappings, { consumer: queues.consumer, invoke, log });
     const dynamodb = urls.dynamodbstreams;
     streams.restart(streamMappings, invoke, { kinesis: urls.kinesis, dynamodb });
+    const running = pipes.filter((pipe) => pipe.running);
+    for (const pipe of pipes.filter((candidate) => !candidate.running))
+      log(`${pipe.source}: pipe ${pipe.name}: DesiredState is STOPPED: its source is not read`);
+    const pipeInvoke = pipeInvoker({ pipes: () => pipes, invoke, targets, endpoints: stateEndpoints, log });
+    void pipePollers?.stop();
+    const pipeQueues = running.flatMap(({ queue }) => (queue ? [queue] : []));
+    pipePollers = startQueuePollers(pipeQueues, { consumer: queues.consumer, invoke: pipeInvoke, log });
+    const pipeStreamMappings = running.flatMap(({ stream }) => (stream ? [stream] : []));
+    pipeStreams.restart(pipeStreamMappings, pipeInvoke, { kinesis: urls.kinesis, dynamodb });
   };
   // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
   const signingKey = await loadSnsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
@@ -166,10 +186,13 @@ export const startLocalServices = async (options: {
   /** Each service's address, by its name; `dynamodbstreams`, the database's, once the runner sets it. */
   type Urls = Record<Exclude<ServiceName, 'dynamodbstreams'>, string> & { dynamodbstreams?: string };
   let urls = {} as Urls;
+  function stateEndpoints() {
+    return { ...urls, ...(databaseEndpoint !== undefined && { dynamodb: databaseEndpoint }) };
+  }
   const states = stepFunctions({
     log,
     invoke: () => options.invoke,
-    endpoints: () => ({ ...urls, ...(databaseEndpoint !== undefined && { dynamodb: databaseEndpoint }) }),
+    endpoints: stateEndpoints,
     skipWaits: options.skipWaits ?? false,
     store: stateFile(dataDir, 'states', emptyExecutions),
   });
@@ -197,6 +220,7 @@ export const startLocalServices = async (options: {
     clock.set('events', events.scheduledRules());
     mappings = seeds.mappings ?? [];
     streamMappings = seeds.streamMappings ?? [];
+    pipes = seeds.pipes ?? [];
     poll();
   };
   try {
@@ -297,7 +321,7 @@ export const startLocalServices = async (options: {
     s3Notifications: notifications.banner,
     close: async () => {
       await states.close();
-      await Promise.all([pollers?.stop(), streams.close()]);
+      await Promise.all([pollers?.stop(), streams.close(), pipePollers?.stop(), pipeStreams.close()]);
       queues.close();
       clock.stop();
       events.close();
