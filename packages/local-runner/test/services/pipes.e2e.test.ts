@@ -5,13 +5,16 @@
 // input transformation", eb-pipes-input-transformation.html), reach a state machine as one JSON array ("Amazon
 // EventBridge Pipes batching and concurrency", eb-pipes-batching-concurrency.html: "Even if the batch size is 1, the
 // request will be sent as a JSON array"); a DynamoDB stream's records reach a Lambda enrichment as an array, and the
-// SQS target a message per enriched record; a pipe whose DesiredState is STOPPED reads nothing. Each test waits for
+// SQS target a message per enriched record; a Kinesis stream's records a filter picks (their data decoded as JSON)
+// reach a Lambda function as one array, each record's `kinesis` members at its top, as "Amazon EventBridge Pipes
+// sources" (eb-pipes-event-source.html, Kinesis) shows the event; a pipe whose DesiredState is STOPPED reads nothing. Each test waits for
 // facts (messages long-polled, the runner's log lines), never for time.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { localAws } from '../../src/app/local-aws.ts';
@@ -23,6 +26,7 @@ let assembly: string | undefined;
 let runner: Runner | undefined;
 let sqs: SQSClient;
 let dynamodb: DynamoDBClient;
+let kinesis: KinesisClient;
 const lines: string[] = [];
 const said = new EventEmitter();
 const say = (line: string) => {
@@ -61,14 +65,23 @@ const received = async (name: string, count: number) => {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'pipes-e2e-'));
   assembly = synthesizePipesApp();
-  runner = await startRunner({ cloudAssemblyDir: assembly, port: 0, dataDir, maxWorkers: 1, log: say });
+  runner = await startRunner({
+    cloudAssemblyDir: assembly,
+    port: 0,
+    dataDir,
+    maxWorkers: 1,
+    log: say,
+    functionLog: (id, text) => say(`${id}: ${text}`),
+  });
   const client = { region: localAws.region, credentials: localAws.credentials };
   sqs = new SQSClient({ ...client, endpoint: runner.serviceUrls.sqs });
   dynamodb = new DynamoDBClient({ ...client, endpoint: runner.databaseEndpoint });
+  kinesis = new KinesisClient({ ...client, endpoint: runner.serviceUrls.kinesis });
 }, 120_000);
 afterAll(async () => {
   sqs?.destroy();
   dynamodb?.destroy();
+  kinesis?.destroy();
   await runner?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   if (assembly) rmSync(join(assembly, '..'), { recursive: true, force: true });
@@ -86,6 +99,29 @@ test('an SQS source filtered, each record templated, to an express state machine
 test('a DynamoDB stream enriched by a function, to an SQS queue a message per record', async () => {
   await dynamodb.send(new PutItemCommand({ TableName: pipesApp.table, Item: { id: { S: 'a' } } }));
   expect(await received(pipesApp.enriched, 1)).toEqual([{ id: 'a', enriched: true, batch: 1 }]);
+}, 60_000);
+
+test("a Kinesis stream's records filtered by their data, to a function as one array of records", async () => {
+  const data = (value: unknown) => Buffer.from(JSON.stringify(value));
+  await kinesis.send(
+    new PutRecordsCommand({
+      StreamName: pipesApp.clicks,
+      Records: [
+        { PartitionKey: 'p', Data: data({ page: 'about' }) },
+        { PartitionKey: 'p', Data: data({ page: 'home' }) },
+      ],
+    }),
+  );
+  const printed = await line('PIPE-BATCH ');
+  const records = JSON.parse(printed.slice(printed.indexOf('PIPE-BATCH ') + 11)) as Record<string, unknown>[];
+  expect(records).toEqual([
+    expect.objectContaining({
+      eventSource: 'aws:kinesis',
+      partitionKey: 'p',
+      data: data({ page: 'home' }).toString('base64'),
+    }),
+  ]);
+  expect(records[0]).not.toHaveProperty('kinesis');
 }, 60_000);
 
 test('a pipe whose DesiredState is STOPPED does not read its source', async () => {
