@@ -6,9 +6,10 @@
 // EventBridge Pipes batching and concurrency", eb-pipes-batching-concurrency.html: "Even if the batch size is 1, the
 // request will be sent as a JSON array"); a DynamoDB stream's records reach a Lambda enrichment as an array, and the
 // SQS target a message per enriched record; a Kinesis stream's records a filter picks (their data decoded as JSON)
-// reach a Lambda function as one array, each record's `kinesis` members at its top, as "Amazon EventBridge Pipes
-// sources" (eb-pipes-event-source.html, Kinesis) shows the event; a pipe whose DesiredState is STOPPED reads nothing. Each test waits for
-// facts (messages long-polled, the runner's log lines), never for time.
+// reach a Lambda function as one array, each record's `kinesis` members at its top, as "Amazon Kinesis stream as a
+// source" (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-kinesis.html) shows the event; a pipe
+// whose DesiredState is STOPPED reads nothing. Each test waits for facts (messages long-polled, the runner's log
+// lines), never for time.
 import { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
