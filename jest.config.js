@@ -14,6 +14,12 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30_000,
+  // How long a worker may take to exit once the run is over, before jest kills it and says it "failed to exit
+  // gracefully" (500 ms by default). What held the workers past that was no handle a test left open (each worker's
+  // 'exit' event came as soon as jest ended it) but Node's teardown after it, of a heap of a few hundred MB of modules
+  // loaded again for each test file (aws-cdk-lib's above all): 0.5 to 2.5 s on a loaded machine. A worker that exits
+  // sooner is not waited for; one held by a leak still gets the message, after this.
+  workerGracefulExitTimeout: 10_000,
   // Coverage (with --coverage, as `npm test` runs it) of the code that runs in the tests' own process: the Lambda code
   // (the handler, store and authorizer tests), infra/ (the stack and its constructs), and the local runner's core
   // (served in-process by the e2e tests). Not measured: what runs only in other processes (the runner's commands in

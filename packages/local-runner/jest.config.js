@@ -35,4 +35,6 @@ export default {
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
   testTimeout: 30_000,
+  // Time for a worker to tear down its heap after the run, before jest kills it (the repository's jest.config.js).
+  workerGracefulExitTimeout: 10_000,
 };
