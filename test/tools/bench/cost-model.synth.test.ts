@@ -4,15 +4,16 @@
 // (https://docs.aws.amazon.com/xray/latest/devguide/xray-console-sampling.html).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from '@jest/globals';
+import { beforeAll, describe, expect, test } from '@jest/globals';
 import { projectRoot } from '../../../infra/project-root.ts';
 import { monthlyCountsOf, monthlyRows, monthlyTable, xRayRecordedShare } from '../../../tools/bench/cost-model.ts';
 import { synthesizedCloudAssembly } from '../../helpers/cloud-assembly.ts';
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
-const template = JSON.parse(readFileSync(join(synthesizedCloudAssembly(), 'PlantStore.template.json'), 'utf8')) as {
-  Resources: Record<string, Resource>;
-};
+let template: { Resources: Record<string, Resource> } = { Resources: {} };
+beforeAll(() => {
+  template = JSON.parse(readFileSync(join(synthesizedCloudAssembly(), 'PlantStore.template.json'), 'utf8'));
+});
 const ofType = (type: string) => Object.values(template.Resources).filter((resource) => resource.Type === type);
 
 describe("the month's fixed costs, counted from the template", () => {
