@@ -13,7 +13,10 @@ export interface Launched {
   /** Resolves once every process holding the output pipes (npm, the runner, its database) has closed them. */
   closed: Promise<void>;
   output: () => string;
-  /** Resolves once the output (from its start) matches `pattern` (a RegExp, or anything that tests the output). */
+  /**
+   * Resolves once the output (from its start) matches `pattern` (a RegExp, or anything that tests the output); rejects,
+   * with the output, once the output pipes closed without it (a command that ended, or failed, never prints it).
+   */
   printed: (pattern: Pick<RegExp, 'test'>) => Promise<void>;
 }
 
@@ -30,7 +33,10 @@ export const launch = (
     ? spawnInGroup('sh', ['-c', '"$@" &', 'sh', command, ...args], options)
     : spawnInGroup(command, args, options);
   let output = '';
-  const watchers: { pattern: Pick<RegExp, 'test'>; resolve: () => void }[] = [];
+  let ended = false;
+  const watchers: { pattern: Pick<RegExp, 'test'>; resolve: () => void; reject: (error: Error) => void }[] = [];
+  const notPrinted = (pattern: Pick<RegExp, 'test'>) =>
+    new Error(`\`${[command, ...args].join(' ')}\` ended without printing ${String(pattern)}; it printed:\n${output}`);
   const onOutput = (chunk: Buffer) => {
     output += chunk.toString();
     for (const watcher of watchers.filter(({ pattern }) => pattern.test(output))) {
@@ -42,9 +48,15 @@ export const launch = (
   child.stderr?.on('data', onOutput);
   const closed = Promise.all(
     [child.stdout, child.stderr].map((stream) => new Promise((resolve) => stream?.once('close', resolve))),
-  ).then(() => undefined);
-  const printed = (pattern: Pick<RegExp, 'test'>) =>
-    pattern.test(output) ? Promise.resolve() : new Promise<void>((resolve) => watchers.push({ pattern, resolve }));
+  ).then(() => {
+    ended = true;
+    for (const watcher of watchers.splice(0)) watcher.reject(notPrinted(watcher.pattern));
+  });
+  const printed = (pattern: Pick<RegExp, 'test'>) => {
+    if (pattern.test(output)) return Promise.resolve();
+    if (ended) return Promise.reject(notPrinted(pattern));
+    return new Promise<void>((resolve, reject) => watchers.push({ pattern, resolve, reject }));
+  };
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, exited, closed, output: () => output, printed };
 };
