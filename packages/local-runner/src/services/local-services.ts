@@ -128,13 +128,14 @@ export const startLocalServices = async (options: {
   // The stream mappings' pollers read each stream over its service's API, at its URL (known once it listens).
   let streamMappings = options.seeds.streamMappings ?? [];
   let databaseAppend: AppendListener = () => () => undefined;
+  // Kinesis's appends, and the database's stream writes (once the runner gives the database).
+  const onAppend: AppendListener = (arn, listener) =>
+    arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener);
   const streams = streamPolling({
     targets,
     log,
     checkpoints: stateFile(dataDir, 'stream-checkpoints', emptyCheckpoints),
-    // Kinesis's appends, and the database's stream writes (once the runner gives the database).
-    onAppend: (arn, listener) =>
-      arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener),
+    onAppend,
   });
   // The pipes' sources, read by pollers of their own whose "function" is the pipe (pipes.ts).
   let pipes = options.seeds.pipes ?? [];
@@ -143,8 +144,7 @@ export const startLocalServices = async (options: {
     targets,
     log,
     checkpoints: stateFile(dataDir, 'pipe-checkpoints', emptyCheckpoints),
-    onAppend: (arn, listener) =>
-      arn.startsWith('arn:aws:kinesis:') ? kinesis.onAppend(arn, listener) : databaseAppend(arn, listener),
+    onAppend,
   });
   const poll = () => {
     const { invoke } = options;
