@@ -53,4 +53,5 @@ test('an API added before the others moves no address; a port in use names what 
   expect(refused.output()).toContain(
     `cdk-local-runner start failed: port ${port} is in use: the runner wanted it for the function URL WebhookFunctionUrl0EF34D45 of stack PlantStore (its port since an earlier start, kept in ${join(dataDir, 'ports.json')}); stop what holds it, or choose another --port (0: any free ones)`,
   );
-});
+  // Three starts of the runner, each with its database: on a busy machine they take longer than jest's 30 s.
+}, 120_000);
