@@ -22,7 +22,7 @@ import { generatedSecretString } from './secret-generator.ts';
 import { emptySecrets, secretsManager } from './secrets-manager.ts';
 import type { ServiceValues } from './service-values.ts';
 import { emptyTopics, simpleNotificationService } from './sns.ts';
-import { emptySigning, loadSnsSigningKey } from './sns-signing.ts';
+import { emptySigning, snsSigningKey } from './sns-signing.ts';
 import { emptyQueues, queueArn, simpleQueueService } from './sqs.ts';
 import { sqsQueryAnswer } from './sqs-query.ts';
 import { stateFile } from './state-file.ts';
@@ -164,7 +164,7 @@ export const startLocalServices = async (options: {
     pipeStreams.restart(pipeStreamMappings, pipeInvoke, { kinesis: urls.kinesis, dynamodb });
   };
   // SNS speaks the query protocol, on a port of its own; its links (SubscribeURL, SigningCertURL) name that address.
-  const signingKey = await loadSnsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
+  const signingKey = snsSigningKey(stateFile(dataDir, 'sns-signing', emptySigning));
   let snsAddress = '';
   const topics = simpleNotificationService(stateFile(dataDir, 'sns', emptyTopics), {
     targets,

@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { MessageAttribute } from './sns-filter.ts';
-import { certificatePath, type SigningKey, signatureOf } from './sns-signing.ts';
+import { certificatePath, type SigningKey, type SnsSigningKey, signatureOf } from './sns-signing.ts';
 import { TargetError, type Targets } from './targets.ts';
 
 /** A message as published, for one subscription's protocol (MessageStructure json chose its text). */
@@ -41,7 +41,7 @@ export interface Subscriber {
 /** What every delivery needs: the services by ARN, the signing key, the local SNS's address (its links), the log. */
 export interface Deliverer {
   targets: Targets;
-  key: SigningKey;
+  key: SnsSigningKey;
   url: () => string;
   log: (line: string) => void;
 }
@@ -61,7 +61,7 @@ const unsubscribeUrl = (deliverer: Deliverer, subscriptionArn: string) =>
   `${deliverer.url()}/?Action=Unsubscribe&SubscriptionArn=${encodeURIComponent(subscriptionArn)}`;
 
 /** The JSON envelope of a notification, signed (SQS without raw delivery, HTTP(S)). */
-const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
+const envelopeOf = (deliverer: Deliverer, key: SigningKey, subscription: Subscriber, published: Published) => {
   const fields = {
     Type: 'Notification',
     MessageId: published.id,
@@ -74,8 +74,8 @@ const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, published: P
   return {
     ...fields,
     SignatureVersion: published.signatureVersion,
-    Signature: signatureOf(deliverer.key, fields, published.signatureVersion),
-    SigningCertURL: `${deliverer.url()}${certificatePath(deliverer.key)}`,
+    Signature: signatureOf(key, fields, published.signatureVersion),
+    SigningCertURL: `${deliverer.url()}${certificatePath(key)}`,
     UnsubscribeURL: unsubscribeUrl(deliverer, subscription.arn),
     ...(Object.keys(published.attributes).length > 0 && {
       MessageAttributes: envelopeAttributes(published.attributes),
@@ -84,8 +84,8 @@ const envelopeOf = (deliverer: Deliverer, subscription: Subscriber, published: P
 };
 
 /** The SNS event a subscribed function is invoked with (one record; Lambda's sample event's fields). */
-const lambdaEventOf = (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
-  const envelope = envelopeOf(deliverer, subscription, published);
+const lambdaEventOf = (deliverer: Deliverer, key: SigningKey, subscription: Subscriber, published: Published) => {
+  const envelope = envelopeOf(deliverer, key, subscription, published);
   return {
     Records: [
       {
@@ -151,6 +151,7 @@ const post = async (endpoint: string, type: string, headers: Record<string, stri
 
 /** Sends the SubscriptionConfirmation of an HTTP(S) subscription, whose SubscribeURL confirms it with `token`. */
 export const sendConfirmation = async (deliverer: Deliverer, subscription: Subscriber, token: string) => {
+  const key = await deliverer.key.get();
   const subscribeUrl = `${deliverer.url()}/?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(subscription.topicArn)}&Token=${token}`;
   const fields = {
     Type: 'SubscriptionConfirmation',
@@ -164,8 +165,8 @@ export const sendConfirmation = async (deliverer: Deliverer, subscription: Subsc
   const message = {
     ...fields,
     SignatureVersion: '1',
-    Signature: signatureOf(deliverer.key, fields, '1'),
-    SigningCertURL: `${deliverer.url()}${certificatePath(deliverer.key)}`,
+    Signature: signatureOf(key, fields, '1'),
+    SigningCertURL: `${deliverer.url()}${certificatePath(key)}`,
   };
   try {
     await post(
@@ -185,13 +186,14 @@ export const sendConfirmation = async (deliverer: Deliverer, subscription: Subsc
 
 /** Hands `published` to the subscription's endpoint; TargetError when it does not take it. */
 const deliverOnce = async (deliverer: Deliverer, subscription: Subscriber, published: Published) => {
+  const key = await deliverer.key.get();
   const source = `sns:${nameOfArn(published.topicArn)}`;
   const { protocol, endpoint } = subscription;
   if (protocol === 'sqs')
     return deliverer.targets.deliver(endpoint, {
       body: isRaw(subscription)
         ? published.message
-        : JSON.stringify(envelopeOf(deliverer, subscription, published), null, 2),
+        : JSON.stringify(envelopeOf(deliverer, key, subscription, published), null, 2),
       ...(isRaw(subscription) && Object.keys(published.attributes).length > 0 && { attributes: published.attributes }),
       ...(published.groupId !== undefined && { messageGroupId: published.groupId }),
       ...(published.dedupId !== undefined && { messageDeduplicationId: published.dedupId }),
@@ -199,7 +201,7 @@ const deliverOnce = async (deliverer: Deliverer, subscription: Subscriber, publi
     });
   if (protocol === 'lambda')
     return deliverer.targets.deliver(endpoint, {
-      body: JSON.stringify(lambdaEventOf(deliverer, subscription, published)),
+      body: JSON.stringify(lambdaEventOf(deliverer, key, subscription, published)),
       source,
     });
   return post(
@@ -211,7 +213,7 @@ const deliverOnce = async (deliverer: Deliverer, subscription: Subscriber, publi
       'x-amz-sns-subscription-arn': subscription.arn,
       ...(isRaw(subscription) && { 'x-amz-sns-rawdelivery': 'true' }),
     },
-    isRaw(subscription) ? published.message : JSON.stringify(envelopeOf(deliverer, subscription, published)),
+    isRaw(subscription) ? published.message : JSON.stringify(envelopeOf(deliverer, key, subscription, published)),
   );
 };
 
@@ -229,9 +231,10 @@ const deadLettered = async (deliverer: Deliverer, subscription: Subscriber, publ
   const queue = deadLetterQueueOf(subscription);
   const said = `SNS: ${nameOfArn(published.topicArn)} -> ${target}: message ${published.id} not delivered (${why})`;
   if (queue === undefined) return deliverer.log(`${said}; the subscription has no dead-letter queue`);
+  const key = await deliverer.key.get();
   try {
     await deliverer.targets.deliver(queue, {
-      body: JSON.stringify(envelopeOf(deliverer, subscription, published), null, 2),
+      body: JSON.stringify(envelopeOf(deliverer, key, subscription, published), null, 2),
       ...(Object.keys(published.attributes).length > 0 && { attributes: published.attributes }),
       ...(published.groupId !== undefined && { messageGroupId: published.groupId }),
       ...(published.dedupId !== undefined && { messageDeduplicationId: published.dedupId }),

@@ -5,7 +5,6 @@
 // The key and its self-signed certificate (made with `selfsigned`) are kept in the data folder, so a message signed
 // before a restart still verifies after it.
 import { createHash, createSign } from 'node:crypto';
-import { generate } from 'selfsigned';
 import type { StateFile } from './state-file.ts';
 
 export interface SigningKey {
@@ -19,18 +18,37 @@ export interface SigningState {
 
 export const emptySigning = (): SigningState => ({});
 
-/** The data folder's key, made (and kept) the first time. */
-export const loadSnsSigningKey = async (file: StateFile<SigningState>): Promise<SigningKey> => {
-  const kept = file.read().key;
-  if (kept) return kept;
-  const made = await generate([{ name: 'commonName', value: 'sns.local.cdk-local-runner' }], {
-    keySize: 2048,
-    algorithm: 'sha256',
-  });
-  const key = { privateKey: made.private, certificate: made.cert };
-  file.write({ key });
-  return key;
+/**
+ * The data folder's key: the one kept there, else made (and kept) when the first message is signed, not at start:
+ * making it (an RSA key and its certificate, with selfsigned and the X.509 modules it loads) cost about 0.3 CPU
+ * seconds, more than a third of the runner's start, paid by every app without a topic too.
+ */
+export const snsSigningKey = (file: StateFile<SigningState>) => {
+  let making: Promise<SigningKey> | undefined;
+  const make = async () => {
+    const kept = file.read().key;
+    if (kept) return kept;
+    const { generate } = await import('selfsigned');
+    const made = await generate([{ name: 'commonName', value: 'sns.local.cdk-local-runner' }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+    });
+    const key = { privateKey: made.private, certificate: made.cert };
+    file.write({ key });
+    return key;
+  };
+  return {
+    /** The key, made the first time it is asked for. */
+    get: (): Promise<SigningKey> => {
+      making ??= make();
+      return making;
+    },
+    /** The key if there is one yet (kept, or made for a message): whose certificate SigningCertURL serves. */
+    current: (): SigningKey | undefined => file.read().key,
+  };
 };
+
+export type SnsSigningKey = ReturnType<typeof snsSigningKey>;
 
 /** The certificate's file name, as SNS's (`SimpleNotificationService-<id>.pem`), its id from the certificate. */
 export const certificatePath = (key: SigningKey) =>

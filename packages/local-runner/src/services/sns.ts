@@ -616,10 +616,12 @@ export const simpleNotificationService = (file: StateFile<TopicState>, deliverer
     },
     // The links a message carries: SubscribeURL and UnsubscribeURL, followed by whoever has the message.
     unsigned: ['ConfirmSubscription', 'Unsubscribe'],
-    file: (path) =>
-      path === certificatePath(deliverer.key)
-        ? { type: 'application/x-x509-ca-cert', body: deliverer.key.certificate }
-        : undefined,
+    file: (path) => {
+      const key = deliverer.key.current();
+      return key && path === certificatePath(key)
+        ? { type: 'application/x-x509-ca-cert', body: key.certificate }
+        : undefined;
+    },
   };
   return {
     service,

@@ -514,12 +514,20 @@ test('boto3 publishes to a topic through AWS_ENDPOINT_URL_SNS', async () => {
   await drain('wrapped');
 }, 30_000);
 
-test('topics and subscriptions survive a restart; a damaged topics file refuses the start, naming it', async () => {
+test('topics, subscriptions and the signing key survive a restart; a damaged topics file refuses the start', async () => {
   await sns.send(new CreateTopicCommand({ Name: 'kept' }));
+  await sns.send(new PublishCommand({ TopicArn: topicArn('orders'), Message: 'signed before the restart' }));
+  const [wrapped] = await drain('wrapped');
+  await drain('raw');
   await stop();
   await start();
   const { Topics = [] } = await sns.send(new ListTopicsCommand({}));
   expect(Topics.map(({ TopicArn }) => TopicArn)).toContain(topicArn('kept'));
+  // The key is the data folder's (sns-signing.ts): the certificate served now, on this start's port, signed it.
+  const envelope = JSON.parse(wrapped?.Body ?? '{}') as Record<string, string>;
+  const { pathname } = new URL(envelope.SigningCertURL ?? '');
+  const SigningCertURL = `${services.endpoints.AWS_ENDPOINT_URL_SNS}${pathname}`;
+  expect(await verifies({ ...envelope, SigningCertURL })).toBe(true);
   await stop();
   const file = join(dataDir, 'services', 'sns.json');
   writeFileSync(file, '{ not json');
