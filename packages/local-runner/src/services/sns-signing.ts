@@ -20,10 +20,12 @@ export const emptySigning = (): SigningState => ({});
 
 /**
  * The data folder's key: the one kept there, else made (and kept) when the first message is signed, not at start:
- * making it (an RSA key and its certificate, with selfsigned and the X.509 modules it loads) cost about 0.3 CPU
- * seconds, more than a third of the runner's start, paid by every app without a topic too.
+ * making it (an RSA key and its certificate, with selfsigned and the X.509 modules it loads) was about a quarter of
+ * the runner's start (CPU time), paid by every app without a topic too. The file is read at start all the same: a
+ * damaged one refuses the start, naming it (state-file.ts).
  */
 export const snsSigningKey = (file: StateFile<SigningState>) => {
+  file.read();
   let making: Promise<SigningKey> | undefined;
   const make = async () => {
     const kept = file.read().key;

@@ -4,7 +4,7 @@
 // registers it) and an HTTP endpoint on loopback; on a data folder, across a restart.
 import { execFile } from 'node:child_process';
 import { createVerify, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -514,7 +514,7 @@ test('boto3 publishes to a topic through AWS_ENDPOINT_URL_SNS', async () => {
   await drain('wrapped');
 }, 30_000);
 
-test('topics, subscriptions and the signing key survive a restart; a damaged topics file refuses the start', async () => {
+test('topics, subscriptions and the signing key survive a restart; a damaged file of either refuses the start', async () => {
   await sns.send(new CreateTopicCommand({ Name: 'kept' }));
   await sns.send(new PublishCommand({ TopicArn: topicArn('orders'), Message: 'signed before the restart' }));
   const [wrapped] = await drain('wrapped');
@@ -529,11 +529,14 @@ test('topics, subscriptions and the signing key survive a restart; a damaged top
   const SigningCertURL = `${services.endpoints.AWS_ENDPOINT_URL_SNS}${pathname}`;
   expect(await verifies({ ...envelope, SigningCertURL })).toBe(true);
   await stop();
-  const file = join(dataDir, 'services', 'sns.json');
-  writeFileSync(file, '{ not json');
-  const refused = startLocalServices({ dataDir, seeds, log: () => undefined });
-  await expect(refused).rejects.toThrow(RunnerError);
-  await expect(refused).rejects.toThrow(file);
-  rmSync(file);
+  for (const name of ['sns.json', 'sns-signing.json']) {
+    const file = join(dataDir, 'services', name);
+    const kept = readFileSync(file, 'utf8');
+    writeFileSync(file, '{ not json');
+    const refused = startLocalServices({ dataDir, seeds, log: () => undefined });
+    await expect(refused).rejects.toThrow(RunnerError);
+    await expect(refused).rejects.toThrow(file);
+    writeFileSync(file, kept);
+  }
   await start();
 });
