@@ -443,14 +443,20 @@ describe("the chat of AWS's tutorial", () => {
         ),
       ),
     );
+    // A client gets the message before the function returns: its log line may come after. An invocation that failed
+    // is named here, with its line and the function's own log, rather than only as a client's extra message.
+    const lines = served.log.lines;
+    const handled = /MESSAGE \S+ sendmessage -> SendMessageFunction /;
+    while (lines.filter((line) => handled.test(line)).length < count) await served.log.next(handled);
+    const failed = lines.filter((line) => handled.test(line) && !line.includes('SendMessageFunction ok'));
+    const functionLog =
+      failed.length > 0 ? served.functionLog.lines.filter((line) => line.startsWith('SendMessage')) : [];
+    expect({ failed, functionLog }).toEqual({ failed: [], functionLog: [] });
     for (const client of chat)
       expect(client.messages.toSorted()).toEqual(
         Array.from({ length: count }, (_, index) => `message ${index}`).toSorted(),
       );
-    // A client gets the message before the function returns: its log line may come after.
-    const lines = served.log.lines;
     const sent = /MESSAGE \S+ sendmessage -> SendMessageFunction ok/;
-    while (lines.filter((line) => sent.test(line)).length < count) await served.log.next(sent);
     expect(lines.filter((line) => /CONNECT \/dev 101 /.test(line))).toHaveLength(count);
     expect(lines.filter((line) => sent.test(line))).toHaveLength(count);
 
