@@ -78,11 +78,12 @@ export const startTestRun = (ownPrefixes: string[]) => {
     [prefixes]: JSON.stringify(ownPrefixes),
     TMPDIR: run,
     npm_config_registry: 'http://127.0.0.1:9/',
-    // Node's on-disk compile cache (https://nodejs.org/api/module.html#module-compile-cache), for every process the
-    // run starts: the runners started from their TypeScript sources, their databases and functions, the synths, the
-    // CLIs. The same modules are loaded again in hundreds of processes; a runner's start from its sources took 2.4 CPU
-    // seconds without the cache and 1.2 with it (the cache keeps stripped TypeScript too: nodejs/node#56629). What
-    // runs is the same: a module's entry is used only for the same source, and the cache goes with the run's folder.
+    // Node's on-disk compile cache (https://nodejs.org/api/module.html#module-compile-cache), for the processes the
+    // run starts: the runners started from their TypeScript sources, their databases, the synths, the CLIs (not the
+    // functions: their environment is the function's alone). The same modules are loaded again in hundreds of
+    // processes; a runner's start from its sources took 2.4 CPU seconds without the cache and 1.2 with it (the cache
+    // keeps stripped TypeScript too: nodejs/node#56629). What runs is the same: a module's entry is used only for the
+    // same source, and the cache goes with the run's folder.
     NODE_COMPILE_CACHE: join(run, 'node-compile-cache'),
   });
   process.env.LOCAL_RUNNER_EVENT_LOG = mkdtempSync(join(run, 'events-'));
